@@ -1,0 +1,329 @@
+//! Configuration from the environment: where Modyo is, which modules answer, and how.
+//!
+//! Every variable is read once at start-up through [`Config::from_vars`], which takes the
+//! variables as an iterator so tests never touch the process environment.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::time::Duration;
+
+use url::Url;
+
+/// One of the five tool modules of the server (`MODYO_MCP_MODULES`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Module {
+    /// Account administration: team users, groups, roles, settings.
+    Core,
+    /// The headless CMS: spaces, types, entries, assets, categories, jobs.
+    Content,
+    /// Sites, pages, templates, widgets, menus, variables, releases.
+    Channels,
+    /// Customer realms, users, forms, data sets, originations.
+    Customers,
+    /// The local widget component catalogue (no HTTP).
+    Widgets,
+}
+
+impl Module {
+    /// Every module, in the documented order.
+    pub const ALL: [Module; 5] = [
+        Module::Core,
+        Module::Content,
+        Module::Channels,
+        Module::Customers,
+        Module::Widgets,
+    ];
+
+    /// The name used in `MODYO_MCP_MODULES` and in tool names.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Module::Core => "core",
+            Module::Content => "content",
+            Module::Channels => "channels",
+            Module::Customers => "customers",
+            Module::Widgets => "widgets",
+        }
+    }
+
+    /// Parses one module name (exact, lower case).
+    pub fn parse(name: &str) -> Option<Module> {
+        Module::ALL.into_iter().find(|m| m.as_str() == name)
+    }
+
+    /// Whether the module talks to the Modyo API (and so needs `MODYO_URL` and `MODYO_TOKEN`).
+    pub fn needs_api(self) -> bool {
+        !matches!(self, Module::Widgets)
+    }
+}
+
+impl fmt::Display for Module {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The API token. Its `Debug` and `Display` never show the value.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Token(String);
+
+impl Token {
+    /// Wraps a token value.
+    pub fn new(value: impl Into<String>) -> Token {
+        Token(value.into())
+    }
+
+    pub(crate) fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Token {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Token([redacted])")
+    }
+}
+
+/// Everything the server needs to know, read from the environment.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// `MODYO_URL`: the account's base URL. Without it (or without a token) the server runs in
+    /// public mode and only modules that need no API are registered.
+    pub url: Option<Url>,
+    /// `MODYO_TOKEN`: the admin API token.
+    pub token: Option<Token>,
+    /// `MODYO_PLATFORM_NAME`: the display name reported in `platform.name`.
+    pub platform_name: Option<String>,
+    /// `MODYO_READ_ONLY=true` (exactly): mutation tools are not registered and the mutating
+    /// actions of gated tools are refused before any write leaves the server.
+    pub read_only: bool,
+    /// `MODYO_MCP_MODULES`: the modules whose tools are registered.
+    pub modules: BTreeSet<Module>,
+    /// `MODYO_MCP_LEGACY_MODULES`: modules that answer the old way (contract rule C21).
+    pub legacy_modules: BTreeSet<Module>,
+    /// `MODYO_TIMEOUT_MS`: the per-request timeout for the Modyo API (default 30 s).
+    pub timeout: Duration,
+    /// `MODYO_DEFAULT_SITE_THEME`: the theme id used by site creation (default 208).
+    pub default_site_theme: u64,
+}
+
+/// A configuration value that cannot be used; the message names the variable and the fix.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// `MODYO_MCP_MODULES` or `MODYO_MCP_LEGACY_MODULES` named an unknown module.
+    #[error(
+        "Invalid module(s) in {var}: {}.\nValid values: core, content, channels, customers, widgets.",
+        .bad.iter().map(|b| format!("'{b}'")).collect::<Vec<_>>().join(", ")
+    )]
+    InvalidModules {
+        /// The variable that held the bad value.
+        var: &'static str,
+        /// The names that are not modules.
+        bad: Vec<String>,
+    },
+    /// `MODYO_URL` is not an absolute http(s) URL with a host.
+    #[error("MODYO_URL is not a usable URL ({reason}); expected something like https://your-org.modyo.com")]
+    InvalidUrl {
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A numeric variable did not parse.
+    #[error("{var} must be a positive integer, got '{value}'")]
+    InvalidNumber {
+        /// The variable name.
+        var: &'static str,
+        /// The value that did not parse.
+        value: String,
+    },
+}
+
+impl Config {
+    /// Reads the configuration from the process environment.
+    pub fn from_env() -> Result<Config, ConfigError> {
+        Config::from_vars(std::env::vars())
+    }
+
+    /// Reads the configuration from the given variables (tests pass their own).
+    pub fn from_vars<I, K, V>(vars: I) -> Result<Config, ConfigError>
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: AsRef<str>,
+        V: Into<String>,
+    {
+        let mut url = None;
+        let mut token = None;
+        let mut platform_name = None;
+        let mut read_only = false;
+        let mut modules = Module::ALL.into_iter().collect();
+        let mut legacy_modules = BTreeSet::new();
+        let mut timeout = Duration::from_secs(30);
+        let mut default_site_theme = 208;
+        for (key, value) in vars {
+            let value: String = value.into();
+            match key.as_ref() {
+                "MODYO_URL" if !value.trim().is_empty() => url = Some(parse_url(value.trim())?),
+                "MODYO_TOKEN" if !value.is_empty() => token = Some(Token::new(value)),
+                "MODYO_PLATFORM_NAME" if !value.trim().is_empty() => {
+                    platform_name = Some(value.trim().to_owned())
+                }
+                "MODYO_READ_ONLY" => read_only = value == "true",
+                "MODYO_MCP_MODULES" if !value.trim().is_empty() => {
+                    modules = parse_modules("MODYO_MCP_MODULES", &value)?
+                }
+                "MODYO_MCP_LEGACY_MODULES" if !value.trim().is_empty() => {
+                    legacy_modules = parse_modules("MODYO_MCP_LEGACY_MODULES", &value)?
+                }
+                "MODYO_TIMEOUT_MS" if !value.trim().is_empty() => {
+                    timeout = Duration::from_millis(parse_number("MODYO_TIMEOUT_MS", &value)?)
+                }
+                "MODYO_DEFAULT_SITE_THEME" if !value.trim().is_empty() => {
+                    default_site_theme = parse_number("MODYO_DEFAULT_SITE_THEME", &value)?
+                }
+                _ => {}
+            }
+        }
+        Ok(Config {
+            url,
+            token,
+            platform_name,
+            read_only,
+            modules,
+            legacy_modules,
+            timeout,
+            default_site_theme,
+        })
+    }
+
+    /// A configuration pointing at `url` with `token`, every module on, nothing legacy.
+    pub fn for_url(url: &str, token: &str) -> Result<Config, ConfigError> {
+        Config::from_vars([("MODYO_URL", url), ("MODYO_TOKEN", token)])
+    }
+
+    /// Whether the server has what it needs to call the API (else: public mode).
+    pub fn has_api(&self) -> bool {
+        self.url.is_some() && self.token.is_some()
+    }
+
+    /// The modules whose tools are actually registered (public mode drops API modules).
+    pub fn active_modules(&self) -> BTreeSet<Module> {
+        self.modules
+            .iter()
+            .copied()
+            .filter(|m| self.has_api() || !m.needs_api())
+            .collect()
+    }
+}
+
+fn parse_url(value: &str) -> Result<Url, ConfigError> {
+    let url = Url::parse(value).map_err(|e| ConfigError::InvalidUrl {
+        reason: e.to_string(),
+    })?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(ConfigError::InvalidUrl {
+            reason: format!("scheme '{}' is not http or https", url.scheme()),
+        });
+    }
+    if url.host().is_none() {
+        return Err(ConfigError::InvalidUrl {
+            reason: "no host".into(),
+        });
+    }
+    Ok(url)
+}
+
+fn parse_modules(var: &'static str, value: &str) -> Result<BTreeSet<Module>, ConfigError> {
+    let mut modules = BTreeSet::new();
+    let mut bad = Vec::new();
+    for name in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        match Module::parse(name) {
+            Some(m) => {
+                modules.insert(m);
+            }
+            None => bad.push(name.to_owned()),
+        }
+    }
+    if bad.is_empty() {
+        Ok(modules)
+    } else {
+        Err(ConfigError::InvalidModules { var, bad })
+    }
+}
+
+fn parse_number(var: &'static str, value: &str) -> Result<u64, ConfigError> {
+    value
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|n| *n > 0)
+        .ok_or_else(|| ConfigError::InvalidNumber {
+            var,
+            value: value.to_owned(),
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_enable_every_module_and_nothing_legacy() {
+        let config = Config::from_vars(Vec::<(String, String)>::new()).unwrap();
+        assert_eq!(config.modules.len(), 5);
+        assert!(config.legacy_modules.is_empty());
+        assert!(!config.read_only);
+        assert_eq!(config.timeout, Duration::from_secs(30));
+        assert!(!config.has_api());
+        assert_eq!(
+            config.active_modules().into_iter().collect::<Vec<_>>(),
+            vec![Module::Widgets]
+        );
+    }
+
+    #[test]
+    fn read_only_needs_exactly_true() {
+        for (value, expected) in [("true", true), ("TRUE", false), ("1", false), ("yes", false)] {
+            let config = Config::from_vars([("MODYO_READ_ONLY", value)]).unwrap();
+            assert_eq!(config.read_only, expected, "MODYO_READ_ONLY={value}");
+        }
+    }
+
+    #[test]
+    fn invalid_modules_name_the_bad_value_and_the_valid_ones() {
+        let err = Config::from_vars([("MODYO_MCP_MODULES", "content,x, cms")]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "Invalid module(s) in MODYO_MCP_MODULES: 'x', 'cms'.\nValid values: core, content, channels, customers, widgets."
+        );
+    }
+
+    #[test]
+    fn modules_and_legacy_modules_parse_csv() {
+        let config = Config::from_vars([
+            ("MODYO_MCP_MODULES", "content, widgets"),
+            ("MODYO_MCP_LEGACY_MODULES", "content"),
+            ("MODYO_URL", "https://acme.modyo.cloud"),
+            ("MODYO_TOKEN", "t"),
+        ])
+        .unwrap();
+        assert_eq!(
+            config.modules.iter().copied().collect::<Vec<_>>(),
+            vec![Module::Content, Module::Widgets]
+        );
+        assert!(config.legacy_modules.contains(&Module::Content));
+        assert_eq!(config.active_modules().len(), 2);
+    }
+
+    #[test]
+    fn bad_url_and_numbers_are_rejected_with_the_variable_name() {
+        let err = Config::from_vars([("MODYO_URL", "ftp://x")]).unwrap_err();
+        assert!(err.to_string().contains("MODYO_URL"), "{err}");
+        let err = Config::from_vars([("MODYO_TIMEOUT_MS", "soon")]).unwrap_err();
+        assert!(err.to_string().contains("MODYO_TIMEOUT_MS"), "{err}");
+    }
+
+    #[test]
+    fn token_debug_never_shows_the_value() {
+        let config = Config::for_url("https://a.modyo.cloud", "canary-secret-123").unwrap();
+        assert!(!format!("{config:?}").contains("canary-secret-123"));
+    }
+}

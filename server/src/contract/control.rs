@@ -1,0 +1,46 @@
+//! C18: `control = {outcome, message}`, present only when the call did not run.
+//!
+//! Two outcomes exist: the read-only gate refused a mutating action (`refused`), or a
+//! destructive action was not confirmed (`cancelled`). `data` is then `null` and the result
+//! still validates against the tool's `outputSchema`.
+
+use serde::Serialize;
+
+/// Why a call did not run, and the text a client shows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Control {
+    outcome: &'static str,
+    message: String,
+}
+
+impl Control {
+    /// The read-only gate refused `action` of `tool` before anything was sent.
+    pub fn refused_read_only(tool: &str, action: &str) -> Control {
+        Control {
+            outcome: "refused",
+            message: format!(
+                "{tool} action '{action}' was not run: the server is read-only (MODYO_READ_ONLY=true). Read actions (list, get, search, find) still work."
+            ),
+        }
+    }
+
+    /// A destructive action was not confirmed (`confirmDelete` missing or false).
+    pub fn cancelled_unconfirmed(tool: &str, action: &str) -> Control {
+        Control {
+            outcome: "cancelled",
+            message: format!(
+                "{tool} action '{action}' was not run: pass confirmDelete: true to confirm it."
+            ),
+        }
+    }
+
+    /// The outcome (`refused` or `cancelled`).
+    pub fn outcome(&self) -> &str {
+        self.outcome
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}

@@ -1,0 +1,176 @@
+//! The one exit every tool response leaves through.
+//!
+//! Migrated: the envelope `{platform, data, resource?, state?, control?}` (C1, C2) is built,
+//! validated against the tool's own `outputSchema` (C8), and sent as `structuredContent` with
+//! its compact serialization as `content[0].text` (C17). Errors become C16 results. Legacy
+//! modules get the old rendering instead (C21).
+
+use rmcp::ErrorData;
+use rmcp::model::{CallToolResult, ContentBlock};
+use serde_json::{Map, Value};
+
+use super::envelope::{Mode, Outcome};
+use super::errors::ToolError;
+use super::legacy;
+use super::platform::Platform;
+use super::validate::OutputValidator;
+
+/// Builds the envelope of a successful (or controlled) call, in slot order.
+pub fn envelope(platform: &Platform, outcome: &Outcome) -> Value {
+    let mut envelope = Map::new();
+    envelope.insert("platform".into(), platform.to_value());
+    match outcome {
+        Outcome::Reply(reply) => {
+            envelope.insert("data".into(), reply.data.clone());
+            if let Some(resource) = &reply.resource {
+                envelope.insert("resource".into(), to_value(resource));
+            }
+            if let Some(state) = &reply.state {
+                envelope.insert("state".into(), to_value(state));
+            }
+        }
+        Outcome::Control { control, .. } => {
+            envelope.insert("data".into(), Value::Null);
+            envelope.insert("control".into(), to_value(control));
+        }
+    }
+    Value::Object(envelope)
+}
+
+fn to_value(value: &impl serde::Serialize) -> Value {
+    // The contract types serialize infallibly (plain structs of strings and numbers).
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+/// Renders a handler's outcome. In migrated mode the envelope must validate against the
+/// tool's `outputSchema`, or the call fails with `-32602` "Output validation error".
+pub fn respond(
+    platform: &Platform,
+    mode: Mode,
+    validator: Option<&OutputValidator>,
+    outcome: Outcome,
+) -> Result<CallToolResult, ErrorData> {
+    if mode == Mode::Legacy {
+        return Ok(match &outcome {
+            Outcome::Reply(reply) => legacy::success(reply.legacy.as_ref().unwrap_or(&reply.data)),
+            Outcome::Control { legacy, .. } => legacy::success(legacy),
+        });
+    }
+    let envelope = envelope(platform, &outcome);
+    if let Some(validator) = validator
+        && let Err(violations) = validator.check(&envelope)
+    {
+        tracing::error!(%violations, "structured result does not match the tool's outputSchema");
+        return Err(ErrorData::invalid_params(
+            format!("Output validation error: {violations}"),
+            None,
+        ));
+    }
+    Ok(CallToolResult::structured(envelope))
+}
+
+/// The C16 error payload: `{platform, error}`.
+pub fn error_payload(platform: &Platform, error: &ToolError) -> Value {
+    let mut payload = Map::new();
+    payload.insert("platform".into(), platform.to_value());
+    payload.insert("error".into(), error.to_value());
+    Value::Object(payload)
+}
+
+/// Renders a tool error: compact JSON text with `platform`, `isError: true`, no
+/// `structuredContent` (C16); or the old `Error:` text in legacy mode.
+pub fn fail(platform: &Platform, mode: Mode, error: &ToolError) -> CallToolResult {
+    match mode {
+        Mode::Legacy => legacy::error(error),
+        Mode::Migrated => CallToolResult::error(vec![ContentBlock::text(
+            error_payload(platform, error).to_string(),
+        )]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contract::{Control, Coverage, ErrorCode, Reply, Resource, Slots, ToolClass, schema};
+    use serde_json::json;
+
+    fn platform() -> Platform {
+        Platform { name: "acme".into(), host: "acme.modyo.cloud".into() }
+    }
+
+    fn validator(class: ToolClass, slots: Slots, data: Value) -> OutputValidator {
+        OutputValidator::new(&schema::output_schema(class, slots, data)).unwrap()
+    }
+
+    #[test]
+    fn text_is_the_compact_serialization_of_structured_content() {
+        let reply = Reply::new(json!([{"id": 1}]))
+            .resource(Resource::new("space").id(636).name("Sucursales"))
+            .state(Coverage::page(1, None));
+        let v = validator(
+            ToolClass::Read,
+            Slots { resource: true, state: true, control: false },
+            schema::array(schema::loose(&[], &[])),
+        );
+        let result = respond(&platform(), Mode::Migrated, Some(&v), reply.into()).unwrap();
+        let structured = result.structured_content.clone().unwrap();
+        let text = result.content[0].as_text().unwrap().text.clone();
+        assert_eq!(text, structured.to_string());
+        assert!(!text.contains('\n'));
+        assert_eq!(
+            text,
+            r#"{"platform":{"name":"acme","host":"acme.modyo.cloud"},"data":[{"id":1}],"resource":{"type":"space","id":636,"name":"Sucursales"},"state":{"returned":1}}"#
+        );
+    }
+
+    #[test]
+    fn a_result_that_breaks_its_schema_is_an_output_validation_error() {
+        let v = validator(ToolClass::Read, Slots::default(), schema::array(schema::integer()));
+        let err = respond(&platform(), Mode::Migrated, Some(&v), Reply::new(json!(["x"])).into())
+            .unwrap_err();
+        assert_eq!(err.code.0, -32602);
+        assert!(err.message.starts_with("Output validation error"), "{}", err.message);
+        assert!(err.message.contains("/data/0"), "{}", err.message);
+    }
+
+    #[test]
+    fn undeclared_slots_are_rejected() {
+        let v = validator(ToolClass::Read, Slots::default(), schema::any());
+        let reply = Reply::new(json!(1)).state(Coverage::page(1, None));
+        assert!(respond(&platform(), Mode::Migrated, Some(&v), reply.into()).is_err());
+    }
+
+    #[test]
+    fn control_validates_with_null_data() {
+        let slots = Slots { resource: true, state: true, control: true };
+        let v = validator(ToolClass::Gated, slots, schema::loose(&[], &[]));
+        let outcome = Outcome::Control {
+            control: Control::refused_read_only("content-spaces-manage", "delete"),
+            legacy: legacy::refused("delete", "x"),
+        };
+        let result = respond(&platform(), Mode::Migrated, Some(&v), outcome).unwrap();
+        let s = result.structured_content.unwrap();
+        assert_eq!(s["data"], Value::Null);
+        assert_eq!(s["control"]["outcome"], "refused");
+    }
+
+    #[test]
+    fn legacy_is_pretty_text_without_structured_content() {
+        let reply = Reply::new(json!({"a": 1})).legacy(Mode::Legacy, || json!({"message": "ok", "a": 1}));
+        let result = respond(&platform(), Mode::Legacy, None, reply.into()).unwrap();
+        assert!(result.structured_content.is_none());
+        assert_eq!(result.content[0].as_text().unwrap().text, "{\n  \"message\": \"ok\",\n  \"a\": 1\n}");
+    }
+
+    #[test]
+    fn errors_carry_platform_and_no_structured_content() {
+        let e = ToolError::new(ErrorCode::NotFound, "entry 9 not found").with_status(404);
+        let result = fail(&platform(), Mode::Migrated, &e);
+        assert_eq!(result.is_error, Some(true));
+        assert!(result.structured_content.is_none());
+        assert_eq!(
+            result.content[0].as_text().unwrap().text,
+            r#"{"platform":{"name":"acme","host":"acme.modyo.cloud"},"error":{"code":"not_found","message":"entry 9 not found","status":404}}"#
+        );
+    }
+}

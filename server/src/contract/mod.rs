@@ -1,0 +1,29 @@
+//! The response contract (`shared/contract.md`), implemented once so every tool gets it.
+//!
+//! Where each rule lives:
+//! - C1, C3: [`envelope`] (what handlers return) and [`exit`] (the one way out);
+//! - C2: [`platform`]; C4: [`resource`]; C5, C6: [`state`] (`complete` in one helper);
+//! - C8-C10: [`schema`] (every `outputSchema`), [`validate`] (self-validation);
+//! - C16: [`errors`]; C17: [`exit`]; C18: [`control`]; C19: [`class`]; C21: [`legacy`].
+
+pub mod class;
+pub mod control;
+pub mod envelope;
+pub mod errors;
+pub mod exit;
+pub mod legacy;
+pub mod platform;
+pub mod resource;
+pub mod schema;
+pub mod state;
+pub mod validate;
+
+pub use class::ToolClass;
+pub use control::Control;
+pub use envelope::{Mode, Outcome, Reply};
+pub use errors::{ErrorCode, ToolError};
+pub use platform::Platform;
+pub use resource::Resource;
+pub use schema::Slots;
+pub use state::{Coverage, Evidence, Meta, PostCondition, State};
+pub use validate::OutputValidator;

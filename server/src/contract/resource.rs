@@ -1,0 +1,120 @@
+//! C4: `resource = {type, uuid?, id?, slug?, path?, name?}`, the one entity a call resolved
+//! or acted on, with every identifier it has.
+//!
+//! Heuristic lookups (a space by uid, a site by host) echo the resolved entity here. For a
+//! collection read the resource is the container; bulk work and root listings omit it.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// The entity a call resolved or acted on.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Resource {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uuid: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    slug: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    path: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<String>,
+}
+
+impl Resource {
+    /// A resource of the given type with no identifiers yet.
+    pub fn new(kind: impl Into<String>) -> Resource {
+        Resource {
+            kind: kind.into(),
+            ..Resource::default()
+        }
+    }
+
+    /// Reads `id`, `uuid` and `name` from an API object, and `slug` from `slug_key`
+    /// (`uid` for spaces and types, `host` for sites, `slug` for entries).
+    pub fn from_object(kind: impl Into<String>, object: &Value, slug_key: Option<&str>) -> Resource {
+        let empty = Map::new();
+        let map = object.as_object().unwrap_or(&empty);
+        let text = |key: &str| match map.get(key) {
+            Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+            _ => None,
+        };
+        Resource {
+            kind: kind.into(),
+            uuid: text("uuid"),
+            id: map
+                .get("id")
+                .filter(|v| v.is_u64() || v.is_i64() || v.is_string())
+                .cloned(),
+            slug: slug_key.and_then(text),
+            path: None,
+            name: text("name"),
+        }
+    }
+
+    /// Sets the numeric or string id.
+    pub fn id(mut self, id: impl Into<Value>) -> Resource {
+        self.id = Some(id.into());
+        self
+    }
+
+    /// Sets the uuid.
+    pub fn uuid(mut self, uuid: impl Into<String>) -> Resource {
+        self.uuid = Some(uuid.into());
+        self
+    }
+
+    /// Sets the slug (uid, host or slug, depending on the type).
+    pub fn slug(mut self, slug: impl Into<String>) -> Resource {
+        self.slug = Some(slug.into());
+        self
+    }
+
+    /// Sets the full path (categories, local directories).
+    pub fn path(mut self, path: impl Into<String>) -> Resource {
+        self.path = Some(path.into());
+        self
+    }
+
+    /// Sets the name.
+    pub fn name(mut self, name: impl Into<String>) -> Resource {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// The resource type (`space`, `entry`, ...).
+    pub fn kind(&self) -> &str {
+        &self.kind
+    }
+
+    /// The id, if known.
+    pub fn id_value(&self) -> Option<&Value> {
+        self.id.as_ref()
+    }
+
+    /// The name, if known.
+    pub fn name_value(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn from_object_takes_every_identifier_and_skips_empty_ones() {
+        let space = json!({"id": 636, "uuid": "u-1", "uid": "sucursales", "name": "Sucursales", "extra": 1});
+        let r = Resource::from_object("space", &space, Some("uid"));
+        assert_eq!(
+            serde_json::to_value(&r).unwrap(),
+            json!({"type": "space", "uuid": "u-1", "id": 636, "slug": "sucursales", "name": "Sucursales"})
+        );
+        let bare = Resource::from_object("entry", &json!({"id": 1, "uuid": ""}), Some("slug"));
+        assert_eq!(serde_json::to_value(&bare).unwrap(), json!({"type": "entry", "id": 1}));
+    }
+}

@@ -1,0 +1,270 @@
+//! C8-C10: every tool's `outputSchema`, and the small vocabulary its `data` schema is written in.
+//!
+//! What the server builds (`platform`, `resource`, `state`, `control`, projections) is strict
+//! (`additionalProperties: false`); what it echoes from the API is loose, so upstream drift adds
+//! information and never breaks a tool. No structural unions anywhere (C9): the only unions are
+//! of scalars, or one structured branch plus `null`. No `$schema` key.
+
+use schemars::JsonSchema;
+use serde_json::{Map, Value, json};
+
+use super::class::ToolClass;
+
+/// Which optional envelope slots a tool can emit. The schema declares only those.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Slots {
+    /// The tool reports a `resource` (C4).
+    pub resource: bool,
+    /// The tool reports `state` (C5); its face follows the class.
+    pub state: bool,
+    /// The tool can answer with `control` (C18): gated tools, and confirmations.
+    pub control: bool,
+}
+
+/// A string.
+pub fn string() -> Value {
+    json!({"type": "string"})
+}
+
+/// An integer.
+pub fn integer() -> Value {
+    json!({"type": "integer"})
+}
+
+/// A boolean.
+pub fn boolean() -> Value {
+    json!({"type": "boolean"})
+}
+
+/// A number.
+pub fn number() -> Value {
+    json!({"type": "number"})
+}
+
+/// Any JSON value (an echoed value whose type the API does not fix).
+pub fn any() -> Value {
+    json!({})
+}
+
+/// An integer or a string (ids that are numeric in one API and strings in another).
+pub fn id() -> Value {
+    json!({"type": ["integer", "string"]})
+}
+
+/// An array of `items`.
+pub fn array(items: Value) -> Value {
+    json!({"type": "array", "items": items})
+}
+
+/// `schema` or `null` (the one union C9 allows besides scalars).
+pub fn nullable(mut schema: Value) -> Value {
+    if let Some(Value::String(kind)) = schema.get("type").cloned() {
+        schema["type"] = json!([kind, "null"]);
+    } else if let Some(Value::Array(mut kinds)) = schema.get("type").cloned() {
+        if !kinds.contains(&json!("null")) {
+            kinds.push(json!("null"));
+        }
+        schema["type"] = Value::Array(kinds);
+    }
+    schema
+}
+
+fn object(properties: &[(&str, Value)], required: &[&str], strict: bool) -> Value {
+    let mut schema = Map::new();
+    schema.insert("type".into(), json!("object"));
+    let props: Map<String, Value> = properties
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), v.clone()))
+        .collect();
+    schema.insert("properties".into(), Value::Object(props));
+    if !required.is_empty() {
+        schema.insert("required".into(), json!(required));
+    }
+    if strict {
+        schema.insert("additionalProperties".into(), json!(false));
+    }
+    Value::Object(schema)
+}
+
+/// An object the server writes key by key: every key declared, nothing else allowed.
+pub fn strict(properties: &[(&str, Value)], required: &[&str]) -> Value {
+    object(properties, required, true)
+}
+
+/// An object echoed from the API: the declared keys are typed, others are allowed.
+pub fn loose(properties: &[(&str, Value)], required: &[&str]) -> Value {
+    object(properties, required, false)
+}
+
+/// A map from names the caller chose (projected field names) to any value.
+pub fn map_of(values: Value) -> Value {
+    json!({"type": "object", "additionalProperties": values})
+}
+
+/// The `platform` slot (C2).
+pub fn platform() -> Value {
+    strict(&[("name", string()), ("host", string())], &["name", "host"])
+}
+
+/// The `resource` slot (C4).
+pub fn resource() -> Value {
+    strict(
+        &[
+            ("type", string()),
+            ("uuid", string()),
+            ("id", id()),
+            ("slug", string()),
+            ("path", string()),
+            ("name", string()),
+        ],
+        &["type"],
+    )
+}
+
+fn coverage_properties() -> Vec<(&'static str, Value)> {
+    let count = json!({"type": "integer", "minimum": 0});
+    vec![
+        ("returned", count.clone()),
+        ("total", count.clone()),
+        ("searched", count.clone()),
+        ("page", count.clone()),
+        ("per_page", count),
+        ("complete", boolean()),
+    ]
+}
+
+fn post_properties() -> Vec<(&'static str, Value)> {
+    vec![
+        ("status", string()),
+        ("published", boolean()),
+        ("live_version", id()),
+        ("pending", boolean()),
+        ("affected", json!({"type": "integer", "minimum": 0})),
+    ]
+}
+
+/// The `state` slot for a class (C5): coverage for reads, post-condition for mutations, and
+/// one object with both sets of keys for gated tools (no union, C9).
+pub fn state(class: ToolClass) -> Value {
+    match class {
+        ToolClass::Read => strict(&coverage_properties(), &["returned"]),
+        ToolClass::Mutation => strict(&post_properties(), &[]),
+        ToolClass::Gated => {
+            let mut both = coverage_properties();
+            both.extend(post_properties());
+            strict(&both, &[])
+        }
+    }
+}
+
+/// The `control` slot (C18).
+pub fn control() -> Value {
+    strict(
+        &[
+            ("outcome", json!({"type": "string", "enum": ["refused", "cancelled"]})),
+            ("message", string()),
+        ],
+        &["outcome", "message"],
+    )
+}
+
+/// Assembles a tool's `outputSchema` from its class, its slots and its `data` schema.
+pub fn output_schema(class: ToolClass, slots: Slots, data: Value) -> Map<String, Value> {
+    let mut properties = Map::new();
+    properties.insert("platform".into(), platform());
+    let data = if slots.control { nullable(data) } else { data };
+    properties.insert("data".into(), data);
+    if slots.resource {
+        properties.insert("resource".into(), resource());
+    }
+    if slots.state {
+        properties.insert("state".into(), state(class));
+    }
+    if slots.control {
+        properties.insert("control".into(), control());
+    }
+    let mut schema = Map::new();
+    schema.insert("type".into(), json!("object"));
+    schema.insert("properties".into(), Value::Object(properties));
+    schema.insert("required".into(), json!(["platform", "data"]));
+    schema.insert("additionalProperties".into(), json!(false));
+    schema
+}
+
+/// The `inputSchema` of an argument type, closed to unknown arguments, without `$schema`,
+/// `title` or integer `format` noise.
+pub fn input_schema<T: JsonSchema>() -> Map<String, Value> {
+    let generator = schemars::generate::SchemaSettings::draft2020_12()
+        .with(|s| {
+            s.meta_schema = None;
+            s.inline_subschemas = true;
+        })
+        .into_generator();
+    let mut value = generator.into_root_schema_for::<T>().to_value();
+    strip_noise(&mut value, true);
+    let mut map = match value {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    };
+    // Every argument is declared: an unknown one is a mistake to report, never to ignore
+    // (serde cannot deny unknown fields through `flatten`, so the schema does it).
+    map.insert("additionalProperties".into(), json!(false));
+    map
+}
+
+fn strip_noise(value: &mut Value, root: bool) {
+    match value {
+        Value::Object(map) => {
+            map.remove("$schema");
+            if root {
+                map.remove("title");
+            }
+            if let Some(Value::String(format)) = map.get("format")
+                && (format.starts_with("int") || format.starts_with("uint"))
+            {
+                map.remove("format");
+            }
+            map.values_mut().for_each(|child| strip_noise(child, false));
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| strip_noise(v, false)),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nullable_adds_null_once() {
+        assert_eq!(nullable(string()), json!({"type": ["string", "null"]}));
+        assert_eq!(nullable(id()), json!({"type": ["integer", "string", "null"]}));
+        assert_eq!(
+            nullable(nullable(string())),
+            json!({"type": ["string", "null"]})
+        );
+    }
+
+    #[test]
+    fn gated_state_has_both_faces_in_one_object() {
+        let s = state(ToolClass::Gated);
+        let props = s["properties"].as_object().unwrap();
+        assert!(props.contains_key("returned") && props.contains_key("affected"));
+        assert_eq!(s["additionalProperties"], json!(false));
+        assert!(s.get("required").is_none());
+    }
+
+    #[test]
+    fn output_schema_declares_only_the_slots_asked_for() {
+        let schema = output_schema(ToolClass::Read, Slots::default(), array(any()));
+        let props = schema["properties"].as_object().unwrap();
+        assert_eq!(props.keys().collect::<Vec<_>>(), vec!["platform", "data"]);
+        assert!(!schema.contains_key("$schema"));
+        let schema = output_schema(
+            ToolClass::Gated,
+            Slots { resource: true, state: true, control: true },
+            loose(&[], &[]),
+        );
+        assert_eq!(schema["properties"]["data"]["type"], json!(["object", "null"]));
+    }
+}

@@ -1,0 +1,62 @@
+//! C8: the server checks its own structured output against the tool's `outputSchema` before
+//! sending it (rmcp does not). A violation is a bug in the server, and becomes JSON-RPC
+//! `-32602` "Output validation error" instead of a response that lies about its shape.
+
+use jsonschema::Validator;
+use serde_json::{Map, Value};
+
+/// A compiled `outputSchema`.
+pub struct OutputValidator {
+    validator: Validator,
+}
+
+impl std::fmt::Debug for OutputValidator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OutputValidator")
+    }
+}
+
+impl OutputValidator {
+    /// Compiles a schema. Fails only when the schema itself is invalid (a server bug).
+    pub fn new(schema: &Map<String, Value>) -> Result<OutputValidator, String> {
+        let value = Value::Object(schema.clone());
+        jsonschema::validator_for(&value)
+            .map(|validator| OutputValidator { validator })
+            .map_err(|e| format!("invalid schema: {e}"))
+    }
+
+    /// Validates an instance; the error lists up to five violations with their JSON pointers.
+    pub fn check(&self, instance: &Value) -> Result<(), String> {
+        let errors: Vec<String> = self
+            .validator
+            .iter_errors(instance)
+            .take(5)
+            .map(|e| {
+                let path = e.instance_path().to_string();
+                let path = if path.is_empty() { "/".to_owned() } else { path };
+                format!("{path}: {e}")
+            })
+            .collect();
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors.join("; "))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn violations_name_the_pointer() {
+        let schema = json!({"type": "object", "properties": {"a": {"type": "integer"}}, "additionalProperties": false});
+        let v = OutputValidator::new(schema.as_object().unwrap()).unwrap();
+        assert!(v.check(&json!({"a": 1})).is_ok());
+        let err = v.check(&json!({"a": "x", "b": 1})).unwrap_err();
+        assert!(err.contains("/a"), "{err}");
+        assert!(err.contains('b'), "{err}");
+    }
+}

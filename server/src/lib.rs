@@ -1,0 +1,34 @@
+//! `modyo-mcp`: an MCP server for the Modyo platform API with one typed response contract.
+//!
+//! Every tool answers with the envelope `{platform, data, resource?, state?, control?}` in
+//! `structuredContent`, typed by a published `outputSchema`, with the same payload as compact
+//! JSON text; errors say which platform they hit. The rules are in `shared/contract.md` and
+//! are cited in the code as `C1`..`C21`.
+//!
+//! # Layout
+//!
+//! - [`config`]: the environment (`MODYO_URL`, `MODYO_TOKEN`, modules, read-only, legacy);
+//! - [`contract`]: the response contract, one file per rule group;
+//! - [`modyo`]: the HTTP client, pagination and `meta`, error mapping, name resolution;
+//! - `tools`: one folder per module, one file per resource, and the registry table;
+//! - [`server`]: the rmcp handler (registry, gate, dispatch) and the transports.
+//!
+//! # Example
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let config = modyo_mcp::Config::from_env()?;
+//! modyo_mcp::ModyoServer::new(config)?.serve_stdio().await?;
+//! # Ok(())
+//! # }
+//! ```
+
+mod app;
+pub mod config;
+pub mod contract;
+pub mod modyo;
+pub mod server;
+mod tools;
+
+pub use config::{Config, ConfigError, Module, Token};
+pub use server::{ModyoServer, ServerError, catalog_size};

@@ -1,0 +1,223 @@
+//! The HTTP client for the Modyo admin API.
+//!
+//! Every request carries `Authorization: Bearer <token>` and the server's own User-Agent
+//! (never `MODYO-CLI`, which makes widgets read-only in the UI). Responses are read whole and
+//! parsed here, so tools only ever see JSON values or a [`CmsError`]. The token is never
+//! logged: request logs carry method, path and status only.
+
+use std::time::{Duration, Instant};
+
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue, RETRY_AFTER};
+use reqwest::{Method, StatusCode};
+use serde_json::Value;
+use url::Url;
+
+use super::error::CmsError;
+use super::list::{ListPage, parse_list};
+use crate::config::Token;
+
+/// The User-Agent every request carries.
+pub const USER_AGENT: &str = concat!("modyo-mcp/", env!("CARGO_PKG_VERSION"));
+
+/// Query parameters, in the order they are sent (repeated keys such as `only[]` allowed).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Query(Vec<(String, String)>);
+
+impl Query {
+    /// No parameters.
+    pub fn new() -> Query {
+        Query::default()
+    }
+
+    /// Adds one parameter.
+    pub fn push(mut self, key: &str, value: impl ToString) -> Query {
+        self.0.push((key.to_owned(), value.to_string()));
+        self
+    }
+
+    /// Adds a parameter when the value is present.
+    pub fn push_opt(self, key: &str, value: Option<impl ToString>) -> Query {
+        match value {
+            Some(v) => self.push(key, v),
+            None => self,
+        }
+    }
+
+    /// `page` and `per_page`.
+    pub fn page(self, page: u32, per_page: u32) -> Query {
+        self.push("page", page).push("per_page", per_page)
+    }
+
+    /// The parameters.
+    pub fn pairs(&self) -> &[(String, String)] {
+        &self.0
+    }
+}
+
+/// A client bound to one Modyo account.
+#[derive(Clone)]
+pub struct ModyoClient {
+    http: reqwest::Client,
+    base: String,
+    timeout: Duration,
+}
+
+impl std::fmt::Debug for ModyoClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ModyoClient").field("base", &self.base).finish_non_exhaustive()
+    }
+}
+
+impl ModyoClient {
+    /// A client for the account at `base` (its path, if any, prefixes every API path).
+    pub fn new(base: &Url, token: &Token, timeout: Duration) -> Result<ModyoClient, CmsError> {
+        let mut headers = HeaderMap::new();
+        let mut auth = HeaderValue::from_str(&format!("Bearer {}", token.expose()))
+            .map_err(|_| CmsError::Setup("MODYO_TOKEN contains characters not allowed in an HTTP header".into()))?;
+        auth.set_sensitive(true);
+        headers.insert(AUTHORIZATION, auth);
+        headers.insert(ACCEPT, HeaderValue::from_static("application/json"));
+        let http = reqwest::Client::builder()
+            .user_agent(USER_AGENT)
+            .default_headers(headers)
+            .timeout(timeout)
+            .connect_timeout(timeout.min(Duration::from_secs(10)))
+            .no_proxy()
+            .build()
+            .map_err(|e| CmsError::Setup(format!("cannot build the HTTP client: {e}")))?;
+        let mut base = base.clone();
+        base.set_username("").ok();
+        base.set_password(None).ok();
+        base.set_query(None);
+        base.set_fragment(None);
+        Ok(ModyoClient {
+            http,
+            base: base.as_str().trim_end_matches('/').to_owned(),
+            timeout,
+        })
+    }
+
+    /// `GET path?query`, parsed as JSON.
+    pub async fn get(&self, path: &str, query: &Query) -> Result<Value, CmsError> {
+        self.send(Method::GET, path, query, None).await
+    }
+
+    /// `GET` a list endpoint and read its `root` key (with the drift rule of [`parse_list`]).
+    pub async fn list(&self, path: &str, root: &str, query: &Query) -> Result<ListPage, CmsError> {
+        let body = self.get(path, query).await?;
+        parse_list(body, root).map_err(|reason| CmsError::InvalidShape {
+            method: Method::GET,
+            path: path.to_owned(),
+            reason,
+        })
+    }
+
+    /// Sends a request with an optional JSON body and parses the JSON answer (an empty 2xx
+    /// body is `null`).
+    pub async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        query: &Query,
+        body: Option<&Value>,
+    ) -> Result<Value, CmsError> {
+        let url = format!("{}{}", self.base, path);
+        let mut request = self.http.request(method.clone(), &url);
+        if !query.pairs().is_empty() {
+            request = request.query(query.pairs());
+        }
+        if let Some(body) = body {
+            request = request
+                .header(CONTENT_TYPE, "application/json")
+                .body(body.to_string());
+        }
+        let started = Instant::now();
+        let response = request
+            .send()
+            .await
+            .map_err(|e| self.transport_error(&method, path, &e))?;
+        let status = response.status();
+        let retry_after = response
+            .headers()
+            .get(RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok());
+        let bytes = response
+            .bytes()
+            .await
+            .map_err(|e| self.transport_error(&method, path, &e))?;
+        tracing::debug!(
+            %method,
+            path,
+            status = status.as_u16(),
+            bytes = bytes.len(),
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            "modyo request"
+        );
+        if status.is_success() {
+            if bytes.iter().all(u8::is_ascii_whitespace) {
+                return Ok(Value::Null);
+            }
+            return serde_json::from_slice(&bytes).map_err(|e| CmsError::InvalidJson {
+                method,
+                path: path.to_owned(),
+                status: status.as_u16(),
+                detail: e.to_string(),
+            });
+        }
+        Err(status_error(method, path, status, retry_after, &bytes))
+    }
+
+    fn transport_error(&self, method: &Method, path: &str, error: &reqwest::Error) -> CmsError {
+        if error.is_timeout() {
+            CmsError::Timeout {
+                method: method.clone(),
+                path: path.to_owned(),
+                after: self.timeout,
+            }
+        } else {
+            // reqwest errors name the URL; keep only the path and the cause chain.
+            let mut detail = String::new();
+            let mut source: Option<&dyn std::error::Error> = std::error::Error::source(error);
+            while let Some(cause) = source {
+                detail = cause.to_string();
+                source = cause.source();
+            }
+            if detail.is_empty() {
+                detail = "the request failed before a response arrived".into();
+            }
+            CmsError::Unreachable {
+                method: method.clone(),
+                path: path.to_owned(),
+                connect: error.is_connect(),
+                detail,
+            }
+        }
+    }
+}
+
+fn status_error(
+    method: Method,
+    path: &str,
+    status: StatusCode,
+    retry_after: Option<u64>,
+    bytes: &[u8],
+) -> CmsError {
+    let empty = bytes.iter().all(u8::is_ascii_whitespace);
+    let body = if empty { None } else { serde_json::from_slice::<Value>(bytes).ok() };
+    let text = if body.is_none() && !empty {
+        let snippet: String = String::from_utf8_lossy(bytes).chars().take(200).collect();
+        Some(snippet)
+    } else {
+        None
+    };
+    CmsError::Status {
+        method,
+        path: path.to_owned(),
+        status: status.as_u16(),
+        body,
+        text,
+        empty,
+        retry_after,
+    }
+}

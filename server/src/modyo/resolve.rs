@@ -1,0 +1,131 @@
+//! Heuristic resolution: turning an id, uid, slug, host, name or email into one entity.
+//!
+//! A lookup tries its stages in order (for spaces: uid, then exact name, then name without
+//! regard to case). The first stage with any match decides: one match resolves, more than one
+//! fails with `ambiguous` listing the candidates' ids and names, and the server never picks the
+//! first. No match at any stage fails with `not_found`, naming the forms it tried.
+
+use serde_json::{Value, json};
+
+use crate::contract::{ErrorCode, ToolError};
+
+/// One stage of a lookup: a label for messages and a predicate on candidates.
+pub struct Stage<'a> {
+    label: &'static str,
+    test: Box<dyn Fn(&Value) -> bool + Send + Sync + 'a>,
+}
+
+impl<'a> Stage<'a> {
+    /// A stage matching `key` exactly (string or number) against `wanted`.
+    pub fn exact(label: &'static str, key: &'a str, wanted: &'a str) -> Stage<'a> {
+        Stage {
+            label,
+            test: Box::new(move |v| match v.get(key) {
+                Some(Value::String(s)) => s == wanted,
+                Some(Value::Number(n)) => n.to_string() == wanted,
+                _ => false,
+            }),
+        }
+    }
+
+    /// A stage matching string `key` against `wanted` without regard to case.
+    pub fn caseless(label: &'static str, key: &'a str, wanted: &'a str) -> Stage<'a> {
+        Stage {
+            label,
+            test: Box::new(move |v| {
+                v.get(key)
+                    .and_then(Value::as_str)
+                    .is_some_and(|s| s.to_lowercase() == wanted.to_lowercase())
+            }),
+        }
+    }
+}
+
+/// Picks the one candidate the first matching stage finds.
+pub fn pick<'v>(what: &str, input: &str, candidates: &'v [Value], stages: &[Stage<'_>]) -> Result<&'v Value, ToolError> {
+    for stage in stages {
+        let found: Vec<&Value> = candidates.iter().filter(|c| (stage.test)(c)).collect();
+        match found.as_slice() {
+            [] => continue,
+            [one] => return Ok(one),
+            many => {
+                let list: Vec<Value> = many
+                    .iter()
+                    .map(|c| json!({"id": c.get("id").cloned().unwrap_or(Value::Null), "name": c.get("name").cloned().unwrap_or(Value::Null)}))
+                    .collect();
+                return Err(ToolError::new(
+                    ErrorCode::Ambiguous,
+                    format!("{what} '{input}' matches {} {what}s by {}; pass the id of the one you mean", many.len(), stage.label),
+                )
+                .detail("candidates", Value::Array(list)));
+            }
+        }
+    }
+    let tried: Vec<&str> = stages.iter().map(|s| s.label).collect();
+    Err(ToolError::not_found(format!("no {what} matches '{input}' (tried: {})", tried.join(", ")))
+        .detail("tried", json!(tried)))
+}
+
+/// Whether an identifier is all digits (and so an id).
+pub fn is_id(input: &str) -> bool {
+    !input.is_empty() && input.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Whether an identifier looks like a UUID (8-4-4-4-12 hex).
+pub fn is_uuid(input: &str) -> bool {
+    let parts: Vec<&str> = input.split('-').collect();
+    parts.len() == 5
+        && parts.iter().map(|p| p.len()).eq([8, 4, 4, 4, 12])
+        && parts.iter().all(|p| p.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spaces() -> Vec<Value> {
+        vec![
+            json!({"id": 1, "uid": "blog", "name": "Blog"}),
+            json!({"id": 2, "uid": "promos", "name": "Promos"}),
+            json!({"id": 3, "uid": "promos-2", "name": "PROMOS"}),
+        ]
+    }
+
+    fn stages<'a>(input: &'a str) -> Vec<Stage<'a>> {
+        vec![
+            Stage::exact("uid", "uid", input),
+            Stage::exact("name", "name", input),
+            Stage::caseless("name without case", "name", input),
+        ]
+    }
+
+    #[test]
+    fn earlier_stages_win() {
+        let all = spaces();
+        assert_eq!(pick("space", "blog", &all, &stages("blog")).unwrap()["id"], 1);
+        assert_eq!(pick("space", "Promos", &all, &stages("Promos")).unwrap()["id"], 2);
+    }
+
+    #[test]
+    fn ambiguity_lists_candidates_and_never_picks() {
+        let all = spaces();
+        let err = pick("space", "promos ", &all, &stages("PrOmOs")).map(|_| ()).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::Ambiguous);
+        assert_eq!(err.to_value()["candidates"].as_array().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn not_found_names_the_forms_tried() {
+        let all = spaces();
+        let err = pick("space", "news", &all, &stages("news")).map(|_| ()).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::NotFound);
+        assert!(err.message().contains("uid, name, name without case"), "{}", err.message());
+    }
+
+    #[test]
+    fn id_and_uuid_shapes() {
+        assert!(is_id("636") && !is_id("63a") && !is_id(""));
+        assert!(is_uuid("3f2b6c1e-8a4d-4f7b-9c2e-1d5a6b7c8e9f"));
+        assert!(!is_uuid("3f2b6c1e-8a4d-4f7b-9c2e"));
+    }
+}

@@ -1,0 +1,321 @@
+//! The MCP face of the server: `initialize`, `tools/list`, `tools/call` and the tool docs
+//! resources, on rmcp.
+//!
+//! The registry is built once from the catalogue, filtered by module and by the read-only
+//! gate (C19), with each tool's mode (migrated or legacy, C21) fixed by configuration. Every
+//! call goes through the same path: input validation against the tool's own `inputSchema`,
+//! the read-only gate, the handler, then [`crate::contract::exit`].
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ErrorCode as RpcCode, Implementation,
+    ListResourceTemplatesResult, ListToolsResult, PaginatedRequestParams, ResourceTemplate,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents, ServerCapabilities,
+    ServerConfig, Tool, ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde_json::{Map, Value};
+
+use crate::app::App;
+use crate::config::{Config, Module};
+use crate::contract::{Control, Mode, Outcome, OutputValidator, ToolClass, exit, legacy, schema};
+use crate::tools::{Call, CallError, ToolDef, catalog};
+
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServerError {
+    /// The HTTP client could not be built.
+    #[error("cannot set up the Modyo client: {0}")]
+    Client(#[from] crate::modyo::CmsError),
+    /// A tool's declared schema does not compile (a bug in the server).
+    #[error("tool {tool}: {reason}")]
+    Schema {
+        /// The tool.
+        tool: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The transport failed.
+    #[error("MCP transport: {0}")]
+    Transport(String),
+}
+
+struct Registered {
+    def: ToolDef,
+    mode: Mode,
+    tool: Tool,
+    input: OutputValidator,
+    output: Option<OutputValidator>,
+}
+
+struct Inner {
+    app: Arc<App>,
+    tools: Vec<Registered>,
+    index: HashMap<&'static str, usize>,
+    instructions: String,
+}
+
+/// The Modyo MCP server. Cheap to clone; every clone shares one registry and one client.
+#[derive(Clone)]
+pub struct ModyoServer {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for ModyoServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ModyoServer").field("tools", &self.inner.tools.len()).finish()
+    }
+}
+
+/// The number of tools in the full catalogue.
+pub fn catalog_size() -> usize {
+    catalog().len()
+}
+
+impl ModyoServer {
+    /// Builds the registry for `config`: module filter, read-only gate, migrated or legacy.
+    pub fn new(config: Config) -> Result<ModyoServer, ServerError> {
+        let app = Arc::new(App::new(config)?);
+        let config = &app.config;
+        let active = config.active_modules();
+        let all = catalog();
+        let total = all.len();
+        let mut tools = Vec::new();
+        for def in all {
+            if !active.contains(&def.module) {
+                continue;
+            }
+            if config.read_only && !def.class.registered_when_read_only() {
+                continue;
+            }
+            let mode = if config.legacy_modules.contains(&def.module) { Mode::Legacy } else { Mode::Migrated };
+            tools.push(register(def, mode)?);
+        }
+        let index = tools.iter().enumerate().map(|(i, t)| (t.def.name, i)).collect();
+        tracing::info!("Tools: {} (filtered from {total}).", tools.len());
+        if config.read_only {
+            let count = |class| tools.iter().filter(|t| t.def.class == class).count();
+            tracing::info!(
+                "Read-only mode active (MODYO_READ_ONLY). Read tools exposed: {}. Multi-action tools gated: {}.",
+                count(ToolClass::Read),
+                count(ToolClass::Gated)
+            );
+        }
+        let instructions = instructions(&active, config.read_only, config.has_api());
+        Ok(ModyoServer { inner: Arc::new(Inner { app, tools, index, instructions }) })
+    }
+
+    /// The names of the registered tools, in catalogue order.
+    pub fn tool_names(&self) -> Vec<&'static str> {
+        self.inner.tools.iter().map(|t| t.def.name).collect()
+    }
+
+    /// The registered tools as `tools/list` shows them.
+    pub fn tools(&self) -> Vec<Tool> {
+        self.inner.tools.iter().map(|t| t.tool.clone()).collect()
+    }
+
+    /// Serves MCP over the given transport until the peer closes it.
+    pub async fn serve<T, E, A>(self, transport: T) -> Result<(), ServerError>
+    where
+        T: rmcp::transport::IntoTransport<RoleServer, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        let running = ServiceExt::serve(self, transport)
+            .await
+            .map_err(|e| ServerError::Transport(e.to_string()))?;
+        running.waiting().await.map_err(|e| ServerError::Transport(e.to_string()))?;
+        Ok(())
+    }
+
+    /// Serves MCP over this process's stdin and stdout.
+    pub async fn serve_stdio(self) -> Result<(), ServerError> {
+        self.serve(rmcp::transport::stdio()).await
+    }
+
+    async fn call(&self, request: CallToolRequestParams, context: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {
+        let Some(&i) = self.inner.index.get(request.name.as_ref()) else {
+            return Err(ErrorData::invalid_params(
+                format!("Unknown tool: {}. Call tools/list for the tools this server exposes.", request.name),
+                None,
+            ));
+        };
+        let registered = &self.inner.tools[i];
+        let def = &registered.def;
+        let platform = &self.inner.app.platform;
+        let args = request.arguments.unwrap_or_default();
+        if let Err(violations) = registered.input.check(&Value::Object(args.clone())) {
+            return Err(ErrorData::invalid_params(format!("Invalid arguments for {}: {violations}", def.name), None));
+        }
+        if let Some(refused) = gate(def, self.inner.app.config.read_only, &args) {
+            return exit::respond(platform, registered.mode, registered.output.as_ref(), refused);
+        }
+        let call = Call { app: self.inner.app.clone(), mode: registered.mode };
+        let started = std::time::Instant::now();
+        let result = tokio::select! {
+            result = (def.handler)(call, args) => result,
+            () = context.ct.cancelled() => {
+                tracing::info!(tool = def.name, "call cancelled by the client");
+                return Err(ErrorData::new(RpcCode(-32800), "Request cancelled", None));
+            }
+        };
+        let elapsed_ms = started.elapsed().as_millis() as u64;
+        match result {
+            Ok(outcome) => {
+                tracing::debug!(tool = def.name, elapsed_ms, "call answered");
+                exit::respond(platform, registered.mode, registered.output.as_ref(), outcome)
+            }
+            Err(CallError::Tool(error)) => {
+                tracing::info!(tool = def.name, elapsed_ms, code = error.code().as_str(), "call failed");
+                Ok(exit::fail(platform, registered.mode, &error))
+            }
+            Err(CallError::Arguments(message)) => {
+                Err(ErrorData::invalid_params(format!("Invalid arguments for {}: {message}", def.name), None))
+            }
+        }
+    }
+
+    fn tool_doc(&self, name: &str) -> Option<String> {
+        let registered = &self.inner.tools[*self.inner.index.get(name)?];
+        let def = &registered.def;
+        let mut doc = format!(
+            "# {}\n\nModule: {}. Class: {}.\n\n{}\n",
+            def.name,
+            def.module,
+            def.class.as_str(),
+            def.description
+        );
+        if !def.read_actions.is_empty() || !def.write_actions.is_empty() {
+            doc.push_str(&format!(
+                "\nRead actions: {}. Mutating actions: {}.\n",
+                def.read_actions.join(", "),
+                def.write_actions.join(", ")
+            ));
+        }
+        let pretty = |m: &Map<String, Value>| serde_json::to_string_pretty(m).unwrap_or_default();
+        doc.push_str(&format!("\n## inputSchema\n\n```json\n{}\n```\n", pretty(&registered.tool.input_schema)));
+        if let Some(output) = &registered.tool.output_schema {
+            doc.push_str(&format!("\n## outputSchema\n\n```json\n{}\n```\n", pretty(output)));
+        }
+        Some(doc)
+    }
+}
+
+fn register(def: ToolDef, mode: Mode) -> Result<Registered, ServerError> {
+    let mut input = def.input_schema.clone();
+    if mode == Mode::Legacy {
+        if let Some(Value::Object(props)) = input.get_mut("properties") {
+            for p in def.new_params {
+                props.remove(*p);
+            }
+        }
+        if let Some(Value::Array(required)) = input.get_mut("required") {
+            required.retain(|r| !def.new_params.iter().any(|p| r == p));
+        }
+    }
+    let input_validator = OutputValidator::new(&input).map_err(|reason| ServerError::Schema { tool: def.name, reason })?;
+    let mut tool = Tool::new(def.name, def.description.clone(), Arc::new(input));
+    tool.annotations = Some(ToolAnnotations::new().read_only(def.class == ToolClass::Read));
+    let output = match mode {
+        Mode::Legacy => None,
+        Mode::Migrated => {
+            let schema = schema::output_schema(def.class, def.slots, def.data_schema.clone());
+            let validator = OutputValidator::new(&schema).map_err(|reason| ServerError::Schema { tool: def.name, reason })?;
+            tool.output_schema = Some(Arc::new(schema));
+            Some(validator)
+        }
+    };
+    Ok(Registered { def, mode, tool, input: input_validator, output })
+}
+
+/// C19: the read-only gate. A mutating action of a gated tool is refused through `control`
+/// (C18) before the handler runs, so nothing can be written.
+fn gate(def: &ToolDef, read_only: bool, args: &Map<String, Value>) -> Option<Outcome> {
+    if !read_only || def.class != ToolClass::Gated {
+        return None;
+    }
+    let action = args.get("action").and_then(Value::as_str)?;
+    if !def.write_actions.contains(&action) {
+        return None;
+    }
+    let control = Control::refused_read_only(def.name, action);
+    let legacy = legacy::refused(action, control.message());
+    Some(Outcome::Control { control, legacy })
+}
+
+fn instructions(modules: &std::collections::BTreeSet<Module>, read_only: bool, has_api: bool) -> String {
+    let names: Vec<&str> = modules.iter().map(|m| m.as_str()).collect();
+    let mut text = format!(
+        "Modyo platform tools ({}). Every result is JSON {{platform, data, resource?, state?, control?}}: \
+platform names the account that answered; resource is the entity resolved or acted on; \
+state is coverage for reads (returned, total, page, per_page; complete appears only when proven) \
+or the post-condition for writes (status, published, pending, affected); control appears when a call did not run. \
+Errors are {{platform, error: {{code, message}}}}. Prefer content-entries-list with fields over one get per entry.",
+        names.join(", ")
+    );
+    if read_only {
+        text.push_str(" Read-only: write tools are hidden and mutating actions are refused.");
+    }
+    if !has_api {
+        text.push_str(" Public mode: MODYO_URL and MODYO_TOKEN are not set, so only local tools are available.");
+    }
+    text
+}
+
+impl ServerHandler for ModyoServer {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder().enable_tools().enable_resources().build();
+        let mut info = ServerConfig::new(capabilities).with_instructions(self.inner.instructions.clone());
+        info.server_info = Implementation::new("modyo-mcp", env!("CARGO_PKG_VERSION"));
+        info
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tools()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        let i = *self.inner.index.get(name)?;
+        Some(self.inner.tools[i].tool.clone())
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.call(request, context).await.map(CallToolResponse::from)
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let docs = ResourceTemplate::new("modyo://docs/tools/{toolPath}", "tool-docs")
+            .with_description("What a tool does, its class, actions and schemas")
+            .with_mime_type("text/markdown");
+        Ok(ListResourceTemplatesResult::with_all_items(vec![docs]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let uri = request.uri.as_str();
+        let doc = uri.strip_prefix("modyo://docs/tools/").and_then(|name| self.tool_doc(name));
+        match doc {
+            Some(text) => Ok(ReadResourceResult::new(vec![ResourceContents::text(text, uri)]).into()),
+            None => Err(ErrorData::resource_not_found(format!("no resource {uri}; tool docs live at modyo://docs/tools/<tool-name>"), None)),
+        }
+    }
+}

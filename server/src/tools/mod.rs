@@ -1,0 +1,196 @@
+//! The tools: one folder per module, one file per Modyo resource, and the registry table.
+//!
+//! A tool is declared once with [`tool`]: name, module, class, description, its `data`
+//! schema, the envelope slots it emits, (for gated tools) its read and mutating actions, and
+//! its handler `async fn(Call, Args) -> ToolResult`. Arguments are typed structs (serde +
+//! schemars); their `///` docs are the text the model reads. Adding a tool is one function
+//! in its resource's file and one line in its module's `tools()`.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::app::App;
+use crate::config::Module;
+use crate::contract::{Mode, Outcome, Slots, ToolClass, ToolError, schema};
+use crate::modyo::{CmsError, ModyoClient};
+
+pub(crate) mod args;
+pub(crate) mod content;
+
+/// What a handler returns: an outcome, or a failure.
+pub(crate) type ToolResult = Result<Outcome, CallError>;
+
+/// A handler failure: a C16 tool error, or bad arguments (a JSON-RPC error).
+#[derive(Debug)]
+pub(crate) enum CallError {
+    /// The model should read it (C16).
+    Tool(ToolError),
+    /// The call itself is malformed: JSON-RPC `-32602`.
+    Arguments(String),
+}
+
+impl From<ToolError> for CallError {
+    fn from(e: ToolError) -> CallError {
+        CallError::Tool(e)
+    }
+}
+
+impl From<CmsError> for CallError {
+    fn from(e: CmsError) -> CallError {
+        CallError::Tool(e.into())
+    }
+}
+
+/// The per-call context a handler gets.
+#[derive(Clone)]
+pub(crate) struct Call {
+    pub(crate) app: Arc<App>,
+    pub(crate) mode: Mode,
+}
+
+impl Call {
+    /// The Modyo client (absent only in public mode, where API tools are not registered).
+    pub(crate) fn client(&self) -> Result<&ModyoClient, CallError> {
+        self.app.client.as_ref().ok_or_else(|| {
+            CallError::Tool(ToolError::new(
+                crate::contract::ErrorCode::Unauthorized,
+                "this tool needs MODYO_URL and MODYO_TOKEN; the server is in public mode",
+            ))
+        })
+    }
+}
+
+type BoxedFuture = Pin<Box<dyn Future<Output = ToolResult> + Send>>;
+type Handler = Arc<dyn Fn(Call, Map<String, Value>) -> BoxedFuture + Send + Sync>;
+
+/// One tool, as declared.
+pub(crate) struct ToolDef {
+    pub(crate) name: &'static str,
+    pub(crate) module: Module,
+    pub(crate) class: ToolClass,
+    pub(crate) description: String,
+    pub(crate) read_actions: &'static [&'static str],
+    pub(crate) write_actions: &'static [&'static str],
+    pub(crate) slots: Slots,
+    pub(crate) data_schema: Value,
+    pub(crate) input_schema: Map<String, Value>,
+    /// Parameters the migrated tool added; the legacy input schema does not have them (C21).
+    pub(crate) new_params: &'static [&'static str],
+    pub(crate) handler: Handler,
+}
+
+/// Starts the declaration of a tool.
+pub(crate) fn tool(name: &'static str, module: Module, class: ToolClass) -> ToolBuilder {
+    ToolBuilder {
+        name,
+        module,
+        class,
+        description: String::new(),
+        read_actions: &[],
+        write_actions: &[],
+        slots: Slots {
+            control: class == ToolClass::Gated,
+            ..Slots::default()
+        },
+        data_schema: schema::any(),
+        new_params: &[],
+    }
+}
+
+/// The declaration of a tool under construction; [`ToolBuilder::handle`] finishes it.
+pub(crate) struct ToolBuilder {
+    name: &'static str,
+    module: Module,
+    class: ToolClass,
+    description: String,
+    read_actions: &'static [&'static str],
+    write_actions: &'static [&'static str],
+    slots: Slots,
+    data_schema: Value,
+    new_params: &'static [&'static str],
+}
+
+impl ToolBuilder {
+    /// The model-facing description; the docs link is appended.
+    pub(crate) fn describe(mut self, text: &str) -> ToolBuilder {
+        self.description = format!("{text} Docs: modyo://docs/tools/{}", self.name);
+        self
+    }
+
+    /// The schema of `data`.
+    pub(crate) fn data(mut self, schema: Value) -> ToolBuilder {
+        self.data_schema = schema;
+        self
+    }
+
+    /// The tool reports a `resource`.
+    pub(crate) fn resource(mut self) -> ToolBuilder {
+        self.slots.resource = true;
+        self
+    }
+
+    /// The tool reports `state`.
+    pub(crate) fn state(mut self) -> ToolBuilder {
+        self.slots.state = true;
+        self
+    }
+
+    /// The tool can answer with `control` (a confirmation it did not get).
+    #[allow(dead_code)]
+    pub(crate) fn control(mut self) -> ToolBuilder {
+        self.slots.control = true;
+        self
+    }
+
+    /// The read and mutating actions of a gated tool.
+    #[allow(dead_code)]
+    pub(crate) fn actions(mut self, read: &'static [&'static str], write: &'static [&'static str]) -> ToolBuilder {
+        self.read_actions = read;
+        self.write_actions = write;
+        self
+    }
+
+    /// Parameters that did not exist before the migration (absent from the legacy schema).
+    pub(crate) fn new_params(mut self, params: &'static [&'static str]) -> ToolBuilder {
+        self.new_params = params;
+        self
+    }
+
+    /// Finishes the declaration with the handler; the input schema comes from `A`.
+    pub(crate) fn handle<A, F, Fut>(self, handler: F) -> ToolDef
+    where
+        A: DeserializeOwned + JsonSchema + Send + 'static,
+        F: Fn(Call, A) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ToolResult> + Send + 'static,
+    {
+        let handler: Handler = Arc::new(move |call, args| match serde_json::from_value::<A>(Value::Object(args)) {
+            Ok(args) => Box::pin(handler(call, args)),
+            Err(e) => Box::pin(std::future::ready(Err(CallError::Arguments(e.to_string())))),
+        });
+        ToolDef {
+            name: self.name,
+            module: self.module,
+            class: self.class,
+            description: self.description,
+            read_actions: self.read_actions,
+            write_actions: self.write_actions,
+            slots: self.slots,
+            data_schema: self.data_schema,
+            input_schema: schema::input_schema::<A>(),
+            new_params: self.new_params,
+            handler,
+        }
+    }
+}
+
+/// Every tool of every module, in catalogue order.
+pub(crate) fn catalog() -> Vec<ToolDef> {
+    let mut all = Vec::new();
+    all.extend(content::tools());
+    all
+}
