@@ -96,6 +96,46 @@ pub fn loose(properties: &[(&str, Value)], required: &[&str]) -> Value {
     object(properties, required, false)
 }
 
+/// The JSON type of an echoed key; every echoed key also accepts `null` (upstream drift).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// An integer.
+    Int,
+    /// A number.
+    Num,
+    /// A string.
+    Str,
+    /// A boolean.
+    Bool,
+    /// An array of anything.
+    List,
+    /// An object of anything.
+    Obj,
+    /// Any value.
+    Any,
+}
+
+impl Kind {
+    fn schema(self) -> Value {
+        match self {
+            Kind::Int => json!({"type": ["integer", "null"]}),
+            Kind::Num => json!({"type": ["number", "null"]}),
+            Kind::Str => json!({"type": ["string", "null"]}),
+            Kind::Bool => json!({"type": ["boolean", "null"]}),
+            Kind::List => json!({"type": ["array", "null"]}),
+            Kind::Obj => json!({"type": ["object", "null"]}),
+            Kind::Any => json!({}),
+        }
+    }
+}
+
+/// An object echoed from the API, with every key the API is known to send declared (C11)
+/// and every other key allowed (C8): drift adds information and never breaks the tool.
+pub fn echo(keys: &[(&str, Kind)]) -> Value {
+    let props: Vec<(&str, Value)> = keys.iter().map(|(k, kind)| (*k, kind.schema())).collect();
+    loose(&props, &[])
+}
+
 /// A map from names the caller chose (projected field names) to any value.
 pub fn map_of(values: Value) -> Value {
     json!({"type": "object", "additionalProperties": values})

@@ -1,2 +1,123 @@
-//! tmp
-pub(crate) fn tools() -> Vec<super::ToolDef> { Vec::new() }
+//! The content module: spaces, types, entries, assets, categories and jobs.
+//!
+//! Everything hangs off a space; [`resolve_space`] turns the `space` argument (an id, a uid or
+//! a name) into one space and the `resource` that echoes it (C4).
+
+use serde_json::Value;
+
+use crate::contract::{Resource, ToolError};
+use crate::modyo::list::walk;
+use crate::modyo::resolve::{Stage, is_id, pick};
+use crate::modyo::{ModyoClient, Query};
+
+use super::ToolDef;
+
+mod entries;
+mod spaces;
+mod types;
+
+/// The content tools, in catalogue order.
+pub(crate) fn tools() -> Vec<ToolDef> {
+    vec![
+        spaces::list_tool(),
+        spaces::get_tool(),
+        types::get_tool(),
+        entries::list_tool(),
+        entries::get_tool(),
+    ]
+}
+
+pub(crate) const SPACES: &str = "/api/admin/content/spaces";
+
+/// A space, resolved.
+pub(crate) struct Space {
+    pub(crate) id: u64,
+    /// The space object, when the resolution read it.
+    pub(crate) object: Option<Value>,
+}
+
+impl Space {
+    /// The `resource` echo of the space (id only when the object was not read).
+    pub(crate) fn resource(&self) -> Resource {
+        match &self.object {
+            Some(object) => Resource::from_object("space", object, Some("uid")).id(self.id),
+            None => Resource::new("space").id(self.id),
+        }
+    }
+
+    /// `/api/admin/content/spaces/{id}`.
+    pub(crate) fn path(&self) -> String {
+        format!("{SPACES}/{}", self.id)
+    }
+}
+
+/// How much of the space a tool needs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Need {
+    /// Only its id (the space is not the resource of the call).
+    Id,
+    /// The whole object (the space is the resource or the payload).
+    Object,
+}
+
+/// Resolves `space`: an all-digit value is an id; otherwise exact `uid`, then exact `name`,
+/// then `name` without regard to case, across every page of the spaces list.
+pub(crate) async fn resolve_space(client: &ModyoClient, input: &str, need: Need) -> Result<Space, ToolError> {
+    let input = input.trim();
+    if is_id(input) {
+        let id: u64 = input.parse().map_err(|_| ToolError::invalid_parameters(format!("space id '{input}' is too large")))?;
+        if need == Need::Id {
+            return Ok(Space { id, object: None });
+        }
+        let object = client.get(&format!("{SPACES}/{id}"), &Query::new()).await.map_err(|e| {
+            let not_found = e.is_not_found();
+            let error = ToolError::from(e);
+            if not_found {
+                error.with_message(format!("space {id} not found; call content-spaces-list to see the spaces"))
+            } else {
+                error
+            }
+        })?;
+        return Ok(Space { id, object: Some(object) });
+    }
+    let (spaces, _) = walk(client, SPACES, "spaces", &Query::new()).await?;
+    let stages = [
+        Stage::exact("uid", "uid", input),
+        Stage::exact("name", "name", input),
+        Stage::caseless("name without case", "name", input),
+    ];
+    let space = pick("space", input, &spaces, &stages)?;
+    let id = space
+        .get("id")
+        .and_then(Value::as_u64)
+        .ok_or_else(|| ToolError::new(crate::contract::ErrorCode::InvalidUpstreamResponse, format!("space '{input}' has no numeric id")))?;
+    Ok(Space { id, object: Some(space.clone()) })
+}
+
+/// The JSON schema of a space as the API returns it (loose: echoed).
+pub(crate) fn space_schema() -> Value {
+    use crate::contract::schema::{echo, Kind::*};
+    echo(&[
+        ("id", Int),
+        ("uuid", Str),
+        ("uid", Str),
+        ("name", Str),
+        ("default_locale", Str),
+        ("locales", List),
+        ("team_review", Bool),
+        ("created_at", Str),
+        ("updated_at", Str),
+        ("content_types_count", Int),
+        ("entries_count", Int),
+        ("cors_enabled", Bool),
+        ("cors_allow_all", Bool),
+        ("cors_allowed_origins", Any),
+        ("approvals_quantity", Int),
+        ("locked_review", Bool),
+        ("enforced_review", Bool),
+        ("enforce_all_review", Bool),
+        ("enforced_reviewers_attributes", List),
+        ("cache_max_age", Int),
+        ("cache_enabled", Bool),
+    ])
+}

@@ -1,0 +1,485 @@
+//! Content entries: `content-entries-list` (the projection pilot, C14) and `content-entries-get`.
+//!
+//! The list endpoint returns admin metadata, never field values. With `fields`, the server
+//! reads every entry of the requested page (bounded concurrency, in page order), reads each
+//! content type on the page once, maps `field_values: [{field_id, type, value}]` to names and
+//! keeps only the requested ones, with assets reduced to `{name, url}`. It pages; it never
+//! fetches the whole catalogue.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use futures::{StreamExt, TryStreamExt, stream};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::types::fetch_type;
+use super::{Need, Space, resolve_space};
+use crate::config::Module;
+use crate::contract::schema::{self, Kind};
+use crate::contract::{Coverage, ErrorCode, Reply, Resource, ToolClass, ToolError, legacy};
+use crate::modyo::list::walk;
+use crate::modyo::resolve::{Stage, is_id, is_uuid, pick};
+use crate::modyo::{ModyoClient, Query};
+use crate::tools::args::Paging;
+use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
+
+/// Entry status filter.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Status {
+    Draft,
+    Published,
+    Scheduled,
+    Archived,
+}
+
+impl Status {
+    fn as_str(self) -> &'static str {
+        match self {
+            Status::Draft => "draft",
+            Status::Published => "published",
+            Status::Scheduled => "scheduled",
+            Status::Archived => "archived",
+        }
+    }
+}
+
+/// Sort keys the entries list accepts (others are dropped by the API without a word).
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum SortBy {
+    Name,
+    CreatedAt,
+    UpdatedAt,
+    PublishedAt,
+}
+
+impl SortBy {
+    fn as_str(self) -> &'static str {
+        match self {
+            SortBy::Name => "name",
+            SortBy::CreatedAt => "created_at",
+            SortBy::UpdatedAt => "updated_at",
+            SortBy::PublishedAt => "published_at",
+        }
+    }
+}
+
+/// Sort direction.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+enum Order {
+    #[serde(alias = "asc")]
+    ASC,
+    #[serde(alias = "desc")]
+    DESC,
+}
+
+/// Arguments of `content-entries-list`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct ListArgs {
+    /// Space id, uid or name.
+    space: String,
+    #[serde(flatten)]
+    paging: Paging,
+    /// Only entries of this content type (uid).
+    #[serde(rename = "type")]
+    content_type: Option<String>,
+    /// Only entries in this status.
+    status: Option<Status>,
+    /// Only entries in this category id.
+    category_id: Option<u64>,
+    /// Only entries with all these tags.
+    tags: Option<Vec<String>>,
+    /// Full-text filter on names.
+    query: Option<String>,
+    /// Sort key (default updated_at).
+    sort_by: Option<SortBy>,
+    /// Sort direction (default DESC).
+    order: Option<Order>,
+    /// Raw admin rows (metadata, never field values) instead of minimal rows.
+    #[serde(rename = "includeDetails", default)]
+    include_details: bool,
+    /// Field names to add to each minimal row, read from each entry of the page. Excludes includeDetails.
+    #[schemars(length(min = 1))]
+    fields: Option<Vec<String>>,
+    /// Concurrent entry reads with fields (default 8).
+    #[schemars(range(min = 1, max = 16))]
+    concurrency: Option<u32>,
+}
+
+/// Default concurrency of the `fields` hydration (`reports/performance.md` has the sweep).
+pub(crate) const DEFAULT_HYDRATION_CONCURRENCY: usize = 8;
+
+fn row_schema() -> Value {
+    let mut row = schema::echo(&[
+        ("id", Kind::Int),
+        ("uuid", Kind::Str),
+        ("name", Kind::Str),
+        ("slug", Kind::Str),
+        ("published", Kind::Bool),
+    ]);
+    row["properties"]["fields"] = schema::map_of(schema::any());
+    row
+}
+
+pub(crate) fn list_tool() -> ToolDef {
+    tool("content-entries-list", Module::Content, ToolClass::Read)
+        .describe(
+            "List a space's entries, one page at a time. Rows are minimal (id, uuid, name, slug, published); \
+fields: [names] adds those field values under `fields` (assets as {name, url}), reading each entry of the page; \
+includeDetails gives the raw admin rows instead. Use fields rather than one content-entries-get per entry.",
+        )
+        .data(schema::array(row_schema()))
+        .resource()
+        .state()
+        .new_params(&["fields", "concurrency"])
+        .handle(list)
+}
+
+async fn list(call: Call, args: ListArgs) -> ToolResult {
+    if args.include_details && args.fields.is_some() {
+        return Err(CallError::Arguments(
+            "fields and includeDetails are mutually exclusive: use fields for field values, includeDetails for raw admin rows".into(),
+        ));
+    }
+    let client = call.client()?;
+    let space = resolve_space(client, &args.space, Need::Object).await?;
+    let mut query = Query::new()
+        .page(args.paging.page, args.paging.per_page)
+        .push_opt("type_uid", args.content_type.as_deref())
+        .push_opt("status", args.status.map(Status::as_str))
+        .push_opt("category_id", args.category_id)
+        .push_opt("query", args.query.as_deref())
+        .push_opt("sort_by", args.sort_by.map(SortBy::as_str))
+        .push_opt("order", args.order.map(|o| format!("{o:?}")));
+    for tag in args.tags.iter().flatten() {
+        query = query.push("tags[]", tag);
+    }
+    let page = client.list(&format!("{}/entries", space.path()), "entries", &query).await?;
+    let coverage = Coverage::page(page.items.len(), page.meta.as_ref());
+    let raw_meta = page.raw_meta;
+    let data: Vec<Value> = if args.include_details {
+        page.items.clone()
+    } else if let Some(fields) = &args.fields {
+        let concurrency = args.concurrency.map_or(DEFAULT_HYDRATION_CONCURRENCY, |c| c as usize);
+        project(client, &space, &page.items, fields, concurrency).await?
+    } else {
+        page.items.iter().map(minimal).collect()
+    };
+    let legacy_rows = data.clone();
+    Ok(Reply::new(Value::Array(data))
+        .resource(space.resource())
+        .state(coverage)
+        .legacy(call.mode, || legacy::list("entries", legacy_rows.into(), raw_meta.as_ref()))
+        .into())
+}
+
+/// `{id, uuid, name, slug, published}` of a list row or an entry.
+fn minimal(entry: &Value) -> Value {
+    let get = |k: &str| entry.get(k).cloned().unwrap_or(Value::Null);
+    let published = match entry.get("published") {
+        Some(Value::Bool(b)) => Value::Bool(*b),
+        _ => match entry.get("status").and_then(Value::as_str) {
+            Some(status) => Value::Bool(status == "published"),
+            None => Value::Null,
+        },
+    };
+    json!({"id": get("id"), "uuid": get("uuid"), "name": get("name"), "slug": get("slug"), "published": published})
+}
+
+/// A content type's fields by id: name and kind.
+struct FieldMap {
+    by_id: BTreeMap<String, (String, String)>,
+    names: BTreeSet<String>,
+}
+
+impl FieldMap {
+    fn of(content_type: &Value) -> FieldMap {
+        let mut by_id = BTreeMap::new();
+        let mut names = BTreeSet::new();
+        for field in content_type.get("fields").and_then(Value::as_array).into_iter().flatten() {
+            let Some(name) = field.get("name").and_then(Value::as_str) else { continue };
+            let kind = field.get("type").and_then(Value::as_str).unwrap_or("").to_owned();
+            if let Some(id) = field.get("id").filter(|v| !v.is_null()) {
+                by_id.insert(id_key(id), (name.to_owned(), kind));
+            }
+            names.insert(name.to_owned());
+        }
+        FieldMap { by_id, names }
+    }
+}
+
+fn id_key(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+async fn project(
+    client: &ModyoClient,
+    space: &Space,
+    rows: &[Value],
+    wanted: &[String],
+    concurrency: usize,
+) -> Result<Vec<Value>, ToolError> {
+    if rows.is_empty() {
+        return Ok(Vec::new());
+    }
+    // Types first (once each): an unknown field name fails before any entry is read.
+    let type_ids: BTreeSet<String> = rows
+        .iter()
+        .filter_map(|r| r.get("content_type_id").filter(|v| !v.is_null()).map(id_key))
+        .collect();
+    let mut types: BTreeMap<String, FieldMap> = BTreeMap::new();
+    for id in &type_ids {
+        types.insert(id.clone(), FieldMap::of(&fetch_type(client, space, id).await?));
+    }
+    check_names(&types, wanted)?;
+    let reads: Vec<_> = rows
+        .iter()
+        .map(|row| {
+            let id = row.get("id").map(id_key).unwrap_or_default();
+            let path = format!("{}/entries/{id}", space.path());
+            let client = client.clone();
+            async move {
+                client
+                    .get(&path, &Query::new())
+                    .await
+                    .map_err(|e| ToolError::from(e).context(format!("reading entry {id} for fields")))
+            }
+        })
+        .collect();
+    let details: Vec<Value> = stream::iter(reads).buffered(concurrency.max(1)).try_collect().await?;
+    // Entries whose list row had no type id: read their types now (drift), still once each.
+    for detail in &details {
+        if let Some(id) = detail.get("content_type_id").filter(|v| !v.is_null()).map(id_key)
+            && !types.contains_key(&id)
+        {
+            types.insert(id.clone(), FieldMap::of(&fetch_type(client, space, &id).await?));
+        }
+    }
+    if type_ids.is_empty() {
+        check_names(&types, wanted)?;
+    }
+    Ok(rows
+        .iter()
+        .zip(&details)
+        .map(|(row, detail)| {
+            let type_id = detail.get("content_type_id").or_else(|| row.get("content_type_id")).map(id_key);
+            let fields = type_id.and_then(|id| types.get(&id));
+            let mut out = minimal(row);
+            out["fields"] = Value::Object(pick_fields(detail, fields, wanted));
+            out
+        })
+        .collect())
+}
+
+fn check_names(types: &BTreeMap<String, FieldMap>, wanted: &[String]) -> Result<(), ToolError> {
+    let available: BTreeSet<&String> = types.values().flat_map(|t| t.names.iter()).collect();
+    let unknown: Vec<&String> = wanted.iter().filter(|w| !available.contains(w)).collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    let list = |names: Vec<&String>| names.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ");
+    Err(ToolError::new(
+        ErrorCode::UnknownFields,
+        format!(
+            "unknown field name(s): {}. Fields of the content type(s) on this page: {}",
+            list(unknown.clone()),
+            list(available.iter().copied().collect())
+        ),
+    )
+    .detail("unknown", json!(unknown))
+    .detail("available", json!(available)))
+}
+
+/// The requested fields of one entry, by name, in the requested order.
+fn pick_fields(detail: &Value, fields: Option<&FieldMap>, wanted: &[String]) -> Map<String, Value> {
+    let mut by_name: BTreeMap<&str, (Value, &str)> = BTreeMap::new();
+    if let Some(fields) = fields {
+        for fv in detail.get("field_values").and_then(Value::as_array).into_iter().flatten() {
+            let Some(id) = fv.get("field_id").map(id_key) else { continue };
+            if let Some((name, kind)) = fields.by_id.get(&id) {
+                by_name.insert(name.as_str(), (fv.get("value").cloned().unwrap_or(Value::Null), kind.as_str()));
+            }
+        }
+    }
+    let by_json = detail.pointer("/json/fields").and_then(Value::as_object);
+    let mut out = Map::new();
+    for name in wanted {
+        let value = match by_name.remove(name.as_str()) {
+            Some((value, kind)) => Some(reduce_assets(value, kind)),
+            None => by_json.and_then(|j| j.get(name)).cloned().map(|v| reduce_assets(v, "")),
+        };
+        if let Some(value) = value {
+            out.insert(name.clone(), value);
+        }
+    }
+    out
+}
+
+/// Assets become `{name, url}`: by field kind, or by shape (an object with a `url` and a file).
+fn reduce_assets(value: Value, kind: &str) -> Value {
+    let asset_kind = matches!(kind, "asset" | "file" | "image" | "asset_list" | "media");
+    match value {
+        Value::Array(items) => Value::Array(items.into_iter().map(|v| reduce_assets(v, kind)).collect()),
+        Value::Object(map) if asset_kind || looks_like_asset(&map) => {
+            let name = ["name", "title", "data_file_name", "file_name"]
+                .iter()
+                .find_map(|k| map.get(*k).filter(|v| v.is_string()).cloned())
+                .unwrap_or(Value::Null);
+            json!({"name": name, "url": map.get("url").cloned().unwrap_or(Value::Null)})
+        }
+        other => other,
+    }
+}
+
+fn looks_like_asset(map: &Map<String, Value>) -> bool {
+    map.get("url").is_some_and(Value::is_string)
+        && ["data_file_name", "file_name", "content_type"].iter().any(|k| map.contains_key(*k))
+}
+
+/// The JSON schema of an entry as `content-entries-get` returns it.
+fn entry_schema() -> Value {
+    let mut entry = schema::echo(&[
+        ("id", Kind::Int),
+        ("uuid", Kind::Str),
+        ("name", Kind::Str),
+        ("slug", Kind::Str),
+        ("content_type_id", Kind::Int),
+        ("content_type_uid", Kind::Str),
+        ("content_type_name", Kind::Str),
+        ("category_id", Kind::Int),
+        ("category_name", Kind::Str),
+        ("tags", Kind::List),
+        ("locale", Kind::Str),
+        ("available_locales", Kind::List),
+        ("status", Kind::Str),
+        ("published", Kind::Bool),
+        ("published_at", Kind::Str),
+        ("unpublished_at", Kind::Str),
+        ("created_at", Kind::Str),
+        ("updated_at", Kind::Str),
+        ("author", Kind::Obj),
+        ("space_id", Kind::Int),
+        ("version", Kind::Int),
+        ("private", Kind::Bool),
+        ("targets", Kind::List),
+    ]);
+    entry["properties"]["fields"] = schema::map_of(schema::any());
+    entry
+}
+
+/// Arguments of `content-entries-get`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct GetArgs {
+    /// Space id, uid or name.
+    space: String,
+    /// Entry id, uuid or slug.
+    entry: String,
+}
+
+pub(crate) fn get_tool() -> ToolDef {
+    tool("content-entries-get", Module::Content, ToolClass::Read)
+        .describe("Get one entry by id, uuid or slug, with its field values once, by name, under `fields`.")
+        .data(entry_schema())
+        .resource()
+        .handle(get)
+}
+
+async fn get(call: Call, args: GetArgs) -> ToolResult {
+    let client = call.client()?;
+    let space = resolve_space(client, &args.space, Need::Id).await?;
+    let input = args.entry.trim();
+    let id = if is_id(input) {
+        input.to_owned()
+    } else {
+        let (key, label) = if is_uuid(input) { ("uuid", "uuid") } else { ("slug", "slug") };
+        let filter = Query::new().push(key, input);
+        let (rows, _) = walk(client, &format!("{}/entries", space.path()), "entries", &filter).await?;
+        let row = pick("entry", input, &rows, &[Stage::exact(label, key, input)])?;
+        row.get("id").map(id_key).unwrap_or_default()
+    };
+    let detail = client
+        .get(&format!("{}/entries/{id}", space.path()), &Query::new())
+        .await
+        .map_err(|e| {
+            let not_found = e.is_not_found();
+            let error = ToolError::from(e);
+            if not_found {
+                error.with_message(format!(
+                    "entry {id} not found in space {}; call content-entries-list to see its entries",
+                    space.id
+                ))
+            } else {
+                error
+            }
+        })?;
+    let fields = match detail.pointer("/json/fields").and_then(Value::as_object) {
+        Some(by_name) => by_name.clone(),
+        None => match detail.get("content_type_id").filter(|v| !v.is_null()).map(id_key) {
+            Some(type_id) => {
+                let map = FieldMap::of(&fetch_type(client, &space, &type_id).await?);
+                let names: Vec<String> = map.names.iter().cloned().collect();
+                pick_fields(&detail, Some(&map), &names)
+            }
+            None => Map::new(),
+        },
+    };
+    let resource = Resource::from_object("entry", &detail, Some("slug"));
+    let legacy_detail = (call.mode == crate::contract::Mode::Legacy).then(|| detail.clone());
+    let mut data = match detail {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    };
+    data.remove("field_values");
+    data.remove("json");
+    data.insert("fields".into(), Value::Object(fields));
+    Ok(Reply::new(Value::Object(data))
+        .resource(resource)
+        .legacy(call.mode, || legacy_detail.unwrap_or_default())
+        .into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn minimal_rows_read_status_when_published_is_missing() {
+        let row = json!({"id": 1, "uuid": "u", "name": "n", "slug": "s", "status": "draft", "extra": 1});
+        assert_eq!(minimal(&row), json!({"id": 1, "uuid": "u", "name": "n", "slug": "s", "published": false}));
+        assert_eq!(minimal(&json!("x"))["published"], Value::Null);
+    }
+
+    #[test]
+    fn assets_reduce_to_name_and_url() {
+        let asset = json!({"uuid": "a", "name": "front.jpg", "url": "https://cdn/x.jpg", "content_type": "image/jpeg", "author": {}});
+        assert_eq!(reduce_assets(asset.clone(), ""), json!({"name": "front.jpg", "url": "https://cdn/x.jpg"}));
+        assert_eq!(reduce_assets(json!([asset]), "asset_list"), json!([{"name": "front.jpg", "url": "https://cdn/x.jpg"}]));
+        assert_eq!(reduce_assets(json!({"lat": 1}), ""), json!({"lat": 1}));
+    }
+
+    #[test]
+    fn fields_are_mapped_by_type_in_requested_order() {
+        let t = FieldMap::of(&json!({"fields": [{"id": 1, "name": "title", "type": "text"}, {"id": 2, "name": "photo", "type": "asset"}]}));
+        let detail = json!({"field_values": [
+            {"field_id": 2, "type": "asset", "value": {"name": "p.png", "url": "u"}},
+            {"field_id": 1, "type": "text", "value": "Hello"}
+        ]});
+        let picked = pick_fields(&detail, Some(&t), &["photo".into(), "title".into()]);
+        assert_eq!(Value::Object(picked).to_string(), r#"{"photo":{"name":"p.png","url":"u"},"title":"Hello"}"#);
+    }
+
+    #[test]
+    fn unknown_names_list_the_available_ones() {
+        let mut types = BTreeMap::new();
+        types.insert("1".to_owned(), FieldMap::of(&json!({"fields": [{"id": 1, "name": "title"}]})));
+        let err = check_names(&types, &["title".into(), "titel".into()]).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::UnknownFields);
+        assert_eq!(err.to_value()["available"], json!(["title"]));
+        assert_eq!(err.to_value()["unknown"], json!(["titel"]));
+    }
+}
