@@ -365,8 +365,6 @@ fn entry_schema() -> Value {
         ("author", Kind::Obj),
         ("space_id", Kind::Int),
         ("version", Kind::Int),
-        ("private", Kind::Bool),
-        ("targets", Kind::List),
     ]);
     entry["properties"]["fields"] = schema::map_of(schema::any());
     entry
