@@ -23,3 +23,8 @@ fn first_page() -> u32 {
 fn default_per_page() -> u32 {
     10
 }
+
+/// Whether a value was given for an optional argument (mutating fields of a `-manage` call).
+pub(crate) fn any_given(values: &[bool]) -> bool {
+    values.iter().any(|given| *given)
+}

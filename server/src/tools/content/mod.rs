@@ -21,6 +21,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
     vec![
         spaces::list_tool(),
         spaces::get_tool(),
+        spaces::manage_tool(),
         types::get_tool(),
         entries::list_tool(),
         entries::get_tool(),
