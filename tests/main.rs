@@ -1,1 +1,10 @@
-//! tmp
+//! Workspace integration tests: one binary, one module per topic.
+//!
+//! - `cassettes`: every cassette under `cassettes/` loads, resolves and says where it is from;
+//! - `replay`: exact matching, sequences, shadowing, response fidelity, loud misses;
+//! - `serve`: the offline server over an in-process duplex and as a child process.
+
+mod cassettes;
+mod replay;
+mod serve;
+mod util;

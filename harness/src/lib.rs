@@ -1,1 +1,34 @@
-//! tmp
+//! `modyo-lab`: the record/replay harness and measurement lab for the `modyo-mcp` server.
+//!
+//! Cassettes record what the Modyo API answered; replay serves them from a local
+//! [`wiremock`] server so the real server code runs offline, in tests, in the lab and in
+//! `modyo-lab serve`.
+//!
+//! # Layout
+//!
+//! - [`cassette`]: format v1, strict loading, `include` resolution, the deterministic writer;
+//! - [`replay`]: exact-match replay through wiremock, loud misses with near-miss diagnostics;
+//! - [`serve`]: the offline server (`modyo-lab serve`): every cassette mounted, MCP on stdio.
+//!
+//! # Example
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use modyo_lab::{Cassette, ReplayOptions, ReplayServer};
+//!
+//! let cassettes = Cassette::load("cassettes", "content/spaces-list")?.with_includes("cassettes")?;
+//! let replay = ReplayServer::start(ReplayOptions::default()).await;
+//! replay.mount(&cassettes).await?;
+//! // point the server (or any HTTP client) at replay.uri()
+//! # Ok(())
+//! # }
+//! ```
+
+pub mod cassette;
+pub mod replay;
+pub mod serve;
+
+pub use cassette::{Cassette, CassetteError, Interaction, Provenance, RecordedResponse, Scenario};
+pub use replay::{
+    Miss, ReceivedRequest, ReplayError, ReplayOptions, ReplayServer, UnusedInteraction,
+};

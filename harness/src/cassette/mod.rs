@@ -1,0 +1,37 @@
+//! Cassette format v1 (`modyo-cassette/1`): one JSON file per scenario under `cassettes/`.
+//!
+//! A cassette holds the scenarios it answers (tool, arguments, expected outcome), the HTTP
+//! interactions those calls make, where they came from ([`Provenance`]) and which other
+//! cassettes it builds on (`include`). Its name is its path under `cassettes/` without `.json`
+//! (`content/spaces-list`).
+//!
+//! Parsing is strict: unknown keys, duplicate keys, a second body, a bad method or date are
+//! errors that name the file and the JSON path. The writer ([`Cassette::to_json`],
+//! [`Cassette::save`]) is deterministic, so generated cassettes are byte-stable and diffs
+//! only show real changes.
+//!
+//! ```json
+//! {
+//!   "format": "modyo-cassette/1",
+//!   "provenance": {"source": "synthetic", "date": "2026-11-29", "description": "..."},
+//!   "tags": ["fault"],
+//!   "include": ["content/sucursales/base"],
+//!   "scenarios": [{"name": "spaces-list", "tool": "content-spaces-list",
+//!                  "arguments": {"per_page": 10}, "expect": {"outcome": "success"}}],
+//!   "interactions": [{"request": {"method": "GET", "path": "/api/admin/content/spaces",
+//!                                 "query": {"page": "1", "only[]": ["id", "name"]}},
+//!                     "response": {"status": 200, "body": {"spaces": []}}}]
+//! }
+//! ```
+
+mod error;
+mod model;
+mod store;
+mod validate;
+
+pub use error::CassetteError;
+pub use model::{
+    Cassette, Expect, FORMAT_V1, Interaction, OrderedMap, Outcome, Provenance, QueryValue,
+    RecordedRequest, RecordedResponse, ResponseBody, Scenario, Source,
+};
+pub use store::{default_dir, path_of, resolve};

@@ -1,0 +1,811 @@
+//! The values of format v1 (`modyo-cassette/1`) and the builders that make them in code.
+//!
+//! The serde shape is the file shape: field order here is key order on disk, optional parts are
+//! skipped when absent, and objects the format owns reject unknown keys. JSON bodies are kept as
+//! [`serde_json::Value`] with their key order (the workspace enables `preserve_order`), so a
+//! cassette written by [`Cassette::to_json`] reads back to the same bytes.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::ser::{SerializeMap, SerializeSeq, Serializer};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The value of the `format` key of every v1 cassette.
+pub const FORMAT_V1: &str = "modyo-cassette/1";
+
+/// One cassette: the HTTP interactions a set of scenarios needs, and where they came from.
+///
+/// Its [`name`](Cassette::name) is its path under `cassettes/` without `.json`
+/// (`content/spaces-list`); the name is not stored in the file.
+///
+/// ```
+/// use modyo_lab::cassette::{Cassette, Interaction, Provenance, Scenario};
+/// use serde_json::json;
+///
+/// let cassette = Cassette::new("content/spaces-list", Provenance::synthetic("2026-11-29", "an empty account"))
+///     .scenario(Scenario::new("spaces-list").tool("content-spaces-list").args(json!({"per_page": 10})))
+///     .interaction(
+///         Interaction::get("/api/admin/content/spaces")
+///             .query("page", "1")
+///             .query("per_page", "10")
+///             .respond(200, json!({"spaces": []})),
+///     );
+/// assert!(cassette.to_json().unwrap().starts_with("{\n  \"format\": \"modyo-cassette/1\""));
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Cassette {
+    #[serde(skip)]
+    pub(crate) name: String,
+    format: FormatV1,
+    /// Where the interactions come from.
+    pub provenance: Provenance,
+    /// Free labels; `fault` cassettes are left out of the offline server unless asked for.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    /// Other cassettes whose interactions this one also needs; this one shadows them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub include: Vec<String>,
+    /// The tool calls this cassette is meant to answer.
+    pub scenarios: Vec<Scenario>,
+    /// The recorded HTTP exchanges, in recorded order.
+    pub interactions: Vec<Interaction>,
+}
+
+impl Cassette {
+    /// An empty cassette named `name` (its path under `cassettes/` without `.json`).
+    pub fn new(name: impl Into<String>, provenance: Provenance) -> Cassette {
+        Cassette {
+            name: name.into(),
+            format: FormatV1,
+            provenance,
+            tags: Vec::new(),
+            include: Vec::new(),
+            scenarios: Vec::new(),
+            interactions: Vec::new(),
+        }
+    }
+
+    /// The cassette's name, e.g. `content/spaces-list`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Whether the cassette carries `tag`.
+    pub fn has_tag(&self, tag: &str) -> bool {
+        self.tags.iter().any(|t| t == tag)
+    }
+
+    /// Adds a tag.
+    pub fn tag(mut self, tag: impl Into<String>) -> Cassette {
+        self.tags.push(tag.into());
+        self
+    }
+
+    /// Adds an include (a cassette name).
+    pub fn include(mut self, name: impl Into<String>) -> Cassette {
+        self.include.push(name.into());
+        self
+    }
+
+    /// Adds a scenario.
+    pub fn scenario(mut self, scenario: Scenario) -> Cassette {
+        self.scenarios.push(scenario);
+        self
+    }
+
+    /// Appends an interaction (recorded order is append order).
+    pub fn interaction(mut self, interaction: Interaction) -> Cassette {
+        self.interactions.push(interaction);
+        self
+    }
+
+    /// Appends several interactions.
+    pub fn interactions(mut self, interactions: impl IntoIterator<Item = Interaction>) -> Cassette {
+        self.interactions.extend(interactions);
+        self
+    }
+}
+
+/// The `format` key: only `modyo-cassette/1` parses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FormatV1;
+
+impl Serialize for FormatV1 {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(FORMAT_V1)
+    }
+}
+
+impl<'de> Deserialize<'de> for FormatV1 {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let found = String::deserialize(deserializer)?;
+        if found == FORMAT_V1 {
+            Ok(FormatV1)
+        } else {
+            Err(de::Error::custom(format!(
+                "unsupported format '{found}', expected '{FORMAT_V1}'"
+            )))
+        }
+    }
+}
+
+/// Where a cassette's interactions come from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Provenance {
+    /// Written by hand or by a generator, or recorded against a live account.
+    pub source: Source,
+    /// The day it was made, `YYYY-MM-DD`.
+    pub date: String,
+    /// What this records, for a reviewer.
+    pub description: String,
+    /// The command that generated it, when generated (`modyo-lab generate pilot`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generator: Option<String>,
+    /// Whether the endpoint paths are assumed rather than documented (catalogue `[synthetic]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub synthetic_paths: Option<bool>,
+}
+
+impl Provenance {
+    /// A synthetic provenance (written by hand or generated).
+    pub fn synthetic(date: impl Into<String>, description: impl Into<String>) -> Provenance {
+        Provenance::new(Source::Synthetic, date, description)
+    }
+
+    /// A provenance for interactions recorded against a live account.
+    pub fn recorded(date: impl Into<String>, description: impl Into<String>) -> Provenance {
+        Provenance::new(Source::Recorded, date, description)
+    }
+
+    fn new(source: Source, date: impl Into<String>, description: impl Into<String>) -> Provenance {
+        Provenance {
+            source,
+            date: date.into(),
+            description: description.into(),
+            generator: None,
+            synthetic_paths: None,
+        }
+    }
+
+    /// Names the generator command.
+    pub fn generator(mut self, generator: impl Into<String>) -> Provenance {
+        self.generator = Some(generator.into());
+        self
+    }
+
+    /// Marks the endpoint paths as assumed (or documented).
+    pub fn synthetic_paths(mut self, synthetic: bool) -> Provenance {
+        self.synthetic_paths = Some(synthetic);
+        self
+    }
+}
+
+/// How a cassette was made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Source {
+    /// Written by hand or by a generator.
+    Synthetic,
+    /// Recorded against a live account (and scrubbed).
+    Recorded,
+}
+
+/// One tool call the cassette is meant to answer, and what it should produce.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Unique within the cassette.
+    pub name: String,
+    /// The MCP tool to call.
+    pub tool: String,
+    /// The call's arguments (a JSON object).
+    pub arguments: Value,
+    /// What the call must produce.
+    pub expect: Expect,
+    /// Extra server environment for this scenario (`MODYO_READ_ONLY`...).
+    #[serde(default, skip_serializing_if = "OrderedMap::is_empty")]
+    pub env: OrderedMap<String>,
+}
+
+impl Scenario {
+    /// A scenario named `name`, expecting success, with no tool and no arguments yet.
+    pub fn new(name: impl Into<String>) -> Scenario {
+        Scenario {
+            name: name.into(),
+            tool: String::new(),
+            arguments: Value::Object(serde_json::Map::new()),
+            expect: Expect {
+                outcome: Outcome::Success,
+                code: None,
+            },
+            env: OrderedMap::new(),
+        }
+    }
+
+    /// The tool to call.
+    pub fn tool(mut self, tool: impl Into<String>) -> Scenario {
+        self.tool = tool.into();
+        self
+    }
+
+    /// The call's arguments; must be a JSON object.
+    pub fn args(mut self, arguments: Value) -> Scenario {
+        self.arguments = arguments;
+        self
+    }
+
+    /// Expects an error result with the given C16 `code`.
+    pub fn expect_error(mut self, code: impl Into<String>) -> Scenario {
+        self.expect = Expect {
+            outcome: Outcome::Error,
+            code: Some(code.into()),
+        };
+        self
+    }
+
+    /// Expects the call not to run (`control`, C18).
+    pub fn expect_control(mut self) -> Scenario {
+        self.expect = Expect {
+            outcome: Outcome::Control,
+            code: None,
+        };
+        self
+    }
+
+    /// Sets one server environment variable for this scenario.
+    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Scenario {
+        self.env.insert(key, value.into());
+        self
+    }
+}
+
+/// The expected result of a scenario.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    /// Success, error or control.
+    pub outcome: Outcome,
+    /// The expected error `code` (`not_found`) or control outcome, when it matters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+}
+
+/// The kind of result a scenario expects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// A normal result with `structuredContent`.
+    Success,
+    /// `isError: true` with a C16 error.
+    Error,
+    /// The call did not run (C18).
+    Control,
+}
+
+/// One recorded HTTP exchange.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Interaction {
+    /// What the server sent.
+    pub request: RecordedRequest,
+    /// What the API answered.
+    pub response: RecordedResponse,
+}
+
+impl Interaction {
+    /// An interaction from its two halves.
+    pub fn new(request: RecordedRequest, response: RecordedResponse) -> Interaction {
+        Interaction { request, response }
+    }
+
+    /// Starts a `GET path` request; finish it with [`RecordedRequest::respond`].
+    pub fn get(path: impl Into<String>) -> RecordedRequest {
+        RecordedRequest::new("GET", path)
+    }
+
+    /// Starts a `POST path` request.
+    pub fn post(path: impl Into<String>) -> RecordedRequest {
+        RecordedRequest::new("POST", path)
+    }
+
+    /// Starts a `PUT path` request.
+    pub fn put(path: impl Into<String>) -> RecordedRequest {
+        RecordedRequest::new("PUT", path)
+    }
+
+    /// Starts a `PATCH path` request.
+    pub fn patch(path: impl Into<String>) -> RecordedRequest {
+        RecordedRequest::new("PATCH", path)
+    }
+
+    /// Starts a `DELETE path` request.
+    pub fn delete(path: impl Into<String>) -> RecordedRequest {
+        RecordedRequest::new("DELETE", path)
+    }
+}
+
+/// The request half of an interaction. Method, path, query and body are matched exactly by
+/// replay; headers are documentation only.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordedRequest {
+    /// Upper-case HTTP method.
+    pub method: String,
+    /// The path, starting with `/`, without query string.
+    pub path: String,
+    /// Decoded query parameters; a repeated key holds an array, in order.
+    #[serde(default, skip_serializing_if = "OrderedMap::is_empty")]
+    pub query: OrderedMap<QueryValue>,
+    /// Request headers, for the reader (never matched, never a credential).
+    #[serde(default, skip_serializing_if = "OrderedMap::is_empty")]
+    pub headers: OrderedMap<String>,
+    /// The JSON body; absent means the request has no body.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub body: Option<Value>,
+}
+
+impl RecordedRequest {
+    /// A request with no query, headers or body.
+    pub fn new(method: impl Into<String>, path: impl Into<String>) -> RecordedRequest {
+        RecordedRequest {
+            method: method.into(),
+            path: path.into(),
+            query: OrderedMap::new(),
+            headers: OrderedMap::new(),
+            body: None,
+        }
+    }
+
+    /// Adds one query parameter; adding a key again makes it a repeated key, in order.
+    pub fn query(mut self, key: impl Into<String>, value: impl Into<String>) -> RecordedRequest {
+        let key = key.into();
+        let value = value.into();
+        match self.query.get_mut(&key) {
+            Some(existing) => existing.push(value),
+            None => self.query.insert(key, QueryValue::One(value)),
+        }
+        self
+    }
+
+    /// Adds a header (documentation only).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> RecordedRequest {
+        self.headers.insert(name, value.into());
+        self
+    }
+
+    /// Sets the JSON body.
+    pub fn body(mut self, body: Value) -> RecordedRequest {
+        self.body = Some(body);
+        self
+    }
+
+    /// Finishes the interaction with a JSON response.
+    pub fn respond(self, status: u16, body: Value) -> Interaction {
+        Interaction::new(self, RecordedResponse::json(status, body))
+    }
+
+    /// Finishes the interaction with any response.
+    pub fn respond_with(self, response: RecordedResponse) -> Interaction {
+        Interaction::new(self, response)
+    }
+}
+
+/// The value of one query key: a string, or the ordered values of a repeated key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum QueryValue {
+    /// `key=value` once.
+    One(String),
+    /// `key=a&key=b`: the values in order.
+    Many(Vec<String>),
+}
+
+impl QueryValue {
+    /// The values, in order.
+    pub fn values(&self) -> &[String] {
+        match self {
+            QueryValue::One(v) => std::slice::from_ref(v),
+            QueryValue::Many(vs) => vs,
+        }
+    }
+
+    fn push(&mut self, value: String) {
+        match self {
+            QueryValue::One(first) => *self = QueryValue::Many(vec![std::mem::take(first), value]),
+            QueryValue::Many(values) => values.push(value),
+        }
+    }
+}
+
+impl Serialize for QueryValue {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            QueryValue::One(v) => serializer.serialize_str(v),
+            QueryValue::Many(vs) => {
+                let mut seq = serializer.serialize_seq(Some(vs.len()))?;
+                for v in vs {
+                    seq.serialize_element(v)?;
+                }
+                seq.end()
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for QueryValue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct QueryValueVisitor;
+        impl<'de> Visitor<'de> for QueryValueVisitor {
+            type Value = QueryValue;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string or a non-empty array of strings")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<QueryValue, E> {
+                Ok(QueryValue::One(v.to_owned()))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<QueryValue, E> {
+                Ok(QueryValue::One(v))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<QueryValue, A::Error> {
+                let mut values = Vec::new();
+                while let Some(v) = seq.next_element::<String>()? {
+                    values.push(v);
+                }
+                if values.is_empty() {
+                    return Err(de::Error::custom(
+                        "empty array: omit the key when the parameter is not sent",
+                    ));
+                }
+                Ok(QueryValue::Many(values))
+            }
+        }
+        deserializer.deserialize_any(QueryValueVisitor)
+    }
+}
+
+/// The response half of an interaction.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RawResponse", into = "RawResponse")]
+pub struct RecordedResponse {
+    /// HTTP status (100 to 599).
+    pub status: u16,
+    /// Response headers, replayed as recorded (a JSON body defaults to `application/json`).
+    pub headers: OrderedMap<String>,
+    /// The body, in one of the three stored forms.
+    pub body: ResponseBody,
+    /// How long replay waits before answering.
+    pub delay_ms: Option<u64>,
+}
+
+impl RecordedResponse {
+    /// A response with a JSON body.
+    pub fn json(status: u16, body: Value) -> RecordedResponse {
+        RecordedResponse::with_body(status, ResponseBody::Json(body))
+    }
+
+    /// A response with a raw text body (an HTML error page, truncated JSON).
+    pub fn text(status: u16, body: impl Into<String>) -> RecordedResponse {
+        RecordedResponse::with_body(status, ResponseBody::Text(body.into()))
+    }
+
+    /// A response with a binary body (stored as base64).
+    pub fn bytes(status: u16, body: impl Into<Vec<u8>>) -> RecordedResponse {
+        RecordedResponse::with_body(status, ResponseBody::Bytes(body.into()))
+    }
+
+    /// A response with an empty body.
+    pub fn empty(status: u16) -> RecordedResponse {
+        RecordedResponse::with_body(status, ResponseBody::Empty)
+    }
+
+    fn with_body(status: u16, body: ResponseBody) -> RecordedResponse {
+        RecordedResponse {
+            status,
+            headers: OrderedMap::new(),
+            body,
+            delay_ms: None,
+        }
+    }
+
+    /// Adds a response header.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> RecordedResponse {
+        self.headers.insert(name, value.into());
+        self
+    }
+
+    /// Delays the answer by `ms` milliseconds.
+    pub fn delay_ms(mut self, ms: u64) -> RecordedResponse {
+        self.delay_ms = Some(ms);
+        self
+    }
+}
+
+/// The body of a recorded response.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ResponseBody {
+    /// No body (`body`, `body_text` and `body_base64` all absent).
+    Empty,
+    /// `body`: JSON, stored as JSON.
+    Json(Value),
+    /// `body_text`: raw text, kept byte for byte.
+    Text(String),
+    /// `body_base64`: binary, decoded (stored in canonical padded base64).
+    Bytes(Vec<u8>),
+}
+
+/// The file shape of a response, before the one-body rule is checked.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawResponse {
+    status: u16,
+    #[serde(default, skip_serializing_if = "OrderedMap::is_empty")]
+    headers: OrderedMap<String>,
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    body: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    body_text: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    body_base64: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    delay_ms: Option<u64>,
+}
+
+impl TryFrom<RawResponse> for RecordedResponse {
+    type Error = String;
+
+    fn try_from(raw: RawResponse) -> Result<Self, String> {
+        if !(100..=599).contains(&raw.status) {
+            return Err(format!(
+                "status {} is not an HTTP status (100..=599)",
+                raw.status
+            ));
+        }
+        let body = match (raw.body, raw.body_text, raw.body_base64) {
+            (None, None, None) => ResponseBody::Empty,
+            (Some(json), None, None) => ResponseBody::Json(json),
+            (None, Some(text), None) => ResponseBody::Text(text),
+            (None, None, Some(b64)) => ResponseBody::Bytes(
+                BASE64
+                    .decode(b64.as_bytes())
+                    .map_err(|e| format!("body_base64 is not canonical padded base64: {e}"))?,
+            ),
+            _ => {
+                return Err(
+                    "a response has at most one of body, body_text and body_base64".to_owned(),
+                );
+            }
+        };
+        Ok(RecordedResponse {
+            status: raw.status,
+            headers: raw.headers,
+            body,
+            delay_ms: raw.delay_ms,
+        })
+    }
+}
+
+impl From<RecordedResponse> for RawResponse {
+    fn from(response: RecordedResponse) -> RawResponse {
+        let (body, body_text, body_base64) = match response.body {
+            ResponseBody::Empty => (None, None, None),
+            ResponseBody::Json(json) => (Some(json), None, None),
+            ResponseBody::Text(text) => (None, Some(text), None),
+            ResponseBody::Bytes(bytes) => (None, None, Some(BASE64.encode(bytes))),
+        };
+        RawResponse {
+            status: response.status,
+            headers: response.headers,
+            body,
+            body_text,
+            body_base64,
+            delay_ms: response.delay_ms,
+        }
+    }
+}
+
+/// Deserializes a present key as `Some`, even when its value is `null` (a JSON `null` body).
+fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(deserializer).map(Some)
+}
+
+/// A JSON object with unique keys, kept in file order (headers, query, env).
+///
+/// Parsing rejects a repeated key instead of silently keeping the last one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OrderedMap<V> {
+    entries: Vec<(String, V)>,
+}
+
+impl<V> Default for OrderedMap<V> {
+    fn default() -> Self {
+        OrderedMap {
+            entries: Vec::new(),
+        }
+    }
+}
+
+impl<V> OrderedMap<V> {
+    /// An empty map.
+    pub fn new() -> OrderedMap<V> {
+        OrderedMap::default()
+    }
+
+    /// Sets `key` to `value`, in place when the key exists, else at the end.
+    pub fn insert(&mut self, key: impl Into<String>, value: V) {
+        let key = key.into();
+        match self.get_mut(&key) {
+            Some(existing) => *existing = value,
+            None => self.entries.push((key, value)),
+        }
+    }
+
+    /// The value of `key` (exact, case-sensitive).
+    pub fn get(&self, key: &str) -> Option<&V> {
+        self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    fn get_mut(&mut self, key: &str) -> Option<&mut V> {
+        self.entries
+            .iter_mut()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v)
+    }
+
+    /// The value of `key`, ignoring ASCII case (for header names).
+    pub fn get_ignore_case(&self, key: &str) -> Option<&V> {
+        self.entries
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(key))
+            .map(|(_, v)| v)
+    }
+
+    /// The entries in order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &V)> {
+        self.entries.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
+    /// How many keys.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether there are no keys.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+impl<K: Into<String>, V> FromIterator<(K, V)> for OrderedMap<V> {
+    fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Self {
+        let mut map = OrderedMap::new();
+        for (k, v) in iter {
+            map.insert(k, v);
+        }
+        map
+    }
+}
+
+impl<V: Serialize> Serialize for OrderedMap<V> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.entries.len()))?;
+        for (k, v) in &self.entries {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de, V: Deserialize<'de>> Deserialize<'de> for OrderedMap<V> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct MapVisitor<V>(PhantomData<V>);
+        impl<'de, V: Deserialize<'de>> Visitor<'de> for MapVisitor<V> {
+            type Value = OrderedMap<V>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Self::Value, A::Error> {
+                let mut entries: Vec<(String, V)> = Vec::new();
+                while let Some(key) = access.next_key::<String>()? {
+                    if entries.iter().any(|(k, _)| *k == key) {
+                        return Err(de::Error::custom(format!("duplicate key `{key}`")));
+                    }
+                    let value = access.next_value()?;
+                    entries.push((key, value));
+                }
+                Ok(OrderedMap { entries })
+            }
+        }
+        deserializer.deserialize_map(MapVisitor(PhantomData))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn repeated_query_keys_become_an_ordered_array() {
+        let request = Interaction::get("/x")
+            .query("only[]", "id")
+            .query("page", "1")
+            .query("only[]", "name");
+        assert_eq!(
+            serde_json::to_value(&request.query).expect("serializes"),
+            json!({"only[]": ["id", "name"], "page": "1"})
+        );
+    }
+
+    #[test]
+    fn a_response_with_two_bodies_is_rejected() {
+        let err = serde_json::from_value::<RecordedResponse>(
+            json!({"status": 200, "body": {}, "body_text": "x"}),
+        )
+        .expect_err("two bodies");
+        assert!(err.to_string().contains("at most one of body"), "{err}");
+    }
+
+    #[test]
+    fn a_null_body_is_kept_as_json_null() {
+        let response =
+            serde_json::from_value::<RecordedResponse>(json!({"status": 200, "body": null}))
+                .expect("parses");
+        assert_eq!(response.body, ResponseBody::Json(Value::Null));
+        let request =
+            serde_json::from_value::<RecordedRequest>(json!({"method": "POST", "path": "/x"}))
+                .expect("parses");
+        assert_eq!(request.body, None);
+    }
+
+    #[test]
+    fn base64_must_be_canonical_and_round_trips() {
+        let response = RecordedResponse::bytes(200, b"PK\x03\x04zip".to_vec());
+        let value = serde_json::to_value(&response).expect("serializes");
+        assert_eq!(value, json!({"status": 200, "body_base64": "UEsDBHppcA=="}));
+        let back: RecordedResponse = serde_json::from_value(value).expect("parses");
+        assert_eq!(back, response);
+        let err = serde_json::from_value::<RecordedResponse>(
+            json!({"status": 200, "body_base64": "UEsDBHppcA"}),
+        )
+        .expect_err("unpadded");
+        assert!(err.to_string().contains("body_base64"), "{err}");
+    }
+
+    #[test]
+    fn duplicate_keys_and_bad_query_values_are_rejected() {
+        let err = serde_json::from_str::<OrderedMap<String>>(r#"{"a": "1", "a": "2"}"#)
+            .expect_err("duplicate");
+        assert!(err.to_string().contains("duplicate key `a`"), "{err}");
+        let err = serde_json::from_value::<QueryValue>(json!([])).expect_err("empty");
+        assert!(err.to_string().contains("omit the key"), "{err}");
+        serde_json::from_value::<QueryValue>(json!(1)).expect_err("number");
+    }
+
+    #[test]
+    fn the_status_must_be_an_http_status() {
+        let err = serde_json::from_value::<RecordedResponse>(json!({"status": 42}))
+            .expect_err("bad status");
+        assert!(err.to_string().contains("status 42"), "{err}");
+    }
+
+    #[test]
+    fn json_objects_compare_regardless_of_key_order() {
+        // Replay relies on this: preserve_order keeps file order, equality ignores it.
+        assert_eq!(json!({"a": 1, "b": [1, 2]}), json!({"b": [1, 2], "a": 1}));
+        assert_ne!(json!({"b": [2, 1]}), json!({"b": [1, 2]}));
+    }
+}

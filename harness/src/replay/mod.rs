@@ -1,0 +1,235 @@
+//! Replay: serve cassettes from a local wiremock server with exact matching and loud misses.
+//!
+//! [`ReplayServer::start`] binds `127.0.0.1` on a random port; [`ReplayServer::mount`] adds
+//! cassettes. Matching is exact on method, path, the whole query (a multiset: a superset is a
+//! miss) and the JSON body (or its absence); request headers are documentation only.
+//!
+//! - **Sequences.** Interactions of one cassette with the same request form a sequence,
+//!   replayed in recorded order (polling a job). Once exhausted the request is a miss, unless
+//!   [`ReplayOptions::allow_repeats`] is set, which keeps answering the last response.
+//! - **Shadowing.** Across cassettes the first mounted one that has a request wins; a scenario
+//!   is mounted before its includes (see [`crate::cassette::resolve`]), so it shadows them.
+//!   Identical copies are deduplicated silently; differing ones are logged at debug level and
+//!   reported by [`ReplayServer::unused`].
+//! - **Misses** are never a bare 404: a lowest-priority catch-all answers `501` with header
+//!   `x-modyo-replay: miss` and `{"errors": ["replay miss: <diagnostic>"]}`, logs the
+//!   diagnostic at warn level, and keeps it ([`ReplayServer::misses`]).
+//!
+//! Replay never stores or logs request headers, so a token sent to it cannot leak from here.
+
+mod diagnose;
+mod ledger;
+mod request;
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use wiremock::matchers::any;
+use wiremock::{Mock, MockServer};
+
+pub use diagnose::Miss;
+pub use ledger::MISS_HEADER;
+use ledger::{KeyMatcher, KeyResponder, Ledger, MissResponder, lock};
+pub use request::{ReceivedBody, ReceivedRequest};
+
+use crate::cassette::{Cassette, CassetteError};
+
+/// wiremock's lowest priority: the catch-all only answers what nothing else matched.
+const CATCH_ALL_PRIORITY: u8 = u8::MAX;
+
+/// How the replay server behaves.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ReplayOptions {
+    /// Once a sequence is exhausted, keep answering its last response instead of missing
+    /// (the offline server needs this; tests usually do not).
+    pub allow_repeats: bool,
+}
+
+impl ReplayOptions {
+    /// Sets [`ReplayOptions::allow_repeats`].
+    pub fn allow_repeats(mut self, allow: bool) -> ReplayOptions {
+        self.allow_repeats = allow;
+        self
+    }
+}
+
+/// Why cassettes could not be mounted.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReplayError {
+    /// A cassette breaks a rule of the format (only possible for cassettes built in code:
+    /// loading already validates).
+    #[error("cannot mount: {0}")]
+    Cassette(#[from] CassetteError),
+}
+
+/// A mounted interaction that was never played.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct UnusedInteraction {
+    /// The cassette it belongs to.
+    pub cassette: String,
+    /// Its index in the cassette's `interactions`.
+    pub index: usize,
+    /// Its request, `GET /path?a=1`.
+    pub request: String,
+    /// The earlier cassette that recorded the same request differently, if that is why.
+    pub shadowed_by: Option<String>,
+}
+
+impl fmt::Display for UnusedInteraction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} interactions[{}] {}: ",
+            self.cassette, self.index, self.request
+        )?;
+        match &self.shadowed_by {
+            Some(by) => write!(f, "shadowed by {by}"),
+            None => f.write_str("never played"),
+        }
+    }
+}
+
+/// A wiremock server replaying cassettes on `127.0.0.1` (random port).
+///
+/// ```no_run
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// use modyo_lab::{Cassette, Interaction, Provenance, ReplayOptions, ReplayServer};
+/// use serde_json::json;
+///
+/// let cassette = Cassette::new("demo", Provenance::synthetic("2026-11-29", "demo"))
+///     .interaction(Interaction::get("/api/admin/content/spaces").respond(200, json!({"spaces": []})));
+/// let replay = ReplayServer::start(ReplayOptions::default()).await;
+/// replay.mount(&[cassette]).await?;
+/// println!("{}", replay.uri());
+/// # Ok(())
+/// # }
+/// ```
+pub struct ReplayServer {
+    server: MockServer,
+    ledger: Arc<Mutex<Ledger>>,
+}
+
+impl fmt::Debug for ReplayServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ReplayServer")
+            .field("uri", &self.server.uri())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ReplayServer {
+    /// Starts an empty replay server: every request misses until cassettes are mounted.
+    pub async fn start(options: ReplayOptions) -> ReplayServer {
+        // Not pooled: one server per replay, and no copy of request headers kept by wiremock.
+        let server = MockServer::builder()
+            .disable_request_recording()
+            .start()
+            .await;
+        let replay = ReplayServer {
+            server,
+            ledger: Arc::new(Mutex::new(Ledger::new(options))),
+        };
+        replay.mount_catch_all().await;
+        replay
+    }
+
+    async fn mount_catch_all(&self) {
+        Mock::given(any())
+            .respond_with(MissResponder {
+                ledger: self.ledger.clone(),
+            })
+            .with_priority(CATCH_ALL_PRIORITY)
+            .named("replay miss")
+            .mount(&self.server)
+            .await;
+    }
+
+    /// Mounts cassettes in the given order (earlier ones shadow later ones, see the module
+    /// docs). Every cassette is validated first, so a failure mounts nothing. A cassette
+    /// already mounted (same name) is skipped.
+    pub async fn mount(&self, cassettes: &[Cassette]) -> Result<(), ReplayError> {
+        for cassette in cassettes {
+            cassette.validate()?;
+        }
+        let mocks: Vec<Mock> = {
+            let mut ledger = lock(&self.ledger);
+            let created = ledger.add(cassettes);
+            created
+                .into_iter()
+                .map(|sequence| {
+                    let key = &ledger.sequences[sequence].key;
+                    Mock::given(KeyMatcher {
+                        ledger: self.ledger.clone(),
+                        sequence,
+                        method: key.method.clone(),
+                        path: key.path.clone(),
+                    })
+                    .respond_with(KeyResponder {
+                        ledger: self.ledger.clone(),
+                        sequence,
+                    })
+                    .named(key.line())
+                })
+                .collect()
+        };
+        let count = mocks.len();
+        for mock in mocks {
+            self.server.register(mock).await;
+        }
+        tracing::debug!(
+            cassettes = cassettes.len(),
+            requests = count,
+            "mounted cassettes"
+        );
+        Ok(())
+    }
+
+    /// The base URI, `http://127.0.0.1:<port>`.
+    pub fn uri(&self) -> String {
+        self.server.uri()
+    }
+
+    /// The socket address the server listens on.
+    pub fn address(&self) -> SocketAddr {
+        *self.server.address()
+    }
+
+    /// The options the server was started with.
+    pub fn options(&self) -> ReplayOptions {
+        lock(&self.ledger).options
+    }
+
+    /// The names of the mounted cassettes, in mount order.
+    pub fn cassettes(&self) -> Vec<String> {
+        lock(&self.ledger).cassettes.clone()
+    }
+
+    /// Every request received (replayed or missed), in arrival order.
+    pub fn received(&self) -> Vec<ReceivedRequest> {
+        lock(&self.ledger).received.clone()
+    }
+
+    /// Every miss so far, in arrival order.
+    pub fn misses(&self) -> Vec<Miss> {
+        lock(&self.ledger).misses.clone()
+    }
+
+    /// Mounted interactions never played (including those shadowed by an earlier cassette),
+    /// in mount order.
+    pub fn unused(&self) -> Vec<UnusedInteraction> {
+        lock(&self.ledger).unused()
+    }
+
+    /// Unmounts every cassette and clears counters, received requests and misses. The
+    /// catch-all is mounted again, so requests keep failing loudly.
+    pub async fn reset(&self) {
+        // wiremock first: once its mocks are gone nothing can index the cleared ledger.
+        self.server.reset().await;
+        lock(&self.ledger).clear();
+        self.mount_catch_all().await;
+    }
+}

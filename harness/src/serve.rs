@@ -1,0 +1,202 @@
+//! The offline server (`modyo-lab serve`): the real `modyo-mcp` server answering from
+//! cassettes instead of a Modyo account.
+//!
+//! Every cassette under the directory is loaded except those carrying an excluded tag (`fault`
+//! by default: they record failures on purpose), with their includes, in mount order (a
+//! cassette before what it includes). They are mounted with `allow_repeats`, so an agent can
+//! repeat a call, and the server is pointed at the replay URI with a placeholder token.
+//! Logs go to stderr only: stdout is the MCP channel.
+//!
+//! [`Offline::start`] and [`Offline::serve`] take the transport as a parameter, so tests run
+//! the same wiring in-process over `tokio::io::duplex`.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use modyo_mcp::{Config, ConfigError, ModyoServer, ServerError, Token};
+use rmcp::RoleServer;
+use rmcp::transport::IntoTransport;
+
+use crate::cassette::{self, Cassette, CassetteError};
+use crate::replay::{ReplayError, ReplayOptions, ReplayServer};
+
+/// Tags whose cassettes the offline server leaves out unless asked for.
+pub const DEFAULT_EXCLUDED_TAGS: [&str; 1] = ["fault"];
+
+/// The token the server sends to the replay server (never a real credential).
+pub const OFFLINE_TOKEN: &str = "offline-replay";
+
+/// The platform name reported when `MODYO_PLATFORM_NAME` is not set.
+pub const OFFLINE_PLATFORM_NAME: &str = "modyo-offline";
+
+/// What to serve, and the environment the server reads its other settings from. Also the
+/// arguments of `modyo-lab serve`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ServeOptions {
+    /// The cassettes directory.
+    #[arg(long, default_value_os_t = cassette::default_dir())]
+    pub cassettes: PathBuf,
+    /// Also serve cassettes with this tag (left out by default: fault).
+    #[arg(long = "include-tag", value_name = "TAG")]
+    pub include_tags: Vec<String>,
+    /// Server environment (`MODYO_READ_ONLY`, `MODYO_MCP_MODULES`...). `MODYO_URL` and
+    /// `MODYO_TOKEN` are ignored: the offline server sets both.
+    #[arg(skip)]
+    pub env: Vec<(String, String)>,
+}
+
+impl ServeOptions {
+    /// Serves the cassettes under `cassettes` with an empty environment.
+    pub fn new(cassettes: impl Into<PathBuf>) -> ServeOptions {
+        ServeOptions {
+            cassettes: cassettes.into(),
+            include_tags: Vec::new(),
+            env: Vec::new(),
+        }
+    }
+
+    /// Also serves cassettes tagged `tag`.
+    pub fn include_tag(mut self, tag: impl Into<String>) -> ServeOptions {
+        self.include_tags.push(tag.into());
+        self
+    }
+
+    /// Sets the server environment.
+    pub fn env<K: Into<String>, V: Into<String>>(
+        mut self,
+        vars: impl IntoIterator<Item = (K, V)>,
+    ) -> ServeOptions {
+        self.env = vars
+            .into_iter()
+            .map(|(k, v)| (k.into(), v.into()))
+            .collect();
+        self
+    }
+
+    fn excluded_tags(&self) -> BTreeSet<&str> {
+        DEFAULT_EXCLUDED_TAGS
+            .into_iter()
+            .filter(|t| !self.include_tags.iter().any(|i| i == t))
+            .collect()
+    }
+}
+
+/// Why the offline server could not start or stopped with an error.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// A cassette could not be loaded or resolved.
+    #[error(transparent)]
+    Cassette(#[from] CassetteError),
+    /// The cassettes could not be mounted.
+    #[error(transparent)]
+    Replay(#[from] ReplayError),
+    /// The server environment is invalid.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The replay URI is not a URL (a bug).
+    #[error("replay URI {uri} is not a URL: {source}")]
+    ReplayUri {
+        /// The URI.
+        uri: String,
+        /// Why it does not parse.
+        #[source]
+        source: url::ParseError,
+    },
+    /// The MCP server failed to start or to serve.
+    #[error(transparent)]
+    Server(#[from] ServerError),
+}
+
+/// A replay server with every selected cassette mounted, and the MCP server pointed at it.
+#[derive(Debug)]
+pub struct Offline {
+    replay: ReplayServer,
+    server: ModyoServer,
+}
+
+impl Offline {
+    /// Loads and mounts the cassettes and builds the server (does not serve yet).
+    pub async fn start(options: &ServeOptions) -> Result<Offline, ServeError> {
+        let cassettes = select(Cassette::load_all(&options.cassettes)?, options)?;
+        let replay = ReplayServer::start(ReplayOptions::default().allow_repeats(true)).await;
+        replay.mount(&cassettes).await?;
+        tracing::info!(
+            cassettes = cassettes.len(),
+            dir = %options.cassettes.display(),
+            uri = %replay.uri(),
+            "replaying cassettes"
+        );
+        let mut config = Config::from_vars(
+            options
+                .env
+                .iter()
+                .filter(|(k, _)| k != "MODYO_URL" && k != "MODYO_TOKEN")
+                .map(|(k, v)| (k.as_str(), v.clone())),
+        )?;
+        let uri = replay.uri();
+        config.url = Some(
+            url::Url::parse(&uri).map_err(|source| ServeError::ReplayUri {
+                uri: uri.clone(),
+                source,
+            })?,
+        );
+        config.token = Some(Token::new(OFFLINE_TOKEN));
+        if config.platform_name.is_none() {
+            config.platform_name = Some(OFFLINE_PLATFORM_NAME.into());
+        }
+        let server = ModyoServer::new(config)?;
+        Ok(Offline { replay, server })
+    }
+
+    /// The replay server (received requests, misses, unused interactions).
+    pub fn replay(&self) -> &ReplayServer {
+        &self.replay
+    }
+
+    /// The MCP server.
+    pub fn server(&self) -> &ModyoServer {
+        &self.server
+    }
+
+    /// Serves MCP over `transport` until the peer closes it; the replay server lives as long.
+    pub async fn serve<T, E, A>(self, transport: T) -> Result<(), ServeError>
+    where
+        T: IntoTransport<RoleServer, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        let Offline { replay, server } = self;
+        let result = server.serve(transport).await;
+        let misses = replay.misses().len();
+        if misses > 0 {
+            tracing::warn!("{misses} request(s) missed the cassettes during this session");
+        }
+        Ok(result?)
+    }
+}
+
+/// Starts the offline server and serves MCP over `transport`.
+pub async fn run<T, E, A>(options: ServeOptions, transport: T) -> Result<(), ServeError>
+where
+    T: IntoTransport<RoleServer, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    Offline::start(&options).await?.serve(transport).await
+}
+
+/// Starts the offline server and serves MCP over this process's stdin and stdout.
+pub async fn run_stdio(options: ServeOptions) -> Result<(), ServeError> {
+    run(options, rmcp::transport::stdio()).await
+}
+
+/// Drops cassettes with an excluded tag, then adds includes, in mount order.
+fn select(all: Vec<Cassette>, options: &ServeOptions) -> Result<Vec<Cassette>, CassetteError> {
+    let excluded = options.excluded_tags();
+    let (kept, dropped): (Vec<Cassette>, Vec<Cassette>) = all
+        .into_iter()
+        .partition(|c| !c.tags.iter().any(|t| excluded.contains(t.as_str())));
+    for c in &dropped {
+        tracing::debug!(cassette = c.name(), "left out (excluded tag)");
+    }
+    cassette::resolve(&options.cassettes, kept)
+}
