@@ -5,6 +5,9 @@
 //! cassettes it builds on (`include`). Its name is its path under `cassettes/` without `.json`
 //! (`content/spaces-list`).
 //!
+//! `tags`, `include` and `scenarios` may be omitted (a base cassette that others include has
+//! no scenarios of its own); so may the optional parts of requests and responses.
+//!
 //! Parsing is strict: unknown keys, duplicate keys, a second body, a bad method or date are
 //! errors that name the file and the JSON path. The writer ([`Cassette::to_json`],
 //! [`Cassette::save`]) is deterministic, so generated cassettes are byte-stable and diffs

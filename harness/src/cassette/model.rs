@@ -51,7 +51,9 @@ pub struct Cassette {
     /// Other cassettes whose interactions this one also needs; this one shadows them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub include: Vec<String>,
-    /// The tool calls this cassette is meant to answer.
+    /// The tool calls this cassette is meant to answer (none for a cassette that is only
+    /// included by others).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub scenarios: Vec<Scenario>,
     /// The recorded HTTP exchanges, in recorded order.
     pub interactions: Vec<Interaction>,
