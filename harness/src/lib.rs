@@ -8,6 +8,10 @@
 //!
 //! - [`cassette`]: format v1, strict loading, `include` resolution, the deterministic writer;
 //! - [`replay`]: exact-match replay through wiremock, loud misses with near-miss diagnostics;
+//! - [`check`]: what every tool result must satisfy, as a client sees it (C1, C2, C8, C16-C18);
+//! - [`fixtures`]: deterministic generators of synthetic cassettes (`modyo-lab generate`);
+//! - [`session`]: in-process sessions (replay + server + client over a duplex) and the
+//!   cassette library with mount sets, for tests, the lab and the lint;
 //! - [`serve`]: the offline server (`modyo-lab serve`): every cassette mounted, MCP on stdio.
 //!
 //! # Example
@@ -25,8 +29,11 @@
 //! ```
 
 pub mod cassette;
+pub mod check;
+pub mod fixtures;
 pub mod replay;
 pub mod serve;
+pub mod session;
 
 pub use cassette::{Cassette, CassetteError, Interaction, Provenance, RecordedResponse, Scenario};
 pub use replay::{

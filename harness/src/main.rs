@@ -3,7 +3,22 @@
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use modyo_lab::fixtures::{self, FixtureSet};
 use modyo_lab::serve::{self, ServeOptions};
+
+fn generate(set: FixtureSet, root: &std::path::Path, check: bool) -> anyhow::Result<()> {
+    if check {
+        let stale = fixtures::stale(set, root)?;
+        anyhow::ensure!(
+            stale.is_empty(),
+            "stale generated cassettes (run make generate): {stale:?}"
+        );
+        return Ok(());
+    }
+    let written = fixtures::write(set, root)?;
+    tracing::info!("wrote {} cassettes under {}", written.len(), root.display());
+    Ok(())
+}
 
 #[derive(Parser)]
 #[command(
@@ -19,6 +34,17 @@ struct Cli {
 enum Command {
     /// Serve MCP on stdio, answering from cassettes instead of a Modyo account.
     Serve(ServeOptions),
+    /// Write a deterministic fixture set into the cassettes directory (`--check`: only compare).
+    Generate {
+        /// The fixture set.
+        set: FixtureSet,
+        /// The cassettes directory.
+        #[arg(long, default_value_os_t = modyo_lab::cassette::default_dir())]
+        cassettes: std::path::PathBuf,
+        /// Fail if the files on disk differ from what the generator writes; write nothing.
+        #[arg(long)]
+        check: bool,
+    },
 }
 
 #[tokio::main]
@@ -32,7 +58,14 @@ async fn main() -> ExitCode {
         .with_ansi(false)
         .init();
     let result = match Cli::parse().command {
-        Command::Serve(options) => serve::run_stdio(options.env(std::env::vars())).await,
+        Command::Serve(options) => serve::run_stdio(options.env(std::env::vars()))
+            .await
+            .map_err(Into::into),
+        Command::Generate {
+            set,
+            cassettes,
+            check,
+        } => generate(set, &cassettes, check),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -127,24 +127,7 @@ impl Offline {
             uri = %replay.uri(),
             "replaying cassettes"
         );
-        let mut config = Config::from_vars(
-            options
-                .env
-                .iter()
-                .filter(|(k, _)| k != "MODYO_URL" && k != "MODYO_TOKEN")
-                .map(|(k, v)| (k.as_str(), v.clone())),
-        )?;
-        let uri = replay.uri();
-        config.url = Some(
-            url::Url::parse(&uri).map_err(|source| ServeError::ReplayUri {
-                uri: uri.clone(),
-                source,
-            })?,
-        );
-        config.token = Some(Token::new(OFFLINE_TOKEN));
-        if config.platform_name.is_none() {
-            config.platform_name = Some(OFFLINE_PLATFORM_NAME.into());
-        }
+        let config = offline_config(&replay.uri(), &options.env, OFFLINE_TOKEN)?;
         let server = ModyoServer::new(config)?;
         Ok(Offline { replay, server })
     }
@@ -173,6 +156,32 @@ impl Offline {
         }
         Ok(result?)
     }
+}
+
+/// The server configuration for a replay server at `uri`: the given environment (minus
+/// `MODYO_URL` and `MODYO_TOKEN`, which point at the replay), `token` as the token, and the
+/// offline platform name unless `MODYO_PLATFORM_NAME` is set.
+pub fn offline_config(
+    uri: &str,
+    env: &[(String, String)],
+    token: &str,
+) -> Result<Config, ServeError> {
+    let mut config = Config::from_vars(
+        env.iter()
+            .filter(|(k, _)| k != "MODYO_URL" && k != "MODYO_TOKEN")
+            .map(|(k, v)| (k.as_str(), v.clone())),
+    )?;
+    config.url = Some(
+        url::Url::parse(uri).map_err(|source| ServeError::ReplayUri {
+            uri: uri.to_owned(),
+            source,
+        })?,
+    );
+    config.token = Some(Token::new(token));
+    if config.platform_name.is_none() {
+        config.platform_name = Some(OFFLINE_PLATFORM_NAME.into());
+    }
+    Ok(config)
 }
 
 /// Starts the offline server and serves MCP over `transport`.

@@ -2,7 +2,7 @@
 
 use crate::config::Config;
 use crate::contract::Platform;
-use crate::modyo::{CmsError, ModyoClient};
+use crate::modyo::{ModyoClient, SetupError};
 
 /// Shared by every call of one server instance.
 #[derive(Debug)]
@@ -13,12 +13,16 @@ pub(crate) struct App {
 }
 
 impl App {
-    pub(crate) fn new(config: Config) -> Result<App, CmsError> {
+    pub(crate) fn new(config: Config) -> Result<App, SetupError> {
         let platform = Platform::new(config.url.as_ref(), config.platform_name.as_deref());
         let client = match (&config.url, &config.token) {
             (Some(url), Some(token)) => Some(ModyoClient::new(url, token, config.timeout)?),
             _ => None,
         };
-        Ok(App { config, platform, client })
+        Ok(App {
+            config,
+            platform,
+            client,
+        })
     }
 }

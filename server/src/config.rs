@@ -122,7 +122,9 @@ pub enum ConfigError {
         bad: Vec<String>,
     },
     /// `MODYO_URL` is not an absolute http(s) URL with a host.
-    #[error("MODYO_URL is not a usable URL ({reason}); expected something like https://your-org.modyo.com")]
+    #[error(
+        "MODYO_URL is not a usable URL ({reason}); expected something like https://your-org.modyo.com"
+    )]
     InvalidUrl {
         /// What is wrong with it.
         reason: String,
@@ -281,7 +283,12 @@ mod tests {
 
     #[test]
     fn read_only_needs_exactly_true() {
-        for (value, expected) in [("true", true), ("TRUE", false), ("1", false), ("yes", false)] {
+        for (value, expected) in [
+            ("true", true),
+            ("TRUE", false),
+            ("1", false),
+            ("yes", false),
+        ] {
             let config = Config::from_vars([("MODYO_READ_ONLY", value)]).unwrap();
             assert_eq!(config.read_only, expected, "MODYO_READ_ONLY={value}");
         }

@@ -11,9 +11,9 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ErrorCode as RpcCode, Implementation,
-    ListResourceTemplatesResult, ListToolsResult, PaginatedRequestParams, ResourceTemplate,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents, ServerCapabilities,
-    ServerConfig, Tool, ToolAnnotations,
+    ListResourceTemplatesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents,
+    ResourceTemplate, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -30,7 +30,7 @@ use crate::tools::{Call, CallError, ToolDef, catalog};
 pub enum ServerError {
     /// The HTTP client could not be built.
     #[error("cannot set up the Modyo client: {0}")]
-    Client(#[from] crate::modyo::CmsError),
+    Client(#[from] crate::modyo::SetupError),
     /// A tool's declared schema does not compile (a bug in the server).
     #[error("tool {tool}: {reason}")]
     Schema {
@@ -67,7 +67,9 @@ pub struct ModyoServer {
 
 impl std::fmt::Debug for ModyoServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ModyoServer").field("tools", &self.inner.tools.len()).finish()
+        f.debug_struct("ModyoServer")
+            .field("tools", &self.inner.tools.len())
+            .finish()
     }
 }
 
@@ -92,10 +94,18 @@ impl ModyoServer {
             if config.read_only && !def.class.registered_when_read_only() {
                 continue;
             }
-            let mode = if config.legacy_modules.contains(&def.module) { Mode::Legacy } else { Mode::Migrated };
+            let mode = if config.legacy_modules.contains(&def.module) {
+                Mode::Legacy
+            } else {
+                Mode::Migrated
+            };
             tools.push(register(def, mode)?);
         }
-        let index = tools.iter().enumerate().map(|(i, t)| (t.def.name, i)).collect();
+        let index = tools
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.def.name, i))
+            .collect();
         tracing::info!("Tools: {} (filtered from {total}).", tools.len());
         if config.read_only {
             let count = |class| tools.iter().filter(|t| t.def.class == class).count();
@@ -106,7 +116,14 @@ impl ModyoServer {
             );
         }
         let instructions = instructions(&active, config.read_only, config.has_api());
-        Ok(ModyoServer { inner: Arc::new(Inner { app, tools, index, instructions }) })
+        Ok(ModyoServer {
+            inner: Arc::new(Inner {
+                app,
+                tools,
+                index,
+                instructions,
+            }),
+        })
     }
 
     /// The names of the registered tools, in catalogue order.
@@ -128,7 +145,10 @@ impl ModyoServer {
         let running = ServiceExt::serve(self, transport)
             .await
             .map_err(|e| ServerError::Transport(e.to_string()))?;
-        running.waiting().await.map_err(|e| ServerError::Transport(e.to_string()))?;
+        running
+            .waiting()
+            .await
+            .map_err(|e| ServerError::Transport(e.to_string()))?;
         Ok(())
     }
 
@@ -137,10 +157,17 @@ impl ModyoServer {
         self.serve(rmcp::transport::stdio()).await
     }
 
-    async fn call(&self, request: CallToolRequestParams, context: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {
+    async fn call(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
         let Some(&i) = self.inner.index.get(request.name.as_ref()) else {
             return Err(ErrorData::invalid_params(
-                format!("Unknown tool: {}. Call tools/list for the tools this server exposes.", request.name),
+                format!(
+                    "Unknown tool: {}. Call tools/list for the tools this server exposes.",
+                    request.name
+                ),
                 None,
             ));
         };
@@ -149,12 +176,23 @@ impl ModyoServer {
         let platform = &self.inner.app.platform;
         let args = request.arguments.unwrap_or_default();
         if let Err(violations) = registered.input.check(&Value::Object(args.clone())) {
-            return Err(ErrorData::invalid_params(format!("Invalid arguments for {}: {violations}", def.name), None));
+            return Err(ErrorData::invalid_params(
+                format!("Invalid arguments for {}: {violations}", def.name),
+                None,
+            ));
         }
         if let Some(refused) = gate(def, self.inner.app.config.read_only, &args) {
-            return exit::respond(platform, registered.mode, registered.output.as_ref(), refused);
+            return exit::respond(
+                platform,
+                registered.mode,
+                registered.output.as_ref(),
+                refused,
+            );
         }
-        let call = Call { app: self.inner.app.clone(), mode: registered.mode };
+        let call = Call {
+            app: self.inner.app.clone(),
+            mode: registered.mode,
+        };
         let started = std::time::Instant::now();
         let result = tokio::select! {
             result = (def.handler)(call, args) => result,
@@ -167,15 +205,26 @@ impl ModyoServer {
         match result {
             Ok(outcome) => {
                 tracing::debug!(tool = def.name, elapsed_ms, "call answered");
-                exit::respond(platform, registered.mode, registered.output.as_ref(), outcome)
+                exit::respond(
+                    platform,
+                    registered.mode,
+                    registered.output.as_ref(),
+                    outcome,
+                )
             }
             Err(CallError::Tool(error)) => {
-                tracing::info!(tool = def.name, elapsed_ms, code = error.code().as_str(), "call failed");
+                tracing::info!(
+                    tool = def.name,
+                    elapsed_ms,
+                    code = error.code().as_str(),
+                    "call failed"
+                );
                 Ok(exit::fail(platform, registered.mode, &error))
             }
-            Err(CallError::Arguments(message)) => {
-                Err(ErrorData::invalid_params(format!("Invalid arguments for {}: {message}", def.name), None))
-            }
+            Err(CallError::Arguments(message)) => Err(ErrorData::invalid_params(
+                format!("Invalid arguments for {}: {message}", def.name),
+                None,
+            )),
         }
     }
 
@@ -197,9 +246,15 @@ impl ModyoServer {
             ));
         }
         let pretty = |m: &Map<String, Value>| serde_json::to_string_pretty(m).unwrap_or_default();
-        doc.push_str(&format!("\n## inputSchema\n\n```json\n{}\n```\n", pretty(&registered.tool.input_schema)));
+        doc.push_str(&format!(
+            "\n## inputSchema\n\n```json\n{}\n```\n",
+            pretty(&registered.tool.input_schema)
+        ));
         if let Some(output) = &registered.tool.output_schema {
-            doc.push_str(&format!("\n## outputSchema\n\n```json\n{}\n```\n", pretty(output)));
+            doc.push_str(&format!(
+                "\n## outputSchema\n\n```json\n{}\n```\n",
+                pretty(output)
+            ));
         }
         Some(doc)
     }
@@ -217,19 +272,32 @@ fn register(def: ToolDef, mode: Mode) -> Result<Registered, ServerError> {
             required.retain(|r| !def.new_params.iter().any(|p| r == p));
         }
     }
-    let input_validator = OutputValidator::new(&input).map_err(|reason| ServerError::Schema { tool: def.name, reason })?;
+    let input_validator = OutputValidator::new(&input).map_err(|reason| ServerError::Schema {
+        tool: def.name,
+        reason,
+    })?;
     let mut tool = Tool::new(def.name, def.description.clone(), Arc::new(input));
     tool.annotations = Some(ToolAnnotations::new().read_only(def.class == ToolClass::Read));
     let output = match mode {
         Mode::Legacy => None,
         Mode::Migrated => {
             let schema = schema::output_schema(def.class, def.slots, def.data_schema.clone());
-            let validator = OutputValidator::new(&schema).map_err(|reason| ServerError::Schema { tool: def.name, reason })?;
+            let validator =
+                OutputValidator::new(&schema).map_err(|reason| ServerError::Schema {
+                    tool: def.name,
+                    reason,
+                })?;
             tool.output_schema = Some(Arc::new(schema));
             Some(validator)
         }
     };
-    Ok(Registered { def, mode, tool, input: input_validator, output })
+    Ok(Registered {
+        def,
+        mode,
+        tool,
+        input: input_validator,
+        output,
+    })
 }
 
 /// C19: the read-only gate. A mutating action of a gated tool is refused through `control`
@@ -247,7 +315,11 @@ fn gate(def: &ToolDef, read_only: bool, args: &Map<String, Value>) -> Option<Out
     Some(Outcome::Control { control, legacy })
 }
 
-fn instructions(modules: &std::collections::BTreeSet<Module>, read_only: bool, has_api: bool) -> String {
+fn instructions(
+    modules: &std::collections::BTreeSet<Module>,
+    read_only: bool,
+    has_api: bool,
+) -> String {
     let names: Vec<&str> = modules.iter().map(|m| m.as_str()).collect();
     let mut text = format!(
         "Modyo platform tools ({}). Every result is JSON {{platform, data, resource?, state?, control?}}: \
@@ -268,8 +340,12 @@ Errors are {{platform, error: {{code, message}}}}. Prefer content-entries-list w
 
 impl ServerHandler for ModyoServer {
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder().enable_tools().enable_resources().build();
-        let mut info = ServerConfig::new(capabilities).with_instructions(self.inner.instructions.clone());
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .build();
+        let mut info =
+            ServerConfig::new(capabilities).with_instructions(self.inner.instructions.clone());
         info.server_info = Implementation::new("modyo-mcp", env!("CARGO_PKG_VERSION"));
         info
     }
@@ -292,7 +368,9 @@ impl ServerHandler for ModyoServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        self.call(request, context).await.map(CallToolResponse::from)
+        self.call(request, context)
+            .await
+            .map(CallToolResponse::from)
     }
 
     async fn list_resource_templates(
@@ -312,10 +390,17 @@ impl ServerHandler for ModyoServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let uri = request.uri.as_str();
-        let doc = uri.strip_prefix("modyo://docs/tools/").and_then(|name| self.tool_doc(name));
+        let doc = uri
+            .strip_prefix("modyo://docs/tools/")
+            .and_then(|name| self.tool_doc(name));
         match doc {
-            Some(text) => Ok(ReadResourceResult::new(vec![ResourceContents::text(text, uri)]).into()),
-            None => Err(ErrorData::resource_not_found(format!("no resource {uri}; tool docs live at modyo://docs/tools/<tool-name>"), None)),
+            Some(text) => {
+                Ok(ReadResourceResult::new(vec![ResourceContents::text(text, uri)]).into())
+            }
+            None => Err(ErrorData::resource_not_found(
+                format!("no resource {uri}; tool docs live at modyo://docs/tools/<tool-name>"),
+                None,
+            )),
         }
     }
 }

@@ -70,7 +70,7 @@ impl Reply {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
     /// The call ran.
-    Reply(Reply),
+    Reply(Box<Reply>),
     /// The call did not run (C18); `legacy` is the old server's payload for the same case.
     Control {
         /// Why not.
@@ -82,6 +82,6 @@ pub enum Outcome {
 
 impl From<Reply> for Outcome {
     fn from(reply: Reply) -> Outcome {
-        Outcome::Reply(reply)
+        Outcome::Reply(Box::new(reply))
     }
 }

@@ -66,7 +66,10 @@ impl ErrorCode {
 
 /// A failure the model should read: carried to the client as a C16 error result.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ToolError {
+pub struct ToolError(Box<Inner>);
+
+#[derive(Debug, Clone, PartialEq)]
+struct Inner {
     code: ErrorCode,
     message: String,
     status: Option<u16>,
@@ -78,14 +81,14 @@ pub struct ToolError {
 impl ToolError {
     /// An error with a code and a human message.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> ToolError {
-        ToolError {
+        ToolError(Box::new(Inner {
             code,
             message: message.into(),
             status: None,
             retryable: None,
             retry_after_s: None,
             details: Map::new(),
-        }
+        }))
     }
 
     /// `not_found`, naming what was looked for.
@@ -100,70 +103,70 @@ impl ToolError {
 
     /// The upstream HTTP status.
     pub fn with_status(mut self, status: u16) -> ToolError {
-        self.status = Some(status);
+        self.0.status = Some(status);
         self
     }
 
     /// Whether retrying the same call may succeed.
     pub fn retryable(mut self, retryable: bool) -> ToolError {
-        self.retryable = Some(retryable);
+        self.0.retryable = Some(retryable);
         self
     }
 
     /// Seconds to wait before retrying (from `Retry-After`).
     pub fn retry_after(mut self, seconds: u64) -> ToolError {
-        self.retry_after_s = Some(seconds);
+        self.0.retry_after_s = Some(seconds);
         self
     }
 
     /// An extra key in the `error` object (`available`, `candidates`, `fields`, ...).
     pub fn detail(mut self, key: &str, value: impl Into<Value>) -> ToolError {
-        self.details.insert(key.to_owned(), value.into());
+        self.0.details.insert(key.to_owned(), value.into());
         self
     }
 
     /// Prefixes the message with what the tool was doing ("space 'blog': ...").
     pub fn context(mut self, context: impl fmt::Display) -> ToolError {
-        self.message = format!("{context}: {}", self.message);
+        self.0.message = format!("{context}: {}", self.0.message);
         self
     }
 
     /// Replaces the message, keeping code, status and details.
     pub fn with_message(mut self, message: impl Into<String>) -> ToolError {
-        self.message = message.into();
+        self.0.message = message.into();
         self
     }
 
     /// The code.
     pub fn code(&self) -> ErrorCode {
-        self.code
+        self.0.code
     }
 
     /// The human message.
     pub fn message(&self) -> &str {
-        &self.message
+        &self.0.message
     }
 
     /// The upstream status, if any.
     pub fn status(&self) -> Option<u16> {
-        self.status
+        self.0.status
     }
 
     /// The `error` object of the C16 payload.
     pub(crate) fn to_value(&self) -> Value {
         let mut error = Map::new();
-        error.insert("code".into(), Value::from(self.code.as_str()));
-        error.insert("message".into(), Value::from(self.message.clone()));
-        if let Some(status) = self.status {
+        error.insert("code".into(), Value::from(self.0.code.as_str()));
+        error.insert("message".into(), Value::from(self.0.message.clone()));
+        if let Some(status) = self.0.status {
             error.insert("status".into(), Value::from(status));
         }
-        if let Some(retryable) = self.retryable {
+        if let Some(retryable) = self.0.retryable {
             error.insert("retryable".into(), Value::from(retryable));
         }
-        if let Some(seconds) = self.retry_after_s {
+        if let Some(seconds) = self.0.retry_after_s {
             error.insert("retry_after_s".into(), Value::from(seconds));
         }
-        for (key, value) in &self.details {
+        for (key, value) in &self.0.details {
             error.entry(key.clone()).or_insert_with(|| value.clone());
         }
         Value::Object(error)
@@ -172,7 +175,7 @@ impl ToolError {
 
 impl fmt::Display for ToolError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.code.as_str(), self.message)
+        write!(f, "{}: {}", self.0.code.as_str(), self.0.message)
     }
 }
 
@@ -197,7 +200,12 @@ mod tests {
 
     #[test]
     fn details_never_override_the_standard_keys() {
-        let e = ToolError::not_found("x").detail("code", "evil").detail("tried", json!(["id"]));
-        assert_eq!(e.to_value(), json!({"code": "not_found", "message": "x", "tried": ["id"]}));
+        let e = ToolError::not_found("x")
+            .detail("code", "evil")
+            .detail("tried", json!(["id"]));
+        assert_eq!(
+            e.to_value(),
+            json!({"code": "not_found", "message": "x", "tried": ["id"]})
+        );
     }
 }

@@ -91,11 +91,16 @@ pub fn fail(platform: &Platform, mode: Mode, error: &ToolError) -> CallToolResul
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contract::{Control, Coverage, ErrorCode, Reply, Resource, Slots, ToolClass, schema};
+    use crate::contract::{
+        Control, Coverage, ErrorCode, Reply, Resource, Slots, ToolClass, schema,
+    };
     use serde_json::json;
 
     fn platform() -> Platform {
-        Platform { name: "acme".into(), host: "acme.modyo.cloud".into() }
+        Platform {
+            name: "acme".into(),
+            host: "acme.modyo.cloud".into(),
+        }
     }
 
     fn validator(class: ToolClass, slots: Slots, data: Value) -> OutputValidator {
@@ -109,7 +114,11 @@ mod tests {
             .state(Coverage::page(1, None));
         let v = validator(
             ToolClass::Read,
-            Slots { resource: true, state: true, control: false },
+            Slots {
+                resource: true,
+                state: true,
+                control: false,
+            },
             schema::array(schema::loose(&[], &[])),
         );
         let result = respond(&platform(), Mode::Migrated, Some(&v), reply.into()).unwrap();
@@ -125,11 +134,24 @@ mod tests {
 
     #[test]
     fn a_result_that_breaks_its_schema_is_an_output_validation_error() {
-        let v = validator(ToolClass::Read, Slots::default(), schema::array(schema::integer()));
-        let err = respond(&platform(), Mode::Migrated, Some(&v), Reply::new(json!(["x"])).into())
-            .unwrap_err();
+        let v = validator(
+            ToolClass::Read,
+            Slots::default(),
+            schema::array(schema::integer()),
+        );
+        let err = respond(
+            &platform(),
+            Mode::Migrated,
+            Some(&v),
+            Reply::new(json!(["x"])).into(),
+        )
+        .unwrap_err();
         assert_eq!(err.code.0, -32602);
-        assert!(err.message.starts_with("Output validation error"), "{}", err.message);
+        assert!(
+            err.message.starts_with("Output validation error"),
+            "{}",
+            err.message
+        );
         assert!(err.message.contains("/data/0"), "{}", err.message);
     }
 
@@ -142,7 +164,11 @@ mod tests {
 
     #[test]
     fn control_validates_with_null_data() {
-        let slots = Slots { resource: true, state: true, control: true };
+        let slots = Slots {
+            resource: true,
+            state: true,
+            control: true,
+        };
         let v = validator(ToolClass::Gated, slots, schema::loose(&[], &[]));
         let outcome = Outcome::Control {
             control: Control::refused_read_only("content-spaces-manage", "delete"),
@@ -156,10 +182,14 @@ mod tests {
 
     #[test]
     fn legacy_is_pretty_text_without_structured_content() {
-        let reply = Reply::new(json!({"a": 1})).legacy(Mode::Legacy, || json!({"message": "ok", "a": 1}));
+        let reply =
+            Reply::new(json!({"a": 1})).legacy(Mode::Legacy, || json!({"message": "ok", "a": 1}));
         let result = respond(&platform(), Mode::Legacy, None, reply.into()).unwrap();
         assert!(result.structured_content.is_none());
-        assert_eq!(result.content[0].as_text().unwrap().text, "{\n  \"message\": \"ok\",\n  \"a\": 1\n}");
+        assert_eq!(
+            result.content[0].as_text().unwrap().text,
+            "{\n  \"message\": \"ok\",\n  \"a\": 1\n}"
+        );
     }
 
     #[test]

@@ -43,5 +43,8 @@ pub(crate) fn success(payload: &Value) -> CallToolResult {
 
 /// The old error: `Error: <message>` text.
 pub(crate) fn error(error: &ToolError) -> CallToolResult {
-    CallToolResult::error(vec![ContentBlock::text(format!("Error: {}", error.message()))])
+    CallToolResult::error(vec![ContentBlock::text(format!(
+        "Error: {}",
+        error.message()
+    ))])
 }

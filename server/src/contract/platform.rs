@@ -83,7 +83,10 @@ mod tests {
         assert_eq!(p.host, "bank.modyo.cloud");
         assert_eq!(p.name, "bank");
         let text = p.to_value().to_string();
-        assert!(!text.contains("s3cret") && !text.contains("admin"), "{text}");
+        assert!(
+            !text.contains("s3cret") && !text.contains("admin"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -106,7 +109,10 @@ mod tests {
     fn single_label_and_trailing_dot_hosts() {
         assert_eq!(platform("http://localhost:3000", None).name, "localhost");
         let p = platform("https://acme.modyo.cloud./", None);
-        assert_eq!((p.name.as_str(), p.host.as_str()), ("acme", "acme.modyo.cloud"));
+        assert_eq!(
+            (p.name.as_str(), p.host.as_str()),
+            ("acme", "acme.modyo.cloud")
+        );
     }
 
     #[test]

@@ -35,7 +35,11 @@ impl Resource {
 
     /// Reads `id`, `uuid` and `name` from an API object, and `slug` from `slug_key`
     /// (`uid` for spaces and types, `host` for sites, `slug` for entries).
-    pub fn from_object(kind: impl Into<String>, object: &Value, slug_key: Option<&str>) -> Resource {
+    pub fn from_object(
+        kind: impl Into<String>,
+        object: &Value,
+        slug_key: Option<&str>,
+    ) -> Resource {
         let empty = Map::new();
         let map = object.as_object().unwrap_or(&empty);
         let text = |key: &str| match map.get(key) {
@@ -115,6 +119,9 @@ mod tests {
             json!({"type": "space", "uuid": "u-1", "id": 636, "slug": "sucursales", "name": "Sucursales"})
         );
         let bare = Resource::from_object("entry", &json!({"id": 1, "uuid": ""}), Some("slug"));
-        assert_eq!(serde_json::to_value(&bare).unwrap(), json!({"type": "entry", "id": 1}));
+        assert_eq!(
+            serde_json::to_value(&bare).unwrap(),
+            json!({"type": "entry", "id": 1})
+        );
     }
 }

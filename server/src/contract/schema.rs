@@ -201,7 +201,10 @@ pub fn state(class: ToolClass) -> Value {
 pub fn control() -> Value {
     strict(
         &[
-            ("outcome", json!({"type": "string", "enum": ["refused", "cancelled"]})),
+            (
+                "outcome",
+                json!({"type": "string", "enum": ["refused", "cancelled"]}),
+            ),
             ("message", string()),
         ],
         &["outcome", "message"],
@@ -278,7 +281,10 @@ mod tests {
     #[test]
     fn nullable_adds_null_once() {
         assert_eq!(nullable(string()), json!({"type": ["string", "null"]}));
-        assert_eq!(nullable(id()), json!({"type": ["integer", "string", "null"]}));
+        assert_eq!(
+            nullable(id()),
+            json!({"type": ["integer", "string", "null"]})
+        );
         assert_eq!(
             nullable(nullable(string())),
             json!({"type": ["string", "null"]})
@@ -302,9 +308,16 @@ mod tests {
         assert!(!schema.contains_key("$schema"));
         let schema = output_schema(
             ToolClass::Gated,
-            Slots { resource: true, state: true, control: true },
+            Slots {
+                resource: true,
+                state: true,
+                control: true,
+            },
             loose(&[], &[]),
         );
-        assert_eq!(schema["properties"]["data"]["type"], json!(["object", "null"]));
+        assert_eq!(
+            schema["properties"]["data"]["type"],
+            json!(["object", "null"])
+        );
     }
 }

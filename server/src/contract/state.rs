@@ -208,9 +208,17 @@ mod tests {
     fn complete_only_with_evidence() {
         assert_eq!(complete(10, Evidence::Total(10)), Some(true));
         assert_eq!(complete(10, Evidence::Total(314)), Some(false));
-        assert_eq!(complete(10, Evidence::Total(3)), None, "contradiction is not evidence");
+        assert_eq!(
+            complete(10, Evidence::Total(3)),
+            None,
+            "contradiction is not evidence"
+        );
         assert_eq!(complete(10, Evidence::None), None);
-        assert_eq!(complete(0, Evidence::None), None, "an empty page without meta is unknown");
+        assert_eq!(
+            complete(0, Evidence::None),
+            None,
+            "an empty page without meta is unknown"
+        );
         assert_eq!(complete(7, Evidence::Exhausted), Some(true));
         assert_eq!(complete(7, Evidence::WholeCorpus), Some(true));
         assert_eq!(complete(7, Evidence::Capped), Some(false));

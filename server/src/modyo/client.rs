@@ -12,7 +12,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::Value;
 use url::Url;
 
-use super::error::CmsError;
+use super::error::{CmsError, SetupError};
 use super::list::{ListPage, parse_list};
 use crate::config::Token;
 
@@ -64,16 +64,20 @@ pub struct ModyoClient {
 
 impl std::fmt::Debug for ModyoClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ModyoClient").field("base", &self.base).finish_non_exhaustive()
+        f.debug_struct("ModyoClient")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
     }
 }
 
 impl ModyoClient {
     /// A client for the account at `base` (its path, if any, prefixes every API path).
-    pub fn new(base: &Url, token: &Token, timeout: Duration) -> Result<ModyoClient, CmsError> {
+    pub fn new(base: &Url, token: &Token, timeout: Duration) -> Result<ModyoClient, SetupError> {
         let mut headers = HeaderMap::new();
-        let mut auth = HeaderValue::from_str(&format!("Bearer {}", token.expose()))
-            .map_err(|_| CmsError::Setup("MODYO_TOKEN contains characters not allowed in an HTTP header".into()))?;
+        let mut auth =
+            HeaderValue::from_str(&format!("Bearer {}", token.expose())).map_err(|_| {
+                SetupError("MODYO_TOKEN contains characters not allowed in an HTTP header".into())
+            })?;
         auth.set_sensitive(true);
         headers.insert(AUTHORIZATION, auth);
         headers.insert(ACCEPT, HeaderValue::from_static("application/json"));
@@ -84,7 +88,7 @@ impl ModyoClient {
             .connect_timeout(timeout.min(Duration::from_secs(10)))
             .no_proxy()
             .build()
-            .map_err(|e| CmsError::Setup(format!("cannot build the HTTP client: {e}")))?;
+            .map_err(|e| SetupError(format!("cannot build the HTTP client: {e}")))?;
         let mut base = base.clone();
         base.set_username("").ok();
         base.set_password(None).ok();
@@ -204,7 +208,11 @@ fn status_error(
     bytes: &[u8],
 ) -> CmsError {
     let empty = bytes.iter().all(u8::is_ascii_whitespace);
-    let body = if empty { None } else { serde_json::from_slice::<Value>(bytes).ok() };
+    let body = if empty {
+        None
+    } else {
+        serde_json::from_slice::<Value>(bytes).ok()
+    };
     let text = if body.is_none() && !empty {
         let snippet: String = String::from_utf8_lossy(bytes).chars().take(200).collect();
         Some(snippet)

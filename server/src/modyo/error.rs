@@ -14,13 +14,15 @@ use serde_json::{Value, json};
 
 use crate::contract::{ErrorCode, ToolError};
 
+/// The client could not be built (bad token characters, TLS setup).
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{0}")]
+pub struct SetupError(pub(crate) String);
+
 /// A failed call to the Modyo API.
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum CmsError {
-    /// The client could not be built (bad token characters, TLS setup).
-    #[error("{0}")]
-    Setup(String),
     /// A non-2xx answer.
     #[error("{method} {path} answered {status}")]
     Status {
@@ -113,12 +115,20 @@ fn upstream_messages(body: Option<&Value>) -> Vec<String> {
                     Value::Object(o) => {
                         let field = o.get("field").and_then(Value::as_str).unwrap_or("");
                         let messages: Vec<String> = match o.get("messages") {
-                            Some(Value::Array(m)) => m.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
+                            Some(Value::Array(m)) => m
+                                .iter()
+                                .filter_map(Value::as_str)
+                                .map(str::to_owned)
+                                .collect(),
                             Some(Value::String(m)) => vec![m.clone()],
                             _ => Vec::new(),
                         };
                         let text = messages.join(", ");
-                        out.push(if field.is_empty() { text } else { format!("{field}: {text}") });
+                        out.push(if field.is_empty() {
+                            text
+                        } else {
+                            format!("{field}: {text}")
+                        });
                     }
                     _ => {}
                 }
@@ -152,7 +162,9 @@ fn validation_fields(body: Option<&Value>) -> Option<Value> {
             let o = e.as_object()?;
             let field = o.get("field")?.as_str()?;
             let messages = match o.get("messages") {
-                Some(Value::Array(m)) => Value::Array(m.iter().filter(|v| v.is_string()).cloned().collect()),
+                Some(Value::Array(m)) => {
+                    Value::Array(m.iter().filter(|v| v.is_string()).cloned().collect())
+                }
                 Some(Value::String(m)) => json!([m]),
                 _ => json!([]),
             };
@@ -165,7 +177,6 @@ fn validation_fields(body: Option<&Value>) -> Option<Value> {
 impl From<CmsError> for ToolError {
     fn from(error: CmsError) -> ToolError {
         match error {
-            CmsError::Setup(message) => ToolError::new(ErrorCode::UpstreamUnavailable, message).retryable(false),
             CmsError::Status { method, path, status, body, text, empty, retry_after } => {
                 let said = upstream_messages(body.as_ref());
                 let upstream = if said.is_empty() {
@@ -198,6 +209,9 @@ impl From<CmsError> for ToolError {
                             None => e,
                         }
                     }
+                    // 501 Not Implemented will not change on retry (it is also what the replay
+                    // server answers for a request no cassette recorded).
+                    501 => ToolError::new(ErrorCode::UpstreamUnavailable, format!("{at} answered 501{upstream}")).retryable(false),
                     500..=599 => {
                         let page = text.map(|t| format!(" ({} bytes of non-JSON body)", t.len())).unwrap_or_default();
                         ToolError::new(ErrorCode::UpstreamUnavailable, format!("{at} answered {status}{upstream}{page}; retry later"))
@@ -250,26 +264,50 @@ mod tests {
 
     #[test]
     fn the_catalogue_table() {
-        assert_eq!(status(401, Some(json!({})), false).code(), ErrorCode::Unauthorized);
+        assert_eq!(
+            status(401, Some(json!({})), false).code(),
+            ErrorCode::Unauthorized
+        );
         assert_eq!(status(401, None, true).code(), ErrorCode::Forbidden);
         assert_eq!(status(403, None, true).code(), ErrorCode::Forbidden);
-        assert_eq!(status(404, Some(json!({})), false).code(), ErrorCode::NotFound);
-        assert_eq!(status(409, Some(json!({"errors": ["Name taken"]})), false).code(), ErrorCode::Rejected);
+        assert_eq!(
+            status(404, Some(json!({})), false).code(),
+            ErrorCode::NotFound
+        );
+        assert_eq!(
+            status(409, Some(json!({"errors": ["Name taken"]})), false).code(),
+            ErrorCode::Rejected
+        );
         assert_eq!(status(422, None, true).code(), ErrorCode::InvalidParameters);
-        assert_eq!(status(500, None, true).code(), ErrorCode::UpstreamUnavailable);
-        assert_eq!(status(503, None, true).code(), ErrorCode::UpstreamUnavailable);
+        assert_eq!(
+            status(500, None, true).code(),
+            ErrorCode::UpstreamUnavailable
+        );
+        assert_eq!(
+            status(503, None, true).code(),
+            ErrorCode::UpstreamUnavailable
+        );
     }
 
     #[test]
     fn validation_409_lists_fields() {
         let e = status(
             409,
-            Some(json!({"errors": [{"field": "name", "messages": ["Name can't be blank"], "details": [{"error": "blank"}]}]})),
+            Some(
+                json!({"errors": [{"field": "name", "messages": ["Name can't be blank"], "details": [{"error": "blank"}]}]}),
+            ),
             false,
         );
         assert_eq!(e.code(), ErrorCode::ValidationFailed);
-        assert_eq!(e.to_value()["fields"], json!([{"field": "name", "messages": ["Name can't be blank"]}]));
-        assert!(e.message().contains("name: Name can't be blank"), "{}", e.message());
+        assert_eq!(
+            e.to_value()["fields"],
+            json!([{"field": "name", "messages": ["Name can't be blank"]}])
+        );
+        assert!(
+            e.message().contains("name: Name can't be blank"),
+            "{}",
+            e.message()
+        );
     }
 
     #[test]
@@ -285,12 +323,27 @@ mod tests {
         }
         .into();
         let v = e.to_value();
-        assert_eq!((v["code"].as_str(), v["retryable"].as_bool(), v["retry_after_s"].as_u64()), (Some("rate_limited"), Some(true), Some(12)));
+        assert_eq!(
+            (
+                v["code"].as_str(),
+                v["retryable"].as_bool(),
+                v["retry_after_s"].as_u64()
+            ),
+            (Some("rate_limited"), Some(true), Some(12))
+        );
     }
 
     #[test]
     fn singular_error_objects_are_read() {
-        let e = status(401, Some(json!({"error": {"grant_expired": "Session expired"}})), false);
-        assert!(e.message().contains("grant_expired: Session expired"), "{}", e.message());
+        let e = status(
+            401,
+            Some(json!({"error": {"grant_expired": "Session expired"}})),
+            false,
+        );
+        assert!(
+            e.message().contains("grant_expired: Session expired"),
+            "{}",
+            e.message()
+        );
     }
 }

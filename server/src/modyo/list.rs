@@ -26,7 +26,10 @@ pub struct ListPage {
 /// Reads the `root` array of a list body.
 pub(crate) fn parse_list(body: Value, root: &str) -> Result<ListPage, String> {
     let Value::Object(mut map) = body else {
-        return Err(format!("expected an object with '{root}', got {}", kind(&body)));
+        return Err(format!(
+            "expected an object with '{root}', got {}",
+            kind(&body)
+        ));
     };
     let raw_meta = map.remove("meta");
     let meta = Meta::parse(raw_meta.as_ref());
@@ -54,7 +57,11 @@ pub(crate) fn parse_list(body: Value, root: &str) -> Result<ListPage, String> {
             }
         }
     };
-    Ok(ListPage { items, meta, raw_meta })
+    Ok(ListPage {
+        items,
+        meta,
+        raw_meta,
+    })
 }
 
 fn kind(value: &Value) -> &'static str {
@@ -106,7 +113,11 @@ mod tests {
 
     #[test]
     fn reads_the_root_and_meta() {
-        let page = parse_list(json!({"spaces": [{"id": 1}], "meta": {"total_entries": 1}}), "spaces").unwrap();
+        let page = parse_list(
+            json!({"spaces": [{"id": 1}], "meta": {"total_entries": 1}}),
+            "spaces",
+        )
+        .unwrap();
         assert_eq!(page.items.len(), 1);
         assert_eq!(page.meta.unwrap().total_entries, Some(1));
     }

@@ -12,5 +12,5 @@ pub mod list;
 pub mod resolve;
 
 pub use client::{ModyoClient, Query};
-pub use error::CmsError;
+pub use error::{CmsError, SetupError};
 pub use list::ListPage;

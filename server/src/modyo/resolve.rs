@@ -42,7 +42,12 @@ impl<'a> Stage<'a> {
 }
 
 /// Picks the one candidate the first matching stage finds.
-pub fn pick<'v>(what: &str, input: &str, candidates: &'v [Value], stages: &[Stage<'_>]) -> Result<&'v Value, ToolError> {
+pub fn pick<'v>(
+    what: &str,
+    input: &str,
+    candidates: &'v [Value],
+    stages: &[Stage<'_>],
+) -> Result<&'v Value, ToolError> {
     for stage in stages {
         let found: Vec<&Value> = candidates.iter().filter(|c| (stage.test)(c)).collect();
         match found.as_slice() {
@@ -62,8 +67,11 @@ pub fn pick<'v>(what: &str, input: &str, candidates: &'v [Value], stages: &[Stag
         }
     }
     let tried: Vec<&str> = stages.iter().map(|s| s.label).collect();
-    Err(ToolError::not_found(format!("no {what} matches '{input}' (tried: {})", tried.join(", ")))
-        .detail("tried", json!(tried)))
+    Err(ToolError::not_found(format!(
+        "no {what} matches '{input}' (tried: {})",
+        tried.join(", ")
+    ))
+    .detail("tried", json!(tried)))
 }
 
 /// Whether an identifier is all digits (and so an id).
@@ -76,7 +84,9 @@ pub fn is_uuid(input: &str) -> bool {
     let parts: Vec<&str> = input.split('-').collect();
     parts.len() == 5
         && parts.iter().map(|p| p.len()).eq([8, 4, 4, 4, 12])
-        && parts.iter().all(|p| p.bytes().all(|b| b.is_ascii_hexdigit()))
+        && parts
+            .iter()
+            .all(|p| p.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 #[cfg(test)]
@@ -102,14 +112,22 @@ mod tests {
     #[test]
     fn earlier_stages_win() {
         let all = spaces();
-        assert_eq!(pick("space", "blog", &all, &stages("blog")).unwrap()["id"], 1);
-        assert_eq!(pick("space", "Promos", &all, &stages("Promos")).unwrap()["id"], 2);
+        assert_eq!(
+            pick("space", "blog", &all, &stages("blog")).unwrap()["id"],
+            1
+        );
+        assert_eq!(
+            pick("space", "Promos", &all, &stages("Promos")).unwrap()["id"],
+            2
+        );
     }
 
     #[test]
     fn ambiguity_lists_candidates_and_never_picks() {
         let all = spaces();
-        let err = pick("space", "promos ", &all, &stages("PrOmOs")).map(|_| ()).unwrap_err();
+        let err = pick("space", "promos ", &all, &stages("PrOmOs"))
+            .map(|_| ())
+            .unwrap_err();
         assert_eq!(err.code(), ErrorCode::Ambiguous);
         assert_eq!(err.to_value()["candidates"].as_array().unwrap().len(), 2);
     }
@@ -117,9 +135,15 @@ mod tests {
     #[test]
     fn not_found_names_the_forms_tried() {
         let all = spaces();
-        let err = pick("space", "news", &all, &stages("news")).map(|_| ()).unwrap_err();
+        let err = pick("space", "news", &all, &stages("news"))
+            .map(|_| ())
+            .unwrap_err();
         assert_eq!(err.code(), ErrorCode::NotFound);
-        assert!(err.message().contains("uid, name, name without case"), "{}", err.message());
+        assert!(
+            err.message().contains("uid, name, name without case"),
+            "{}",
+            err.message()
+        );
     }
 
     #[test]

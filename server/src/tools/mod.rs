@@ -149,7 +149,11 @@ impl ToolBuilder {
 
     /// The read and mutating actions of a gated tool.
     #[allow(dead_code)]
-    pub(crate) fn actions(mut self, read: &'static [&'static str], write: &'static [&'static str]) -> ToolBuilder {
+    pub(crate) fn actions(
+        mut self,
+        read: &'static [&'static str],
+        write: &'static [&'static str],
+    ) -> ToolBuilder {
         self.read_actions = read;
         self.write_actions = write;
         self
@@ -168,10 +172,15 @@ impl ToolBuilder {
         F: Fn(Call, A) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = ToolResult> + Send + 'static,
     {
-        let handler: Handler = Arc::new(move |call, args| match serde_json::from_value::<A>(Value::Object(args)) {
-            Ok(args) => Box::pin(handler(call, args)),
-            Err(e) => Box::pin(std::future::ready(Err(CallError::Arguments(e.to_string())))),
-        });
+        let handler: Handler =
+            Arc::new(
+                move |call, args| match serde_json::from_value::<A>(Value::Object(args)) {
+                    Ok(args) => Box::pin(handler(call, args)),
+                    Err(e) => {
+                        Box::pin(std::future::ready(Err(CallError::Arguments(e.to_string()))))
+                    }
+                },
+            );
         ToolDef {
             name: self.name,
             module: self.module,
@@ -197,7 +206,11 @@ pub(crate) fn catalog() -> Vec<ToolDef> {
 
 /// The persisted object after a write (C7): the response body when it is an object, else a
 /// re-read of `read_path`. Values reported after a write never come from the input.
-pub(crate) async fn persisted(client: &ModyoClient, response: Value, read_path: &str) -> Result<Value, CallError> {
+pub(crate) async fn persisted(
+    client: &ModyoClient,
+    response: Value,
+    read_path: &str,
+) -> Result<Value, CallError> {
     if response.is_object() {
         return Ok(response);
     }

@@ -69,10 +69,19 @@ impl SortBy {
 /// Sort direction.
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 enum Order {
-    #[serde(alias = "asc")]
-    ASC,
-    #[serde(alias = "desc")]
-    DESC,
+    #[serde(rename = "ASC", alias = "asc")]
+    Asc,
+    #[serde(rename = "DESC", alias = "desc")]
+    Desc,
+}
+
+impl Order {
+    fn as_str(self) -> &'static str {
+        match self {
+            Order::Asc => "ASC",
+            Order::Desc => "DESC",
+        }
+    }
 }
 
 /// Arguments of `content-entries-list`.
@@ -152,17 +161,21 @@ async fn list(call: Call, args: ListArgs) -> ToolResult {
         .push_opt("category_id", args.category_id)
         .push_opt("query", args.query.as_deref())
         .push_opt("sort_by", args.sort_by.map(SortBy::as_str))
-        .push_opt("order", args.order.map(|o| format!("{o:?}")));
+        .push_opt("order", args.order.map(Order::as_str));
     for tag in args.tags.iter().flatten() {
         query = query.push("tags[]", tag);
     }
-    let page = client.list(&format!("{}/entries", space.path()), "entries", &query).await?;
+    let page = client
+        .list(&format!("{}/entries", space.path()), "entries", &query)
+        .await?;
     let coverage = Coverage::page(page.items.len(), page.meta.as_ref());
     let raw_meta = page.raw_meta;
     let data: Vec<Value> = if args.include_details {
         page.items.clone()
     } else if let Some(fields) = &args.fields {
-        let concurrency = args.concurrency.map_or(DEFAULT_HYDRATION_CONCURRENCY, |c| c as usize);
+        let concurrency = args
+            .concurrency
+            .map_or(DEFAULT_HYDRATION_CONCURRENCY, |c| c as usize);
         project(client, &space, &page.items, fields, concurrency).await?
     } else {
         page.items.iter().map(minimal).collect()
@@ -171,7 +184,9 @@ async fn list(call: Call, args: ListArgs) -> ToolResult {
     Ok(Reply::new(Value::Array(data))
         .resource(space.resource())
         .state(coverage)
-        .legacy(call.mode, || legacy::list("entries", legacy_rows.into(), raw_meta.as_ref()))
+        .legacy(call.mode, || {
+            legacy::list("entries", legacy_rows.into(), raw_meta.as_ref())
+        })
         .into())
 }
 
@@ -198,9 +213,20 @@ impl FieldMap {
     fn of(content_type: &Value) -> FieldMap {
         let mut by_id = BTreeMap::new();
         let mut names = BTreeSet::new();
-        for field in content_type.get("fields").and_then(Value::as_array).into_iter().flatten() {
-            let Some(name) = field.get("name").and_then(Value::as_str) else { continue };
-            let kind = field.get("type").and_then(Value::as_str).unwrap_or("").to_owned();
+        for field in content_type
+            .get("fields")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let Some(name) = field.get("name").and_then(Value::as_str) else {
+                continue;
+            };
+            let kind = field
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned();
             if let Some(id) = field.get("id").filter(|v| !v.is_null()) {
                 by_id.insert(id_key(id), (name.to_owned(), kind));
             }
@@ -230,11 +256,18 @@ async fn project(
     // Types first (once each): an unknown field name fails before any entry is read.
     let type_ids: BTreeSet<String> = rows
         .iter()
-        .filter_map(|r| r.get("content_type_id").filter(|v| !v.is_null()).map(id_key))
+        .filter_map(|r| {
+            r.get("content_type_id")
+                .filter(|v| !v.is_null())
+                .map(id_key)
+        })
         .collect();
     let mut types: BTreeMap<String, FieldMap> = BTreeMap::new();
     for id in &type_ids {
-        types.insert(id.clone(), FieldMap::of(&fetch_type(client, space, id).await?));
+        types.insert(
+            id.clone(),
+            FieldMap::of(&fetch_type(client, space, id).await?),
+        );
     }
     check_names(&types, wanted)?;
     let reads: Vec<_> = rows
@@ -244,20 +277,28 @@ async fn project(
             let path = format!("{}/entries/{id}", space.path());
             let client = client.clone();
             async move {
-                client
-                    .get(&path, &Query::new())
-                    .await
-                    .map_err(|e| ToolError::from(e).context(format!("reading entry {id} for fields")))
+                client.get(&path, &Query::new()).await.map_err(|e| {
+                    ToolError::from(e).context(format!("reading entry {id} for fields"))
+                })
             }
         })
         .collect();
-    let details: Vec<Value> = stream::iter(reads).buffered(concurrency.max(1)).try_collect().await?;
+    let details: Vec<Value> = stream::iter(reads)
+        .buffered(concurrency.max(1))
+        .try_collect()
+        .await?;
     // Entries whose list row had no type id: read their types now (drift), still once each.
     for detail in &details {
-        if let Some(id) = detail.get("content_type_id").filter(|v| !v.is_null()).map(id_key)
+        if let Some(id) = detail
+            .get("content_type_id")
+            .filter(|v| !v.is_null())
+            .map(id_key)
             && !types.contains_key(&id)
         {
-            types.insert(id.clone(), FieldMap::of(&fetch_type(client, space, &id).await?));
+            types.insert(
+                id.clone(),
+                FieldMap::of(&fetch_type(client, space, &id).await?),
+            );
         }
     }
     if type_ids.is_empty() {
@@ -267,7 +308,10 @@ async fn project(
         .iter()
         .zip(&details)
         .map(|(row, detail)| {
-            let type_id = detail.get("content_type_id").or_else(|| row.get("content_type_id")).map(id_key);
+            let type_id = detail
+                .get("content_type_id")
+                .or_else(|| row.get("content_type_id"))
+                .map(id_key);
             let fields = type_id.and_then(|id| types.get(&id));
             let mut out = minimal(row);
             out["fields"] = Value::Object(pick_fields(detail, fields, wanted));
@@ -282,7 +326,13 @@ fn check_names(types: &BTreeMap<String, FieldMap>, wanted: &[String]) -> Result<
     if unknown.is_empty() {
         return Ok(());
     }
-    let list = |names: Vec<&String>| names.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ");
+    let list = |names: Vec<&String>| {
+        names
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     Err(ToolError::new(
         ErrorCode::UnknownFields,
         format!(
@@ -299,10 +349,23 @@ fn check_names(types: &BTreeMap<String, FieldMap>, wanted: &[String]) -> Result<
 fn pick_fields(detail: &Value, fields: Option<&FieldMap>, wanted: &[String]) -> Map<String, Value> {
     let mut by_name: BTreeMap<&str, (Value, &str)> = BTreeMap::new();
     if let Some(fields) = fields {
-        for fv in detail.get("field_values").and_then(Value::as_array).into_iter().flatten() {
-            let Some(id) = fv.get("field_id").map(id_key) else { continue };
+        for fv in detail
+            .get("field_values")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let Some(id) = fv.get("field_id").map(id_key) else {
+                continue;
+            };
             if let Some((name, kind)) = fields.by_id.get(&id) {
-                by_name.insert(name.as_str(), (fv.get("value").cloned().unwrap_or(Value::Null), kind.as_str()));
+                by_name.insert(
+                    name.as_str(),
+                    (
+                        fv.get("value").cloned().unwrap_or(Value::Null),
+                        kind.as_str(),
+                    ),
+                );
             }
         }
     }
@@ -311,7 +374,10 @@ fn pick_fields(detail: &Value, fields: Option<&FieldMap>, wanted: &[String]) -> 
     for name in wanted {
         let value = match by_name.remove(name.as_str()) {
             Some((value, kind)) => Some(reduce_assets(value, kind)),
-            None => by_json.and_then(|j| j.get(name)).cloned().map(|v| reduce_assets(v, "")),
+            None => by_json
+                .and_then(|j| j.get(name))
+                .cloned()
+                .map(|v| reduce_assets(v, "")),
         };
         if let Some(value) = value {
             out.insert(name.clone(), value);
@@ -324,7 +390,9 @@ fn pick_fields(detail: &Value, fields: Option<&FieldMap>, wanted: &[String]) -> 
 fn reduce_assets(value: Value, kind: &str) -> Value {
     let asset_kind = matches!(kind, "asset" | "file" | "image" | "asset_list" | "media");
     match value {
-        Value::Array(items) => Value::Array(items.into_iter().map(|v| reduce_assets(v, kind)).collect()),
+        Value::Array(items) => {
+            Value::Array(items.into_iter().map(|v| reduce_assets(v, kind)).collect())
+        }
         Value::Object(map) if asset_kind || looks_like_asset(&map) => {
             let name = ["name", "title", "data_file_name", "file_name"]
                 .iter()
@@ -338,7 +406,9 @@ fn reduce_assets(value: Value, kind: &str) -> Value {
 
 fn looks_like_asset(map: &Map<String, Value>) -> bool {
     map.get("url").is_some_and(Value::is_string)
-        && ["data_file_name", "file_name", "content_type"].iter().any(|k| map.contains_key(*k))
+        && ["data_file_name", "file_name", "content_type"]
+            .iter()
+            .any(|k| map.contains_key(*k))
 }
 
 /// The JSON schema of an entry as `content-entries-get` returns it.
@@ -394,9 +464,19 @@ async fn get(call: Call, args: GetArgs) -> ToolResult {
     let id = if is_id(input) {
         input.to_owned()
     } else {
-        let (key, label) = if is_uuid(input) { ("uuid", "uuid") } else { ("slug", "slug") };
+        let (key, label) = if is_uuid(input) {
+            ("uuid", "uuid")
+        } else {
+            ("slug", "slug")
+        };
         let filter = Query::new().push(key, input);
-        let (rows, _) = walk(client, &format!("{}/entries", space.path()), "entries", &filter).await?;
+        let (rows, _) = walk(
+            client,
+            &format!("{}/entries", space.path()),
+            "entries",
+            &filter,
+        )
+        .await?;
         let row = pick("entry", input, &rows, &[Stage::exact(label, key, input)])?;
         row.get("id").map(id_key).unwrap_or_default()
     };
@@ -417,7 +497,11 @@ async fn get(call: Call, args: GetArgs) -> ToolResult {
         })?;
     let fields = match detail.pointer("/json/fields").and_then(Value::as_object) {
         Some(by_name) => by_name.clone(),
-        None => match detail.get("content_type_id").filter(|v| !v.is_null()).map(id_key) {
+        None => match detail
+            .get("content_type_id")
+            .filter(|v| !v.is_null())
+            .map(id_key)
+        {
             Some(type_id) => {
                 let map = FieldMap::of(&fetch_type(client, &space, &type_id).await?);
                 let names: Vec<String> = map.names.iter().cloned().collect();
@@ -447,34 +531,52 @@ mod tests {
 
     #[test]
     fn minimal_rows_read_status_when_published_is_missing() {
-        let row = json!({"id": 1, "uuid": "u", "name": "n", "slug": "s", "status": "draft", "extra": 1});
-        assert_eq!(minimal(&row), json!({"id": 1, "uuid": "u", "name": "n", "slug": "s", "published": false}));
+        let row =
+            json!({"id": 1, "uuid": "u", "name": "n", "slug": "s", "status": "draft", "extra": 1});
+        assert_eq!(
+            minimal(&row),
+            json!({"id": 1, "uuid": "u", "name": "n", "slug": "s", "published": false})
+        );
         assert_eq!(minimal(&json!("x"))["published"], Value::Null);
     }
 
     #[test]
     fn assets_reduce_to_name_and_url() {
         let asset = json!({"uuid": "a", "name": "front.jpg", "url": "https://cdn/x.jpg", "content_type": "image/jpeg", "author": {}});
-        assert_eq!(reduce_assets(asset.clone(), ""), json!({"name": "front.jpg", "url": "https://cdn/x.jpg"}));
-        assert_eq!(reduce_assets(json!([asset]), "asset_list"), json!([{"name": "front.jpg", "url": "https://cdn/x.jpg"}]));
+        assert_eq!(
+            reduce_assets(asset.clone(), ""),
+            json!({"name": "front.jpg", "url": "https://cdn/x.jpg"})
+        );
+        assert_eq!(
+            reduce_assets(json!([asset]), "asset_list"),
+            json!([{"name": "front.jpg", "url": "https://cdn/x.jpg"}])
+        );
         assert_eq!(reduce_assets(json!({"lat": 1}), ""), json!({"lat": 1}));
     }
 
     #[test]
     fn fields_are_mapped_by_type_in_requested_order() {
-        let t = FieldMap::of(&json!({"fields": [{"id": 1, "name": "title", "type": "text"}, {"id": 2, "name": "photo", "type": "asset"}]}));
+        let t = FieldMap::of(
+            &json!({"fields": [{"id": 1, "name": "title", "type": "text"}, {"id": 2, "name": "photo", "type": "asset"}]}),
+        );
         let detail = json!({"field_values": [
             {"field_id": 2, "type": "asset", "value": {"name": "p.png", "url": "u"}},
             {"field_id": 1, "type": "text", "value": "Hello"}
         ]});
         let picked = pick_fields(&detail, Some(&t), &["photo".into(), "title".into()]);
-        assert_eq!(Value::Object(picked).to_string(), r#"{"photo":{"name":"p.png","url":"u"},"title":"Hello"}"#);
+        assert_eq!(
+            Value::Object(picked).to_string(),
+            r#"{"photo":{"name":"p.png","url":"u"},"title":"Hello"}"#
+        );
     }
 
     #[test]
     fn unknown_names_list_the_available_ones() {
         let mut types = BTreeMap::new();
-        types.insert("1".to_owned(), FieldMap::of(&json!({"fields": [{"id": 1, "name": "title"}]})));
+        types.insert(
+            "1".to_owned(),
+            FieldMap::of(&json!({"fields": [{"id": 1, "name": "title"}]})),
+        );
         let err = check_names(&types, &["title".into(), "titel".into()]).unwrap_err();
         assert_eq!(err.code(), ErrorCode::UnknownFields);
         assert_eq!(err.to_value()["available"], json!(["title"]));

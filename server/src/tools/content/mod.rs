@@ -63,23 +63,37 @@ pub(crate) enum Need {
 
 /// Resolves `space`: an all-digit value is an id; otherwise exact `uid`, then exact `name`,
 /// then `name` without regard to case, across every page of the spaces list.
-pub(crate) async fn resolve_space(client: &ModyoClient, input: &str, need: Need) -> Result<Space, ToolError> {
+pub(crate) async fn resolve_space(
+    client: &ModyoClient,
+    input: &str,
+    need: Need,
+) -> Result<Space, ToolError> {
     let input = input.trim();
     if is_id(input) {
-        let id: u64 = input.parse().map_err(|_| ToolError::invalid_parameters(format!("space id '{input}' is too large")))?;
+        let id: u64 = input.parse().map_err(|_| {
+            ToolError::invalid_parameters(format!("space id '{input}' is too large"))
+        })?;
         if need == Need::Id {
             return Ok(Space { id, object: None });
         }
-        let object = client.get(&format!("{SPACES}/{id}"), &Query::new()).await.map_err(|e| {
-            let not_found = e.is_not_found();
-            let error = ToolError::from(e);
-            if not_found {
-                error.with_message(format!("space {id} not found; call content-spaces-list to see the spaces"))
-            } else {
-                error
-            }
-        })?;
-        return Ok(Space { id, object: Some(object) });
+        let object = client
+            .get(&format!("{SPACES}/{id}"), &Query::new())
+            .await
+            .map_err(|e| {
+                let not_found = e.is_not_found();
+                let error = ToolError::from(e);
+                if not_found {
+                    error.with_message(format!(
+                        "space {id} not found; call content-spaces-list to see the spaces"
+                    ))
+                } else {
+                    error
+                }
+            })?;
+        return Ok(Space {
+            id,
+            object: Some(object),
+        });
     }
     let (spaces, _) = walk(client, SPACES, "spaces", &Query::new()).await?;
     let stages = [
@@ -88,16 +102,21 @@ pub(crate) async fn resolve_space(client: &ModyoClient, input: &str, need: Need)
         Stage::caseless("name without case", "name", input),
     ];
     let space = pick("space", input, &spaces, &stages)?;
-    let id = space
-        .get("id")
-        .and_then(Value::as_u64)
-        .ok_or_else(|| ToolError::new(crate::contract::ErrorCode::InvalidUpstreamResponse, format!("space '{input}' has no numeric id")))?;
-    Ok(Space { id, object: Some(space.clone()) })
+    let id = space.get("id").and_then(Value::as_u64).ok_or_else(|| {
+        ToolError::new(
+            crate::contract::ErrorCode::InvalidUpstreamResponse,
+            format!("space '{input}' has no numeric id"),
+        )
+    })?;
+    Ok(Space {
+        id,
+        object: Some(space.clone()),
+    })
 }
 
 /// The JSON schema of a space as the API returns it (loose: echoed).
 pub(crate) fn space_schema() -> Value {
-    use crate::contract::schema::{echo, Kind::*};
+    use crate::contract::schema::{Kind::*, echo};
     echo(&[
         ("id", Int),
         ("uuid", Str),

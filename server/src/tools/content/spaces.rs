@@ -7,7 +7,9 @@ use serde_json::{Map, Value, json};
 
 use super::{Need, SPACES, resolve_space, space_schema};
 use crate::config::Module;
-use crate::contract::{Control, Coverage, Outcome, PostCondition, Reply, Resource, ToolClass, legacy, schema};
+use crate::contract::{
+    Control, Coverage, Outcome, PostCondition, Reply, Resource, ToolClass, legacy, schema,
+};
 use crate::modyo::Query;
 use crate::tools::args::{Paging, any_given};
 use crate::tools::{Call, CallError, ToolDef, ToolResult, persisted, tool};
@@ -34,7 +36,9 @@ async fn list(call: Call, args: ListArgs) -> ToolResult {
     let legacy_items = page.items.clone();
     Ok(Reply::new(page.items.into())
         .state(coverage)
-        .legacy(call.mode, || legacy::list("spaces", legacy_items.into(), page.raw_meta.as_ref()))
+        .legacy(call.mode, || {
+            legacy::list("spaces", legacy_items.into(), page.raw_meta.as_ref())
+        })
         .into())
 }
 
@@ -58,7 +62,10 @@ async fn get(call: Call, args: GetArgs) -> ToolResult {
     let resource = space.resource();
     let object = space.object.unwrap_or_default();
     let legacy_object = object.clone();
-    Ok(Reply::new(object).resource(resource).legacy(call.mode, || legacy_object).into())
+    Ok(Reply::new(object)
+        .resource(resource)
+        .legacy(call.mode, || legacy_object)
+        .into())
 }
 
 /// Actions of `content-spaces-manage`.
@@ -134,16 +141,19 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
     let _ = args.verify;
     let client = call.client()?;
     let need_space = || {
-        args.space
-            .as_deref()
-            .ok_or_else(|| CallError::Arguments(format!("{action:?} needs space (id, uid or name)").to_lowercase()))
+        args.space.as_deref().ok_or_else(|| {
+            CallError::Arguments(format!("{action:?} needs space (id, uid or name)").to_lowercase())
+        })
     };
     let body = || {
         let mut body = Map::new();
         for (key, value) in [
             ("name", args.name.clone().map(Value::from)),
             ("uid", args.uid.clone().map(Value::from)),
-            ("default_locale", args.default_locale.clone().map(Value::from)),
+            (
+                "default_locale",
+                args.default_locale.clone().map(Value::from),
+            ),
             ("locales", args.locales.clone().map(Value::from)),
         ] {
             if let Some(value) = value {
@@ -161,7 +171,9 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
             let legacy_items = items.clone();
             Ok(Reply::new(json!({"spaces": items}))
                 .state(coverage)
-                .legacy(call.mode, || legacy::list("spaces", legacy_items, page.raw_meta.as_ref()))
+                .legacy(call.mode, || {
+                    legacy::list("spaces", legacy_items, page.raw_meta.as_ref())
+                })
                 .into())
         }
         ManageAction::Get => {
@@ -169,13 +181,18 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
             let resource = space.resource();
             let object = space.object.unwrap_or_default();
             let legacy_object = object.clone();
-            Ok(Reply::new(object).resource(resource).legacy(call.mode, || legacy_object).into())
+            Ok(Reply::new(object)
+                .resource(resource)
+                .legacy(call.mode, || legacy_object)
+                .into())
         }
         ManageAction::Create => {
             if args.name.is_none() {
                 return Err(CallError::Arguments("create needs name".into()));
             }
-            let response = client.send(Method::POST, SPACES, &Query::new(), Some(&body())).await?;
+            let response = client
+                .send(Method::POST, SPACES, &Query::new(), Some(&body()))
+                .await?;
             let id = response.get("id").cloned().unwrap_or(Value::Null);
             let object = persisted(client, response, &format!("{SPACES}/{id}")).await?;
             let resource = Resource::from_object("space", &object, Some("uid"));
@@ -183,22 +200,40 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
             Ok(Reply::new(object)
                 .resource(resource)
                 .state(PostCondition::status("created"))
-                .legacy(call.mode, || legacy::write("created", "Space created successfully", "space", legacy_object))
+                .legacy(call.mode, || {
+                    legacy::write(
+                        "created",
+                        "Space created successfully",
+                        "space",
+                        legacy_object,
+                    )
+                })
                 .into())
         }
         ManageAction::Update => {
             if !writes {
-                return Err(CallError::Arguments("update needs at least one of name, default_locale, locales".into()));
+                return Err(CallError::Arguments(
+                    "update needs at least one of name, default_locale, locales".into(),
+                ));
             }
             let space = resolve_space(client, need_space()?, Need::Id).await?;
-            let response = client.send(Method::PUT, &space.path(), &Query::new(), Some(&body())).await?;
+            let response = client
+                .send(Method::PUT, &space.path(), &Query::new(), Some(&body()))
+                .await?;
             let object = persisted(client, response, &space.path()).await?;
             let resource = Resource::from_object("space", &object, Some("uid")).id(space.id);
             let legacy_object = object.clone();
             Ok(Reply::new(object)
                 .resource(resource)
                 .state(PostCondition::status("updated"))
-                .legacy(call.mode, || legacy::write("updated", "Space updated successfully", "space", legacy_object))
+                .legacy(call.mode, || {
+                    legacy::write(
+                        "updated",
+                        "Space updated successfully",
+                        "space",
+                        legacy_object,
+                    )
+                })
                 .into())
         }
         ManageAction::Delete => {
@@ -208,7 +243,9 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
                 let legacy = json!({"message": control.message(), "action": "cancelled"});
                 return Ok(Outcome::Control { control, legacy });
             }
-            client.send(Method::DELETE, &space.path(), &Query::new(), None).await?;
+            client
+                .send(Method::DELETE, &space.path(), &Query::new(), None)
+                .await?;
             let resource = space.resource();
             let id = space.id;
             Ok(Reply::new(Value::Null)

@@ -31,13 +31,28 @@ pub(crate) fn type_schema() -> Value {
 }
 
 /// Reads a content type by id, or by uid within the space.
-pub(crate) async fn fetch_type(client: &ModyoClient, space: &Space, input: &str) -> Result<Value, ToolError> {
+pub(crate) async fn fetch_type(
+    client: &ModyoClient,
+    space: &Space,
+    input: &str,
+) -> Result<Value, ToolError> {
     let input = input.trim();
     let id = if is_id(input) {
         input.to_owned()
     } else {
-        let (types, _) = walk(client, &format!("{}/types", space.path()), "types", &Query::new()).await?;
-        let found = pick("content type", input, &types, &[Stage::exact("uid", "uid", input)])?;
+        let (types, _) = walk(
+            client,
+            &format!("{}/types", space.path()),
+            "types",
+            &Query::new(),
+        )
+        .await?;
+        let found = pick(
+            "content type",
+            input,
+            &types,
+            &[Stage::exact("uid", "uid", input)],
+        )?;
         match found.get("id") {
             Some(Value::Number(n)) => n.to_string(),
             _ => {
@@ -89,5 +104,8 @@ async fn get(call: Call, args: GetArgs) -> ToolResult {
     let object = fetch_type(client, &space, &args.content_type).await?;
     let resource = Resource::from_object("content_type", &object, Some("uid"));
     let legacy_object = object.clone();
-    Ok(Reply::new(object).resource(resource).legacy(call.mode, || legacy_object).into())
+    Ok(Reply::new(object)
+        .resource(resource)
+        .legacy(call.mode, || legacy_object)
+        .into())
 }

@@ -1,0 +1,44 @@
+# One entry point for people and CI. `.ci/run` calls `make test`.
+CARGO ?= cargo
+PYTHON ?= python3
+TOOLS := .tools
+VENV := $(TOOLS)/venv
+
+.PHONY: serve test fmt fmt-check clippy lint doc python-client measure generate bench clean-tools
+
+## The offline MCP server on stdio: replays cassettes/, needs no credentials.
+serve:
+	@$(CARGO) run --locked -q -p modyo-lab -- serve
+
+## Everything CI checks: formatting, lints, the Rust tests, and the strict Python client.
+test: fmt-check clippy python-client
+	$(CARGO) test --workspace --locked
+
+fmt:
+	$(CARGO) fmt --all
+
+fmt-check:
+	$(CARGO) fmt --all -- --check
+
+clippy:
+	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
+
+lint: clippy
+
+doc:
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps --locked
+
+## The pinned Python MCP client, in a project-local virtualenv (from the package registry).
+python-client: $(VENV)/.installed
+
+$(VENV)/.installed: tests/python/requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r tests/python/requirements.txt
+	touch $@
+
+## Regenerate the deterministic fixture cassettes.
+generate:
+	$(CARGO) run --locked -q -p modyo-lab -- generate pilot
+
+clean-tools:
+	rm -rf $(TOOLS)

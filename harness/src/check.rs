@@ -1,0 +1,159 @@
+//! The contract as a client sees it: what every tool result must satisfy, whatever the tool.
+//!
+//! Used by the scenario tests, the property tests and the lint: C1 (envelope keys), C2
+//! (`platform` everywhere, errors included), C8 (the result validates against the published
+//! `outputSchema`), C16 (errors: `isError`, no `structuredContent`, `{platform, error{code,
+//! message}}`), C17 (`content[0].text` is the compact serialization), C18 (`control` means
+//! `data: null`), and C21 (legacy results carry no `structuredContent`).
+
+use modyo_mcp::contract::OutputValidator;
+use rmcp::model::{CallToolResult, Tool};
+use serde_json::Value;
+
+/// What kind of result a call produced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A normal result.
+    Success,
+    /// `isError: true`.
+    Error,
+    /// The call did not run (`control`).
+    Control,
+}
+
+/// The kind of a result.
+pub fn kind(result: &CallToolResult) -> Kind {
+    if result.is_error == Some(true) {
+        Kind::Error
+    } else if result
+        .structured_content
+        .as_ref()
+        .and_then(|s| s.get("control"))
+        .is_some()
+    {
+        Kind::Control
+    } else {
+        Kind::Success
+    }
+}
+
+/// The first text content of a result.
+pub fn text(result: &CallToolResult) -> Option<&str> {
+    result
+        .content
+        .first()
+        .and_then(|c| c.as_text())
+        .map(|t| t.text.as_str())
+}
+
+/// The `error` object of a C16 error result.
+pub fn error(result: &CallToolResult) -> Option<Value> {
+    let payload: Value = serde_json::from_str(text(result)?).ok()?;
+    payload.get("error").cloned()
+}
+
+const SLOTS: [&str; 5] = ["platform", "data", "resource", "state", "control"];
+
+/// Every way `result` breaks the contract for `tool` (empty when it keeps it).
+pub fn problems(tool: &Tool, result: &CallToolResult) -> Vec<String> {
+    let mut out = Vec::new();
+    let Some(text) = text(result) else {
+        out.push("no text content (C17)".into());
+        return out;
+    };
+    if result.is_error == Some(true) {
+        if result.structured_content.is_some() {
+            out.push("an error carries structuredContent (C16)".into());
+        }
+        if tool.output_schema.is_none() {
+            return out; // legacy errors are `Error: ...` text (C21)
+        }
+        match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(payload)) => {
+                let keys: Vec<&str> = payload.keys().map(String::as_str).collect();
+                if keys != ["platform", "error"] {
+                    out.push(format!(
+                        "error payload keys are {keys:?}, not [platform, error] (C16)"
+                    ));
+                }
+                check_platform(payload.get("platform"), &mut out);
+                let error = payload.get("error");
+                if !error
+                    .and_then(|e| e.get("code"))
+                    .is_some_and(Value::is_string)
+                    || !error
+                        .and_then(|e| e.get("message"))
+                        .is_some_and(Value::is_string)
+                {
+                    out.push("error without a string code and message (C16)".into());
+                }
+            }
+            _ => out.push("error text is not a JSON object (C16)".into()),
+        }
+        if text.contains('\n') {
+            out.push("error text is not compact (C17)".into());
+        }
+        return out;
+    }
+    let Some(schema) = &tool.output_schema else {
+        if result.structured_content.is_some() {
+            out.push("a legacy tool (no outputSchema) returned structuredContent (C21)".into());
+        }
+        return out;
+    };
+    let Some(structured) = &result.structured_content else {
+        out.push("a tool with an outputSchema returned no structuredContent (C8)".into());
+        return out;
+    };
+    match OutputValidator::new(schema) {
+        Ok(validator) => {
+            if let Err(violations) = validator.check(structured) {
+                out.push(format!(
+                    "structuredContent breaks the outputSchema (C8): {violations}"
+                ));
+            }
+        }
+        Err(e) => out.push(format!("the outputSchema does not compile: {e}")),
+    }
+    let compact = serde_json::to_string(structured).unwrap_or_default();
+    if text != compact {
+        out.push(
+            "content[0].text is not the compact serialization of structuredContent (C17)".into(),
+        );
+    }
+    match structured {
+        Value::Object(envelope) => {
+            let keys: Vec<&str> = envelope.keys().map(String::as_str).collect();
+            let expected: Vec<&str> = SLOTS
+                .iter()
+                .copied()
+                .filter(|s| envelope.contains_key(*s))
+                .collect();
+            if keys != expected
+                || !envelope.contains_key("platform")
+                || !envelope.contains_key("data")
+            {
+                out.push(format!(
+                    "envelope keys {keys:?} are not platform, data[, resource, state, control] (C1)"
+                ));
+            }
+            check_platform(envelope.get("platform"), &mut out);
+            if envelope.contains_key("control") && envelope.get("data") != Some(&Value::Null) {
+                out.push("control with non-null data (C18)".into());
+            }
+        }
+        _ => out.push("structuredContent is not an object (C1)".into()),
+    }
+    out
+}
+
+fn check_platform(platform: Option<&Value>, out: &mut Vec<String>) {
+    let ok = platform.and_then(Value::as_object).is_some_and(|p| {
+        p.len() == 2
+            && p.get("name").is_some_and(Value::is_string)
+            && p.get("host").is_some_and(Value::is_string)
+    });
+    if !ok {
+        out.push("platform is not {name, host} (C2)".into());
+    }
+}
