@@ -1,0 +1,873 @@
+//! Property tests: Modyo responses with drift, replayed over HTTP through the real tools.
+//!
+//! Targets are discovered, not listed: every successful cassette scenario of a read (or a
+//! gated read action) is replayed once, and each response it read becomes a target, a list
+//! target when the body is `{<root>: [...], meta}` and a detail target when it is another JSON
+//! object. Targets are deduplicated by tool, argument names and request path shape, so every
+//! form of a tool (`content-entries-list` minimal, `fields`, `includeDetails`) is its own target.
+//!
+//! For each target, proptest generates a drifted body from the recorded one (unknown keys at
+//! any depth, nulls, long unicode strings, emptied arrays, removed and reordered keys, a subset
+//! or repetition of the items, a renamed or missing root, and `meta` missing, null, mistyped or
+//! inconsistent: totals below and above what was returned, pages beyond the end), serves it in
+//! place of the recorded response, calls the tool and asserts:
+//! - the call never fails at the protocol level (a panic or an output validation failure);
+//! - the result keeps the contract (`check::problems`: it validates against the published
+//!   `outputSchema`, `content[0].text` is the compact serialization, errors are C16 with
+//!   `platform`);
+//! - `complete` appears only with evidence and then equals the truth (C6); `returned`, `total`,
+//!   `page` and `per_page` say what the API said (C5);
+//! - `data` never disagrees with `resource` (C12);
+//! - drift that only adds information (unknown keys, reordered keys) never breaks a call (C8).
+//!
+//! `PROPTEST_CASES` sets the cases per target (256 by default; `make proptest-long`: 10,000).
+//! The seed is fixed unless `MODYO_PROPTEST_SEED` is a number or `random`.
+
+use std::collections::BTreeSet;
+use std::time::Instant;
+
+use modyo_lab::check::{self, Kind};
+use modyo_lab::cassette::RecordedRequest;
+use modyo_lab::lint::{Lint, Lists, Rule};
+use modyo_lab::session::{Library, Session};
+use modyo_lab::{Cassette, Provenance, RecordedResponse, ReplayOptions};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, RngSeed, TestCaseError, TestRunner};
+use rmcp::model::{CallToolResult, Tool};
+use serde_json::{Map, Value, json};
+
+use crate::util::probes::{self, ProbeKind, json_body, list_root};
+
+/// A response to drift, and everything else the call needs.
+#[derive(Debug)]
+struct Target {
+    label: String,
+    tool: Tool,
+    arguments: Value,
+    env: Vec<(String, String)>,
+    key: RecordedRequest,
+    original: Value,
+    /// `Some(root)` for a list target.
+    root: Option<String>,
+    /// The list the tool reports coverage on (the last list the call read).
+    coverage_source: bool,
+    /// `per_page` and `page` as requested.
+    per_page: Option<u64>,
+    page: Option<u64>,
+    /// The other responses of the call.
+    rest: Cassette,
+}
+
+/// The start of a result's text, for failure messages.
+fn short(result: &CallToolResult) -> String {
+    let text = check::text(result).unwrap_or_default();
+    let cut: String = text.chars().take(400).collect();
+    if cut.len() < text.len() { format!("{cut}...") } else { cut }
+}
+
+fn path_shape(path: &str) -> String {
+    path.split('/')
+        .map(|s| {
+            if !s.is_empty() && s.chars().all(|c| c.is_ascii_digit()) {
+                "#"
+            } else {
+                s
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+async fn targets(library: &Library) -> anyhow::Result<Vec<Target>> {
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    for probe in probes::probes(library).await? {
+        if !matches!(probe.kind, ProbeKind::Read | ProbeKind::GatedRead) {
+            continue;
+        }
+        let baseline = probes::baseline(&probe).await?;
+        let last_list = baseline
+            .requests
+            .iter()
+            .rposition(|(_, r)| r.as_ref().and_then(json_body).and_then(list_root).is_some());
+        // Paging does not make another form of a tool.
+        let mut names: Vec<&String> = probe
+            .arguments
+            .as_object()
+            .map(|m| m.keys().filter(|k| *k != "page" && *k != "per_page").collect())
+            .unwrap_or_default();
+        names.sort();
+        for (i, (request, response)) in baseline.requests.iter().enumerate() {
+            let (Some(response), Some(key)) = (response, request.to_recorded()) else {
+                continue;
+            };
+            let Some(body) = json_body(response).filter(|b| b.is_object()) else {
+                continue;
+            };
+            if request.method != "GET" || response.status != 200 {
+                continue;
+            }
+            let root = list_root(body);
+            let dedupe = (
+                probe.tool.name.to_string(),
+                format!("{names:?}"),
+                path_shape(&request.path),
+                root.is_some(),
+            );
+            if !seen.insert(dedupe) {
+                continue;
+            }
+            let query = |k: &str| {
+                request
+                    .query
+                    .iter()
+                    .find(|(q, _)| q == k)
+                    .and_then(|(_, v)| v.parse().ok())
+            };
+            let mut rest = Cassette::new(
+                "properties/rest",
+                Provenance::synthetic("2026-11-29", "the other responses of the call"),
+            );
+            for (other, response) in &baseline.requests {
+                if other.line() == request.line() {
+                    continue;
+                }
+                if let (Some(k), Some(r)) = (other.to_recorded(), response) {
+                    if !rest.interactions.iter().any(|i| other.matches(&i.request)) {
+                        rest = rest.interaction(k.respond_with(r.clone()));
+                    }
+                }
+            }
+            out.push(Target {
+                label: format!("{} [{}]", probe.label, request.line()),
+                tool: probe.tool.clone(),
+                arguments: probe.arguments.clone(),
+                env: probe.env.clone(),
+                key,
+                original: body.clone(),
+                coverage_source: root.is_some() && last_list == Some(i),
+                root,
+                per_page: query("per_page"),
+                page: query("page"),
+                rest,
+            });
+        }
+    }
+    Ok(out)
+}
+
+// ---------------------------------------------------------------------------------------
+// Drift
+
+/// One change to an object somewhere inside a value (`at` picks the object, `key` its key).
+#[derive(Debug, Clone)]
+enum Edit {
+    AddUnknown { at: usize, key: String, value: Value },
+    Reorder { at: usize, seed: usize },
+    Null { at: usize, key: usize },
+    LongString { at: usize, key: usize, text: String },
+    EmptyArray { at: usize },
+    Remove { at: usize, key: usize },
+}
+
+impl Edit {
+    fn additive(&self) -> bool {
+        matches!(self, Edit::AddUnknown { .. } | Edit::Reorder { .. })
+    }
+}
+
+fn objects(value: &Value, pointer: String, out: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            out.push(pointer.clone());
+            for (k, v) in map {
+                objects(v, format!("{pointer}/{}", k.replace('~', "~0").replace('/', "~1")), out);
+            }
+        }
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                objects(v, format!("{pointer}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn arrays(value: &Value, pointer: String, out: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map {
+                arrays(v, format!("{pointer}/{}", k.replace('~', "~0").replace('/', "~1")), out);
+            }
+        }
+        Value::Array(items) => {
+            out.push(pointer.clone());
+            for (i, v) in items.iter().enumerate() {
+                arrays(v, format!("{pointer}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn apply(value: &mut Value, edit: &Edit) {
+    let mut pointers = Vec::new();
+    objects(value, String::new(), &mut pointers);
+    let object_at = |at: usize| pointers.get(at % pointers.len().max(1)).cloned();
+    match edit {
+        Edit::AddUnknown { at, key, value: v } => {
+            if let Some(Value::Object(map)) = object_at(*at).and_then(|p| value.pointer_mut(&p)) {
+                map.insert(key.clone(), v.clone());
+            }
+        }
+        Edit::Reorder { at, seed } => {
+            if let Some(Value::Object(map)) = object_at(*at).and_then(|p| value.pointer_mut(&p)) {
+                let mut entries: Vec<(String, Value)> = std::mem::take(map).into_iter().collect();
+                if !entries.is_empty() {
+                    let n = seed % entries.len();
+                    entries.rotate_left(n);
+                    if seed % 2 == 1 {
+                        entries.reverse();
+                    }
+                }
+                *map = entries.into_iter().collect();
+            }
+        }
+        Edit::Null { at, key } | Edit::LongString { at, key, .. } | Edit::Remove { at, key } => {
+            if let Some(Value::Object(map)) = object_at(*at).and_then(|p| value.pointer_mut(&p)) {
+                let Some(name) = map.keys().nth(key % map.len().max(1)).cloned() else {
+                    return;
+                };
+                match edit {
+                    Edit::Null { .. } => {
+                        map.insert(name, Value::Null);
+                    }
+                    Edit::LongString { text, .. } => {
+                        map.insert(name, Value::String(text.clone()));
+                    }
+                    _ => {
+                        map.remove(&name);
+                    }
+                }
+            }
+        }
+        Edit::EmptyArray { at } => {
+            let mut found = Vec::new();
+            arrays(value, String::new(), &mut found);
+            if let Some(p) = found.get(at % found.len().max(1)).cloned()
+                && let Some(Value::Array(items)) = value.pointer_mut(&p)
+            {
+                items.clear();
+            }
+        }
+    }
+}
+
+fn json_leaf() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(Value::from),
+        "\\PC{0,16}".prop_map(Value::String),
+    ]
+}
+
+fn json_value() -> impl Strategy<Value = Value> {
+    json_leaf().prop_recursive(3, 24, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::vec(("\\PC{1,8}", inner), 0..4)
+                .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+        ]
+    })
+}
+
+fn long_text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "\\PC{100,400}",
+        Just("🏦 Sucursal Ñuñoa — مرحبا — 日本語 — e\u{301} ".repeat(12)),
+    ]
+}
+
+fn edit() -> impl Strategy<Value = Edit> {
+    let at = 0..64usize;
+    prop_oneof![
+        3 => (at.clone(), "zz_[a-z]{1,6}|zz_\\PC{1,6}", json_value())
+            .prop_map(|(at, key, value)| Edit::AddUnknown { at, key, value }),
+        2 => (at.clone(), any::<usize>()).prop_map(|(at, seed)| Edit::Reorder { at, seed }),
+        1 => (at.clone(), any::<usize>()).prop_map(|(at, key)| Edit::Null { at, key }),
+        1 => (at.clone(), any::<usize>(), long_text())
+            .prop_map(|(at, key, text)| Edit::LongString { at, key, text }),
+        1 => at.clone().prop_map(|at| Edit::EmptyArray { at }),
+        1 => (at, any::<usize>()).prop_map(|(at, key)| Edit::Remove { at, key }),
+    ]
+}
+
+/// Which items a drifted page holds.
+#[derive(Debug, Clone)]
+enum Picks {
+    /// The recorded items, in order.
+    Same,
+    /// Indices into the recorded items (repeats and reordering allowed; empty: no items).
+    Some(Vec<usize>),
+}
+
+/// `meta.total_entries` relative to the items returned.
+#[derive(Debug, Clone)]
+enum Total {
+    /// `returned + extra` (0: the page is everything).
+    Truth(u64),
+    /// `returned - k`: less than was returned (a contradiction, not evidence).
+    Below(u64),
+    Missing,
+    Null,
+    /// Mistyped: a string, a float, a negative, a boolean.
+    Mistyped(Value),
+}
+
+/// Another `meta` field.
+#[derive(Debug, Clone)]
+enum Field {
+    Consistent,
+    Missing,
+    Null,
+    Wrong(Value),
+}
+
+#[derive(Debug, Clone)]
+enum MetaShape {
+    Object,
+    Missing,
+    Not(Value),
+}
+
+#[derive(Debug, Clone)]
+enum RootShape {
+    Same,
+    /// Renamed (the drift rule reads the only array).
+    Renamed,
+    Missing,
+    NotAnArray(Value),
+}
+
+#[derive(Debug, Clone)]
+struct ListDrift {
+    picks: Picks,
+    edits: Vec<(usize, Edit)>,
+    total: Total,
+    per_page: Field,
+    current_page: Field,
+    total_pages: Field,
+    meta: MetaShape,
+    root: RootShape,
+    extra_root: Vec<(String, Value)>,
+    meta_first: bool,
+}
+
+fn field() -> impl Strategy<Value = Field> {
+    prop_oneof![
+        6 => Just(Field::Consistent),
+        1 => Just(Field::Missing),
+        1 => Just(Field::Null),
+        1 => prop_oneof![
+            (0..10_000u64).prop_map(Value::from),
+            Just(json!("10")),
+            Just(json!(-1)),
+            Just(json!(2.5)),
+        ]
+        .prop_map(Field::Wrong),
+    ]
+}
+
+fn list_drift() -> impl Strategy<Value = ListDrift> {
+    let picks = prop_oneof![
+        3 => Just(Picks::Same),
+        2 => prop::collection::vec(0..200usize, 0..12).prop_map(Picks::Some),
+    ];
+    let total = prop_oneof![
+        6 => prop_oneof![Just(0u64), 0..5u64, 0..100_000u64].prop_map(Total::Truth),
+        1 => (1..5u64).prop_map(Total::Below),
+        1 => Just(Total::Missing),
+        1 => Just(Total::Null),
+        1 => prop_oneof![
+            Just(json!("314")),
+            Just(json!(3.5)),
+            Just(json!(-1)),
+            Just(json!(true)),
+        ]
+        .prop_map(Total::Mistyped),
+    ];
+    let meta = prop_oneof![
+        8 => Just(MetaShape::Object),
+        1 => Just(MetaShape::Missing),
+        1 => prop_oneof![Just(Value::Null), Just(json!([])), Just(json!("meta"))].prop_map(MetaShape::Not),
+    ];
+    let root = prop_oneof![
+        8 => Just(RootShape::Same),
+        1 => Just(RootShape::Renamed),
+        1 => Just(RootShape::Missing),
+        1 => prop_oneof![Just(Value::Null), Just(json!({})), Just(json!("x"))].prop_map(RootShape::NotAnArray),
+    ];
+    (
+        picks,
+        prop::collection::vec((0..200usize, edit()), 0..6),
+        total,
+        (field(), field(), field()),
+        meta,
+        root,
+        prop::collection::vec(("zz_[a-z]{1,6}", json_value()), 0..2),
+        any::<bool>(),
+    )
+        .prop_map(
+            |(picks, edits, total, (per_page, current_page, total_pages), meta, root, extra_root, meta_first)| {
+                ListDrift {
+                    picks,
+                    edits,
+                    total,
+                    per_page,
+                    current_page,
+                    total_pages,
+                    meta,
+                    root,
+                    extra_root,
+                    meta_first,
+                }
+            },
+        )
+}
+
+impl ListDrift {
+    /// Only information added: the call must still succeed.
+    fn additive(&self) -> bool {
+        matches!(self.picks, Picks::Same)
+            && self.edits.iter().all(|(_, e)| e.additive())
+            && matches!(self.total, Total::Truth(_))
+            && [&self.per_page, &self.current_page, &self.total_pages]
+                .iter()
+                .all(|f| matches!(f, Field::Consistent))
+            && matches!(self.meta, MetaShape::Object)
+            && matches!(self.root, RootShape::Same)
+    }
+}
+
+/// What the drifted page says, for the assertions.
+#[derive(Debug)]
+struct Truth {
+    returned: u64,
+    /// `total_entries` as sent, when it is a non-negative integer.
+    total_sent: Option<u64>,
+    /// The true size of the collection, when the API said it consistently.
+    total: Option<u64>,
+    per_page_sent: Option<u64>,
+    page_sent: Option<u64>,
+}
+
+fn build_list(target: &Target, drift: &ListDrift) -> (Value, Truth) {
+    let root = target.root.clone().unwrap_or_default();
+    let original: Vec<Value> = target
+        .original
+        .get(&root)
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let mut items: Vec<Value> = match &drift.picks {
+        Picks::Same => original.clone(),
+        Picks::Some(indices) if !original.is_empty() => indices
+            .iter()
+            .map(|i| original[i % original.len()].clone())
+            .collect(),
+        Picks::Some(_) => Vec::new(),
+    };
+    for (i, edit) in &drift.edits {
+        if items.is_empty() {
+            break;
+        }
+        let n = items.len();
+        apply(&mut items[i % n], edit);
+    }
+    let n = items.len() as u64;
+    let per_page = target.per_page.unwrap_or(10);
+    let page = target.page.unwrap_or(1);
+    let total_value = match &drift.total {
+        Total::Truth(extra) => Some(Value::from(n + extra)),
+        Total::Below(k) => Some(Value::from(n.saturating_sub(*k))),
+        Total::Missing => None,
+        Total::Null => Some(Value::Null),
+        Total::Mistyped(v) => Some(v.clone()),
+    };
+    let total_sent = total_value.as_ref().and_then(Value::as_u64);
+    let consistent_total = match &drift.total {
+        Total::Truth(extra) => Some(n + extra),
+        _ => None,
+    };
+    let pages = consistent_total.map_or(1, |t| t.div_ceil(per_page.max(1)));
+    let field = |f: &Field, consistent: u64| match f {
+        Field::Consistent => Some(Value::from(consistent)),
+        Field::Missing => None,
+        Field::Null => Some(Value::Null),
+        Field::Wrong(v) => Some(v.clone()),
+    };
+    let mut meta = Map::new();
+    if let Some(v) = total_value {
+        meta.insert("total_entries".into(), v);
+    }
+    let per_page_value = field(&drift.per_page, per_page);
+    let page_value = field(&drift.current_page, page);
+    if let Some(v) = &per_page_value {
+        meta.insert("per_page".into(), v.clone());
+    }
+    if let Some(v) = &page_value {
+        meta.insert("current_page".into(), v.clone());
+    }
+    if let Some(v) = field(&drift.total_pages, pages) {
+        meta.insert("total_pages".into(), v);
+    }
+    let meta_value = match &drift.meta {
+        MetaShape::Object => Some(Value::Object(meta)),
+        MetaShape::Missing => None,
+        MetaShape::Not(v) => Some(v.clone()),
+    };
+    let meta_is_object = matches!(drift.meta, MetaShape::Object);
+    let items_value = Value::Array(items);
+    let mut body = Map::new();
+    let put_items = |body: &mut Map<String, Value>| match &drift.root {
+        RootShape::Same => {
+            body.insert(root.clone(), items_value.clone());
+        }
+        RootShape::Renamed => {
+            body.insert("zz_renamed".into(), items_value.clone());
+        }
+        RootShape::Missing => {}
+        RootShape::NotAnArray(v) => {
+            body.insert(root.clone(), v.clone());
+        }
+    };
+    if drift.meta_first {
+        if let Some(m) = &meta_value {
+            body.insert("meta".into(), m.clone());
+        }
+        put_items(&mut body);
+    } else {
+        put_items(&mut body);
+        if let Some(m) = &meta_value {
+            body.insert("meta".into(), m.clone());
+        }
+    }
+    for (k, v) in &drift.extra_root {
+        body.insert(k.clone(), v.clone());
+    }
+    let truth = Truth {
+        returned: n,
+        total_sent: total_sent.filter(|_| meta_is_object),
+        total: consistent_total.filter(|_| meta_is_object),
+        per_page_sent: per_page_value
+            .and_then(|v| v.as_u64())
+            .filter(|_| meta_is_object),
+        page_sent: page_value.and_then(|v| v.as_u64()).filter(|_| meta_is_object),
+    };
+    (Value::Object(body), truth)
+}
+
+#[derive(Debug, Clone)]
+struct DetailDrift {
+    edits: Vec<Edit>,
+    /// Replace the whole body with this non-object.
+    not_an_object: Option<Value>,
+}
+
+fn detail_drift() -> impl Strategy<Value = DetailDrift> {
+    (
+        prop::collection::vec(edit(), 0..8),
+        prop_oneof![
+            12 => Just(None),
+            1 => prop_oneof![Just(Value::Null), Just(json!([])), Just(json!("ok")), Just(json!(1))].prop_map(Some),
+        ],
+    )
+        .prop_map(|(edits, not_an_object)| DetailDrift {
+            edits,
+            not_an_object,
+        })
+}
+
+// ---------------------------------------------------------------------------------------
+// Running
+
+fn config() -> Config {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(256);
+    let rng_seed = match std::env::var("MODYO_PROPTEST_SEED").as_deref() {
+        Ok("random") => RngSeed::Random,
+        Ok(n) => n.parse().map_or(RngSeed::Fixed(20_261_129), RngSeed::Fixed),
+        Err(_) => RngSeed::Fixed(20_261_129),
+    };
+    Config {
+        cases,
+        failure_persistence: None,
+        max_shrink_iters: 512,
+        rng_seed,
+        ..Config::default()
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a tokio runtime")
+}
+
+/// Serves `body` for the target's request (and its other responses), calls the tool.
+async fn call(
+    session: &Session,
+    target: &Target,
+    body: Value,
+) -> Result<CallToolResult, TestCaseError> {
+    let replay = session.replay();
+    replay.reset().await;
+    let drifted = Cassette::new(
+        "properties/drift",
+        Provenance::synthetic("2026-11-29", "a drifted response"),
+    )
+    .interaction(target.key.clone().respond_with(RecordedResponse::json(200, body)));
+    replay
+        .mount(&[drifted, target.rest.clone()])
+        .await
+        .map_err(|e| TestCaseError::fail(format!("mount: {e}")))?;
+    session
+        .call(&target.tool.name, target.arguments.clone())
+        .await
+        .map_err(|e| {
+            TestCaseError::fail(format!(
+                "JSON-RPC error (a panic, or output that breaks the tool's schema): {e}"
+            ))
+        })
+}
+
+/// The assertions every result must pass, whatever the drift.
+fn keeps_the_contract(target: &Target, result: &CallToolResult) -> Result<(), TestCaseError> {
+    let problems = check::problems(&target.tool, result);
+    prop_assert!(problems.is_empty(), "{problems:?}: {}", short(result));
+    if check::kind(result) == Kind::Error {
+        let error = check::error(result).unwrap_or_default();
+        prop_assert!(error["code"].is_string(), "{error}");
+        return Ok(());
+    }
+    // C12: data never disagrees with resource.
+    let mut lint = Lint::new(vec![target.tool.clone()], Lists::default());
+    lint.result(&target.tool, result, "drift");
+    let c12: Vec<_> = lint
+        .finish()
+        .violations
+        .into_iter()
+        .filter(|v| v.rule == Rule::C12)
+        .collect();
+    prop_assert!(c12.is_empty(), "{c12:?}");
+    Ok(())
+}
+
+fn coverage_is_true(target: &Target, result: &CallToolResult, truth: &Truth) -> Result<(), TestCaseError> {
+    if !target.coverage_source || check::kind(result) != Kind::Success {
+        return Ok(());
+    }
+    let Some(state) = result
+        .structured_content
+        .as_ref()
+        .and_then(|s| s.get("state"))
+        .filter(|s| s.get("returned").is_some())
+    else {
+        return Ok(());
+    };
+    let returned = state["returned"].as_u64();
+    prop_assert_eq!(returned, Some(truth.returned), "state.returned: {}", state);
+    let exhausted = target
+        .per_page
+        .is_some_and(|p| truth.returned < p && target.page.unwrap_or(1) == 1);
+    if let Some(complete) = state.get("complete").and_then(Value::as_bool) {
+        let by_total = truth
+            .total_sent
+            .filter(|t| *t >= truth.returned)
+            .map(|t| t == truth.returned);
+        let by_walk = exhausted && truth.total_sent.is_none_or(|t| t == truth.returned);
+        prop_assert!(
+            by_total == Some(complete) || (by_walk && complete),
+            "complete: {complete} without evidence or against it: {state} (truth {truth:?})"
+        );
+        if let Some(t) = truth.total {
+            prop_assert_eq!(complete, t == truth.returned, "complete against the truth: {}", state);
+        }
+    } else {
+        prop_assert!(
+            truth.total_sent.is_none_or(|t| t < truth.returned) || state.get("total").is_none(),
+            "evidence ({truth:?}) but no complete: {state}"
+        );
+    }
+    if let Some(total) = state.get("total") {
+        prop_assert!(
+            total.as_u64() == truth.total_sent || (exhausted && total.as_u64() == Some(truth.returned)),
+            "state.total {total} is not what the API said ({truth:?})"
+        );
+    }
+    if let Some(page) = state.get("page") {
+        prop_assert_eq!(page.as_u64(), truth.page_sent, "state.page");
+    }
+    if let Some(per_page) = state.get("per_page") {
+        prop_assert_eq!(per_page.as_u64(), truth.per_page_sent, "state.per_page");
+    }
+    Ok(())
+}
+
+/// A generated case: which of the tool's targets, and the drift for it.
+type Case = (usize, ListDrift, DetailDrift);
+
+/// One case against one target; `Err` fails the property.
+fn check_case(
+    rt: &tokio::runtime::Runtime,
+    session: &Session,
+    target: &Target,
+    list: &ListDrift,
+    detail: &DetailDrift,
+) -> Result<(), TestCaseError> {
+    if target.root.is_some() {
+        let (body, truth) = build_list(target, list);
+        let result = rt.block_on(call(session, target, body))?;
+        keeps_the_contract(target, &result)?;
+        coverage_is_true(target, &result, &truth)?;
+        if list.additive() {
+            prop_assert_eq!(
+                check::kind(&result),
+                Kind::Success,
+                "additive drift broke the call: {}",
+                short(&result)
+            );
+        }
+        return Ok(());
+    }
+    let mut body = target.original.clone();
+    for edit in &detail.edits {
+        apply(&mut body, edit);
+    }
+    if let Some(v) = &detail.not_an_object {
+        body = v.clone();
+    }
+    let result = rt.block_on(call(session, target, body))?;
+    keeps_the_contract(target, &result)?;
+    if detail.not_an_object.is_some() {
+        prop_assert_eq!(
+            check::kind(&result),
+            Kind::Error,
+            "a non-object body was accepted: {}",
+            short(&result)
+        );
+    } else if detail.edits.iter().all(Edit::additive) {
+        prop_assert_eq!(
+            check::kind(&result),
+            Kind::Success,
+            "additive drift broke the call: {}",
+            short(&result)
+        );
+    }
+    Ok(())
+}
+
+#[test]
+fn drifted_responses_keep_the_contract_and_never_claim_completeness_without_evidence() {
+    let rt = runtime();
+    let library = Library::workspace().expect("the cassettes load");
+    let targets = rt.block_on(targets(&library)).expect("targets are discovered");
+    assert!(!targets.is_empty(), "no target discovered");
+    // One property per tool (and environment): its cases spread over the tool's targets.
+    let mut groups: Vec<Vec<&Target>> = Vec::new();
+    for target in &targets {
+        match groups
+            .iter_mut()
+            .find(|g| g[0].tool.name == target.tool.name && g[0].env == target.env)
+        {
+            Some(group) => group.push(target),
+            None => groups.push(vec![target]),
+        }
+    }
+    let config = config();
+    let started = Instant::now();
+    let mut failures = Vec::new();
+    for group in &groups {
+        let tool_started = Instant::now();
+        let session = rt
+            .block_on(Session::start_with(
+                &[],
+                &group[0].env,
+                ReplayOptions::default().allow_repeats(true),
+            ))
+            .expect("a session");
+        let strategy = (0..group.len(), list_drift(), detail_drift());
+        let mut runner = TestRunner::new(config.clone());
+        let outcome = runner.run(&strategy, |(i, list, detail): Case| {
+            check_case(&rt, &session, group[i], &list, &detail)
+                .map_err(|e| TestCaseError::fail(format!("{}: {e}", group[i].label)))
+        });
+        if let Err(e) = outcome {
+            failures.push(format!("{}: {e}", group[0].tool.name));
+        }
+        rt.block_on(session.close());
+        eprintln!(
+            "properties: {} x {} cases over {} target(s) in {:.1} s",
+            group[0].tool.name,
+            config.cases,
+            group.len(),
+            tool_started.elapsed().as_secs_f64()
+        );
+        for t in group {
+            eprintln!("    {}", t.label);
+        }
+    }
+    eprintln!(
+        "properties: {} tools, {} targets, {} cases each, {:.1} s",
+        groups.len(),
+        targets.len(),
+        config.cases,
+        started.elapsed().as_secs_f64()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn the_pilot_forms_are_targets() {
+    let rt = runtime();
+    let library = Library::workspace().expect("the cassettes load");
+    let targets = rt.block_on(targets(&library)).expect("targets are discovered");
+    let lists: BTreeSet<(String, Vec<String>)> = targets
+        .iter()
+        .filter(|t| t.root.is_some() && t.coverage_source)
+        .map(|t| {
+            let mut names: Vec<String> = t
+                .arguments
+                .as_object()
+                .map(|m| m.keys().cloned().collect())
+                .unwrap_or_default();
+            names.sort();
+            (t.tool.name.to_string(), names)
+        })
+        .collect();
+    let has = |tool: &str, arg: Option<&str>| {
+        lists
+            .iter()
+            .any(|(t, names)| t == tool && arg.is_none_or(|a| names.iter().any(|n| n == a)))
+    };
+    assert!(has("content-spaces-list", None), "{lists:?}");
+    assert!(has("content-entries-list", Some("fields")), "{lists:?}");
+    assert!(has("content-entries-list", Some("includeDetails")), "{lists:?}");
+    assert!(
+        lists.iter().any(|(t, names)| t == "content-entries-list"
+            && !names.iter().any(|n| n == "fields" || n == "includeDetails")),
+        "{lists:?}"
+    );
+    assert!(
+        targets.iter().any(|t| t.tool.name == "content-spaces-get"),
+        "content-spaces-get is a target"
+    );
+}
