@@ -1,19 +1,27 @@
 //! Workspace integration tests: one binary, one module per topic.
 //!
+//! - `binary`: the production binary's configuration errors and public mode;
 //! - `cassettes`: every cassette under `cassettes/` loads, resolves and says where it is from;
-//! - `replay`: exact matching, sequences, shadowing, response fidelity, loud misses;
-//! - `scenarios`: every cassette scenario through the real server, against its expectation;
-//! - `serve`: the offline server over an in-process duplex and as a child process;
+//! - `contract`: the contract rules of the foundation through the real server (C1-C21);
+//! - `errors`: the upstream error table, timeouts, refused connections, malformed bodies;
+//! - `faults`: every fault kind as a C16 error, for every tool class;
+//! - `gate`: the read-only gate and the class pins (C18, C19);
 //! - `lint`: the contract lint, clean on our server, catching a deliberately broken one;
 //! - `properties`: drifted API responses through the real tools (proptest);
-//! - `faults`: every fault kind as a C16 error, for every tool class;
-//! - `gate`: the read-only gate and the class pins (C18, C19).
+//! - `python_client`: the strict Python `mcp` client through every scenario;
+//! - `replay`: exact matching, sequences, shadowing, response fidelity, loud misses;
+//! - `scenarios`: every cassette scenario through the real server, against its expectation;
+//! - `serve`: the offline server over an in-process duplex and as a child process.
 
+mod binary;
 mod cassettes;
+mod contract;
+mod errors;
 mod faults;
 mod gate;
 mod lint;
 mod properties;
+mod python_client;
 mod replay;
 mod scenarios;
 mod serve;
