@@ -17,7 +17,9 @@ use std::net::TcpListener;
 use modyo_lab::check::{self, Kind};
 use modyo_lab::serve::offline_config;
 use modyo_lab::session::{CANARY_TOKEN, Library, Session};
-use modyo_lab::{Cassette, Provenance, ReceivedRequest, RecordedResponse, ReplayOptions, ReplayServer};
+use modyo_lab::{
+    Cassette, Provenance, ReceivedRequest, RecordedResponse, ReplayOptions, ReplayServer,
+};
 use rmcp::model::CallToolResult;
 use serde_json::Value;
 
@@ -35,15 +37,25 @@ struct Fault {
 
 fn faults(library: &Library) -> anyhow::Result<Vec<Fault>> {
     let mut out = Vec::new();
-    for cassette in library.cassettes().filter(|c| c.name().starts_with("faults/")) {
-        anyhow::ensure!(cassette.has_tag("fault"), "{} is not tagged fault", cassette.name());
+    for cassette in library
+        .cassettes()
+        .filter(|c| c.name().starts_with("faults/"))
+    {
+        anyhow::ensure!(
+            cassette.has_tag("fault"),
+            "{} is not tagged fault",
+            cassette.name()
+        );
         let (Some(interaction), Some(scenario)) =
             (cassette.interactions.first(), cassette.scenarios.first())
         else {
             anyhow::bail!("{} needs one interaction and one scenario", cassette.name());
         };
         let Some(code) = scenario.expect.code.clone() else {
-            anyhow::bail!("{} does not say which error code it expects", cassette.name());
+            anyhow::bail!(
+                "{} does not say which error code it expects",
+                cassette.name()
+            );
         };
         out.push(Fault {
             name: cassette.name().to_owned(),
@@ -97,7 +109,9 @@ async fn chosen_probes(library: &Library) -> anyhow::Result<Vec<Probe>> {
 }
 
 /// Where a fault goes: the first request, and the first write when it is another one.
-fn injection_points(baseline: &probes::Baseline) -> Vec<&(ReceivedRequest, Option<RecordedResponse>)> {
+fn injection_points(
+    baseline: &probes::Baseline,
+) -> Vec<&(ReceivedRequest, Option<RecordedResponse>)> {
     let mut points: Vec<&(ReceivedRequest, Option<RecordedResponse>)> = Vec::new();
     points.extend(baseline.requests.first());
     if let Some(write) = baseline.requests.iter().find(|(r, _)| r.method != "GET")
@@ -164,7 +178,10 @@ fn closed_port_uri() -> anyhow::Result<String> {
 async fn every_fault_is_a_c16_error_with_its_code_for_every_tool_class() -> anyhow::Result<()> {
     let library = Library::workspace()?;
     let faults = faults(&library)?;
-    assert!(faults.len() >= 17, "the error table, the transport faults and the bad bodies");
+    assert!(
+        faults.len() >= 17,
+        "the error table, the transport faults and the bad bodies"
+    );
     let probes = chosen_probes(&library).await?;
     let mut failures = Vec::new();
     let mut exercised: BTreeMap<&str, BTreeSet<ProbeKind>> = BTreeMap::new();
@@ -177,7 +194,9 @@ async fn every_fault_is_a_c16_error_with_its_code_for_every_tool_class() -> anyh
                 let config = offline_config(&closed_port_uri()?, &probe.env, CANARY_TOKEN)?;
                 let replay = ReplayServer::start(ReplayOptions::default()).await;
                 let session = Session::connect(replay, config).await?;
-                let result = session.call(&probe.tool.name, probe.arguments.clone()).await;
+                let result = session
+                    .call(&probe.tool.name, probe.arguments.clone())
+                    .await;
                 cases += 1;
                 match result {
                     Ok(result) => failures.extend(
@@ -185,7 +204,10 @@ async fn every_fault_is_a_c16_error_with_its_code_for_every_tool_class() -> anyh
                             .into_iter()
                             .map(|p| format!("{} <- {}: {p}", probe.label, fault.name)),
                     ),
-                    Err(e) => failures.push(format!("{} <- {}: JSON-RPC error {e}", probe.label, fault.name)),
+                    Err(e) => failures.push(format!(
+                        "{} <- {}: JSON-RPC error {e}",
+                        probe.label, fault.name
+                    )),
                 }
                 exercised.entry(&fault.name).or_default().insert(probe.kind);
                 session.close().await;
@@ -215,7 +237,10 @@ async fn every_fault_is_a_c16_error_with_its_code_for_every_tool_class() -> anyh
                 let session = Session::start(&mounts, &env).await?;
                 let label = format!("{} <- {} at {}", probe.label, fault.name, request.line());
                 cases += 1;
-                match session.call(&probe.tool.name, probe.arguments.clone()).await {
+                match session
+                    .call(&probe.tool.name, probe.arguments.clone())
+                    .await
+                {
                     Ok(result) => failures.extend(
                         judge(fault, probe, &result)
                             .into_iter()
@@ -238,16 +263,25 @@ async fn every_fault_is_a_c16_error_with_its_code_for_every_tool_class() -> anyh
     // Every fault reached every kind of probe (list-only faults: at least one list read).
     let kinds: BTreeSet<ProbeKind> = probes.iter().map(|p| p.kind).collect();
     for fault in &faults {
-        let reached = exercised.get(fault.name.as_str()).cloned().unwrap_or_default();
+        let reached = exercised
+            .get(fault.name.as_str())
+            .cloned()
+            .unwrap_or_default();
         if fault.list_only {
             if reached.is_empty() {
                 failures.push(format!("{}: no probe reads a list", fault.name));
             }
         } else if reached != kinds {
-            failures.push(format!("{}: reached {reached:?}, not {kinds:?}", fault.name));
+            failures.push(format!(
+                "{}: reached {reached:?}, not {kinds:?}",
+                fault.name
+            ));
         }
     }
-    eprintln!("faults: {cases} injected calls over {} probes", probes.len());
+    eprintln!(
+        "faults: {cases} injected calls over {} probes",
+        probes.len()
+    );
     assert!(
         failures.is_empty(),
         "{} fault case(s) failed:\n{}",
@@ -260,9 +294,21 @@ async fn every_fault_is_a_c16_error_with_its_code_for_every_tool_class() -> anyh
 #[test]
 fn fault_cassettes_are_in_the_writers_canonical_form() -> anyhow::Result<()> {
     let library = Library::workspace()?;
-    for cassette in library.cassettes().filter(|c| c.name().starts_with("faults/") || c.name().starts_with("drift/") || c.name() == "content/spaces-manage") {
-        let on_disk = std::fs::read_to_string(modyo_lab::cassette::path_of(library.root(), cassette.name()))?;
-        assert_eq!(on_disk, cassette.to_json()?, "{} is not in canonical form", cassette.name());
+    for cassette in library.cassettes().filter(|c| {
+        c.name().starts_with("faults/")
+            || c.name().starts_with("drift/")
+            || c.name() == "content/spaces-manage"
+    }) {
+        let on_disk = std::fs::read_to_string(modyo_lab::cassette::path_of(
+            library.root(),
+            cassette.name(),
+        ))?;
+        assert_eq!(
+            on_disk,
+            cassette.to_json()?,
+            "{} is not in canonical form",
+            cassette.name()
+        );
     }
     Ok(())
 }

@@ -28,7 +28,11 @@ async fn read_only_hides_mutation_tools_and_keeps_the_others_unchanged() -> anyh
         let listed = gated_view.iter().find(|t| t.name == tool.name);
         match lint::classify(tool) {
             ToolClass::Mutation => {
-                assert!(listed.is_none(), "{} is listed in read-only mode", tool.name)
+                assert!(
+                    listed.is_none(),
+                    "{} is listed in read-only mode",
+                    tool.name
+                )
             }
             _ => assert_eq!(
                 listed,
@@ -39,7 +43,9 @@ async fn read_only_hides_mutation_tools_and_keeps_the_others_unchanged() -> anyh
         }
     }
     assert!(
-        gated_view.iter().all(|t| full.iter().any(|f| f.name == t.name)),
+        gated_view
+            .iter()
+            .all(|t| full.iter().any(|f| f.name == t.name)),
         "read-only mode adds no tool"
     );
     Ok(())
@@ -57,12 +63,20 @@ async fn every_mutating_action_of_every_gated_tool_is_refused_before_any_request
         }
         let actions = lint::mutating_actions(&tool);
         if actions.is_empty() {
-            failures.push(format!("{}: a gated tool without mutating actions", tool.name));
+            failures.push(format!(
+                "{}: a gated tool without mutating actions",
+                tool.name
+            ));
         }
         for action in actions {
             // Everything a real write would need, so a leaking gate would really write.
             let mut extra = json!({"action": action});
-            if tool.input_schema.get("properties").and_then(|p| p.get("confirmDelete")).is_some() {
+            if tool
+                .input_schema
+                .get("properties")
+                .and_then(|p| p.get("confirmDelete"))
+                .is_some()
+            {
                 extra["confirmDelete"] = json!(true);
             }
             let arguments = sample_arguments(&tool, extra);
@@ -91,8 +105,13 @@ async fn every_mutating_action_of_every_gated_tool_is_refused_before_any_request
                     "{label}: not refused through control: {}",
                     check::text(&result).unwrap_or_default()
                 ));
-            } else if !control["message"].as_str().is_some_and(|m| m.contains(&action)) {
-                failures.push(format!("{label}: the refusal does not name the action: {control}"));
+            } else if !control["message"]
+                .as_str()
+                .is_some_and(|m| m.contains(&action))
+            {
+                failures.push(format!(
+                    "{label}: the refusal does not name the action: {control}"
+                ));
             }
             let received = session.replay().received();
             let writes: Vec<String> = received[before..]
@@ -117,7 +136,8 @@ async fn every_mutating_action_of_every_gated_tool_is_refused_before_any_request
 
 /// `tool -> class` from the pin file.
 fn pins() -> anyhow::Result<BTreeMap<String, String>> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/pins/tool-classes.txt");
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/pins/tool-classes.txt");
     let mut pins = BTreeMap::new();
     for (n, line) in std::fs::read_to_string(path)?.lines().enumerate() {
         let line = line.trim();
@@ -133,7 +153,10 @@ fn pins() -> anyhow::Result<BTreeMap<String, String>> {
             "line {}: unknown class {class}",
             n + 1
         );
-        anyhow::ensure!(pins.insert(tool.to_owned(), class.to_owned()).is_none(), "{tool} pinned twice");
+        anyhow::ensure!(
+            pins.insert(tool.to_owned(), class.to_owned()).is_none(),
+            "{tool} pinned twice"
+        );
     }
     Ok(pins)
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use modyo_lab::cassette;
-use modyo_lab::lint::{self, Lists, LintOptions, ServerCommand};
+use modyo_lab::lint::{self, LintOptions, Lists, ServerCommand};
 use serde_json::{Value, json};
 
 fn workspace() -> PathBuf {
@@ -49,7 +49,10 @@ async fn our_server_passes_the_lint_with_the_lists_as_they_are() -> anyhow::Resu
     };
     let report = lint::run(&options).await?;
     assert!(report.is_clean(), "{}", report.text());
-    assert!(report.tools > 0 && report.checked == report.tools, "{report:?}");
+    assert!(
+        report.tools > 0 && report.checked == report.tools,
+        "{report:?}"
+    );
     assert!(report.calls > 0, "the cassette scenarios were replayed");
     // Every list entry is used (an unused one would have failed as stale).
     let used: BTreeSet<&str> = report.exempted.iter().map(|e| e.tool.as_str()).collect();
@@ -122,10 +125,18 @@ fn a_broken_server_is_caught_by_every_rule() -> anyhow::Result<()> {
         .collect();
     let mut expected: BTreeSet<(String, String, String)> = [
         ("union", "C9", "/properties/data/properties/x/anyOf"),
-        ("message", "C13", "/properties/data/items/properties/message"),
+        (
+            "message",
+            "C13",
+            "/properties/data/items/properties/message",
+        ),
         ("loose-root", "C10", "/properties/data"),
         ("opaque-root", "C10", "/properties/data"),
-        ("read-with-post", "C5", "/properties/state/properties/status"),
+        (
+            "read-with-post",
+            "C5",
+            "/properties/state/properties/status",
+        ),
         ("thing-manage", "C5", "/properties/state/properties"),
         ("lying", "C19", "/annotations/readOnlyHint"),
         ("lying", "C5", "/properties/state"),
@@ -140,7 +151,9 @@ fn a_broken_server_is_caught_by_every_rule() -> anyhow::Result<()> {
     .iter()
     .map(|(t, r, p)| ((*t).to_owned(), (*r).to_owned(), (*p).to_owned()))
     .collect();
-    for key in ["returned", "total", "searched", "page", "per_page", "complete"] {
+    for key in [
+        "returned", "total", "searched", "page", "per_page", "complete",
+    ] {
         expected.insert((
             "writer".into(),
             "C5".into(),
@@ -172,9 +185,14 @@ fn rules_can_be_selected() {
     let server = broken_server();
     let (code, stdout) = lint_binary(&["--rule", "c9", "--", "python3", &server]);
     assert_eq!(code, 1);
-    let lines: Vec<&str> = stdout.lines().filter(|l| !l.starts_with("modyo-lab")).collect();
+    let lines: Vec<&str> = stdout
+        .lines()
+        .filter(|l| !l.starts_with("modyo-lab"))
+        .collect();
     assert_eq!(
         lines,
-        ["union C9 /properties/data/properties/x/anyOf: anyOf with 2 structured (object or array) branches; some clients keep only the first branch. Use one object with optional fields"]
+        [
+            "union C9 /properties/data/properties/x/anyOf: anyOf with 2 structured (object or array) branches; some clients keep only the first branch. Use one object with optional fields"
+        ]
     );
 }

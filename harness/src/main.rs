@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use modyo_lab::fixtures::{self, FixtureSet};
-use modyo_lab::lint::{self, Lists, LintOptions, PlannedCall, Rule, ServerCommand};
+use modyo_lab::lint::{self, LintOptions, Lists, PlannedCall, Rule, ServerCommand};
 use modyo_lab::serve::{self, ServeOptions};
 
 fn generate(set: FixtureSet, root: &std::path::Path, check: bool) -> anyhow::Result<()> {

@@ -240,7 +240,9 @@ fn sample(schema: &Value, depth: usize) -> Value {
         "integer" | "number" => json!(min("minimum").max(1)),
         "boolean" => json!(true),
         "array" if depth < 4 => {
-            let item = schema.get("items").map_or(json!("1"), |i| sample(i, depth + 1));
+            let item = schema
+                .get("items")
+                .map_or(json!("1"), |i| sample(i, depth + 1));
             Value::Array(vec![item; min("minItems").max(1) as usize])
         }
         "object" if depth < 4 => {

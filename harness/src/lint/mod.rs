@@ -40,7 +40,17 @@ use schema::Root;
 
 /// A contract rule the lint checks.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, clap::ValueEnum,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    clap::ValueEnum,
 )]
 pub enum Rule {
     /// The output schema is the envelope (`platform`, `data`).
@@ -101,7 +111,11 @@ impl fmt::Display for Violation {
         } else {
             &self.pointer
         };
-        write!(f, "{} {} {}: {}", self.tool, self.rule, pointer, self.message)
+        write!(
+            f,
+            "{} {} {}: {}",
+            self.tool, self.rule, pointer, self.message
+        )
     }
 }
 
@@ -356,7 +370,12 @@ impl Lint {
         ] {
             for tool in entries.keys() {
                 match (present.get(tool.as_str()), roots.get(tool)) {
-                    (None, _) => stale(list, Rule::C10, tool, "the tool is not in tools/list".into()),
+                    (None, _) => stale(
+                        list,
+                        Rule::C10,
+                        tool,
+                        "the tool is not in tools/list".into(),
+                    ),
                     (Some(_), None) => stale(
                         list,
                         Rule::C10,

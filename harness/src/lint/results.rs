@@ -116,7 +116,11 @@ fn same(a: &Value, b: &Value) -> bool {
         Value::String(s) => s.clone(),
         other => other.to_string(),
     };
-    a == b || (matches!((a, b), (Value::Number(_), Value::String(_)) | (Value::String(_), Value::Number(_))) && text(a) == text(b))
+    a == b
+        || (matches!(
+            (a, b),
+            (Value::Number(_), Value::String(_)) | (Value::String(_), Value::Number(_))
+        ) && text(a) == text(b))
 }
 
 #[cfg(test)]
@@ -129,9 +133,15 @@ mod tests {
         let mut tool = Tool::new(
             "t",
             "d",
-            Arc::new(json!({"type": "object"}).as_object().cloned().unwrap_or_default()),
+            Arc::new(
+                json!({"type": "object"})
+                    .as_object()
+                    .cloned()
+                    .unwrap_or_default(),
+            ),
         );
-        let schema = json!({"type": "object", "properties": {"platform": {}, "data": data, "resource": {}}});
+        let schema =
+            json!({"type": "object", "properties": {"platform": {}, "data": data, "resource": {}}});
         tool.output_schema = schema.as_object().cloned().map(Arc::new);
         tool
     }
@@ -142,8 +152,10 @@ mod tests {
 
     #[test]
     fn undeclared_keys_are_named_once_per_key() {
-        let t = tool(json!({"type": "array", "items": {"type": "object", "properties": {"id": {}}}}));
-        let r = result(json!({"platform": {}, "data": [{"id": 1, "x": 1}, {"id": 2, "x": 2, "y": 3}]}));
+        let t =
+            tool(json!({"type": "array", "items": {"type": "object", "properties": {"id": {}}}}));
+        let r =
+            result(json!({"platform": {}, "data": [{"id": 1, "x": 1}, {"id": 2, "x": 2, "y": 3}]}));
         let pointers: Vec<String> = check(&t, &r, "s").into_iter().map(|v| v.pointer).collect();
         assert_eq!(pointers, ["/data/0/x", "/data/1/y"]);
     }
@@ -151,7 +163,14 @@ mod tests {
     #[test]
     fn maps_and_errors_are_not_read() {
         let t = tool(json!({"type": "object", "additionalProperties": {"type": "string"}}));
-        assert!(check(&t, &result(json!({"platform": {}, "data": {"any": "x"}})), "s").is_empty());
+        assert!(
+            check(
+                &t,
+                &result(json!({"platform": {}, "data": {"any": "x"}})),
+                "s"
+            )
+            .is_empty()
+        );
         let t = tool(json!({"type": "object", "properties": {}}));
         let mut error = result(json!({"platform": {}, "data": {"x": 1}}));
         error.is_error = Some(true);
@@ -170,7 +189,10 @@ mod tests {
             .collect();
         assert_eq!(
             rules,
-            [(Rule::C12, "/data/id".to_owned()), (Rule::C12, "/data/name".to_owned())]
+            [
+                (Rule::C12, "/data/id".to_owned()),
+                (Rule::C12, "/data/name".to_owned())
+            ]
         );
     }
 }

@@ -15,7 +15,9 @@ use serde_json::{Map, Value};
 use super::{Rule, Violation};
 
 /// The keys of the coverage face of `state` (C5, reads).
-pub const COVERAGE_KEYS: [&str; 6] = ["returned", "total", "searched", "page", "per_page", "complete"];
+pub const COVERAGE_KEYS: [&str; 6] = [
+    "returned", "total", "searched", "page", "per_page", "complete",
+];
 
 /// The keys of the post-condition face of `state` (C5, writes).
 pub const POST_KEYS: [&str; 5] = ["status", "published", "live_version", "pending", "affected"];
@@ -162,10 +164,7 @@ pub(crate) fn c9(tool: &str, schema: &Value, out: &mut Vec<Violation>) {
             let Some(branches) = node.get(keyword).and_then(Value::as_array) else {
                 continue;
             };
-            let count = branches
-                .iter()
-                .filter(|b| structured(schema, b, 0))
-                .count();
+            let count = branches.iter().filter(|b| structured(schema, b, 0)).count();
             if count > 1 {
                 out.push(Violation::new(
                     tool,
@@ -192,19 +191,24 @@ pub(crate) fn c9(tool: &str, schema: &Value, out: &mut Vec<Violation>) {
 /// C13: no `message` property unless the same object schema also declares `code`, at any depth
 /// of the output schema except `control` (whose `message` is the legitimate one, C18).
 pub(crate) fn c13(tool: &str, schema: &Value, out: &mut Vec<Violation>) {
-    walk(schema, "", &["/properties/control"], &mut |pointer, node| {
-        let Some(props) = node.get("properties").and_then(Value::as_object) else {
-            return;
-        };
-        if props.contains_key("message") && !props.contains_key("code") {
-            out.push(Violation::new(
+    walk(
+        schema,
+        "",
+        &["/properties/control"],
+        &mut |pointer, node| {
+            let Some(props) = node.get("properties").and_then(Value::as_object) else {
+                return;
+            };
+            if props.contains_key("message") && !props.contains_key("code") {
+                out.push(Violation::new(
                 tool,
                 Rule::C13,
                 format!("{pointer}/properties/message"),
                 "`message` without a `code` sibling: prose the consumer cannot branch on; drop it or add a stable `code`".to_owned(),
             ));
-        }
-    });
+            }
+        },
+    );
 }
 
 /// How strict a `data` root is (C10).
@@ -391,10 +395,7 @@ pub(crate) fn c5(tool: &Tool, class: ToolClass, schema: &Value, out: &mut Vec<Vi
         ToolClass::Gated => required.extend(COVERAGE_KEYS.iter().chain(&POST_KEYS)),
         ToolClass::Mutation => {}
     }
-    let missing: Vec<&str> = required
-        .into_iter()
-        .filter(|k| !keys.contains(k))
-        .collect();
+    let missing: Vec<&str> = required.into_iter().filter(|k| !keys.contains(k)).collect();
     if !missing.is_empty() {
         out.push(Violation::new(
             name,
@@ -410,7 +411,9 @@ pub(crate) fn c5(tool: &Tool, class: ToolClass, schema: &Value, out: &mut Vec<Vi
 
 /// The `data` schema of an output schema, if it has one.
 pub(crate) fn data(schema: &Value) -> Option<&Value> {
-    schema.pointer("/properties/data").map(|d| resolve(schema, d))
+    schema
+        .pointer("/properties/data")
+        .map(|d| resolve(schema, d))
 }
 
 /// The declared property names of an object schema (through a local `$ref`).
@@ -455,17 +458,18 @@ mod tests {
         assert!(c9_of(json!({"oneOf": [{"type": "string"}, {"type": "integer"}]})).is_empty());
         assert!(c9_of(json!({"type": ["object", "null"]})).is_empty());
         assert_eq!(
-            c9_of(json!({"properties": {"data": {"properties": {"x": {"anyOf": [{"type": "object"}, {"type": "array"}]}}}}})),
+            c9_of(
+                json!({"properties": {"data": {"properties": {"x": {"anyOf": [{"type": "object"}, {"type": "array"}]}}}}})
+            ),
             ["/properties/data/properties/x/anyOf"]
         );
         assert_eq!(
-            c9_of(json!({"oneOf": [{"properties": {"a": {}}}, {"$ref": "#/$defs/b"}], "$defs": {"b": {"type": "array"}}})),
+            c9_of(
+                json!({"oneOf": [{"properties": {"a": {}}}, {"$ref": "#/$defs/b"}], "$defs": {"b": {"type": "array"}}})
+            ),
             ["/oneOf"]
         );
-        assert_eq!(
-            c9_of(json!({"type": ["object", "array"]})),
-            ["/type"]
-        );
+        assert_eq!(c9_of(json!({"type": ["object", "array"]})), ["/type"]);
     }
 
     #[test]
@@ -502,7 +506,10 @@ mod tests {
         let s = json!({});
         let judge = |d: Value| root(&s, &d, "/properties/data".into());
         assert_eq!(
-            judge(json!({"type": "object", "properties": {"a": {}}, "additionalProperties": false})).0,
+            judge(
+                json!({"type": "object", "properties": {"a": {}}, "additionalProperties": false})
+            )
+            .0,
             Root::Strict
         );
         assert_eq!(

@@ -195,7 +195,9 @@ pub async fn run(options: &LintOptions) -> Result<Report, LintError> {
 
 type Stderr = Arc<Mutex<Vec<u8>>>;
 
-async fn spawn(command: &ServerCommand) -> Result<(RunningService<RoleClient, ()>, Stderr), LintError> {
+async fn spawn(
+    command: &ServerCommand,
+) -> Result<(RunningService<RoleClient, ()>, Stderr), LintError> {
     let mut child = tokio::process::Command::new(&command.program);
     child.args(&command.args);
     for key in &command.env_remove {
@@ -282,7 +284,12 @@ async fn call_each(
 
 /// A JSON-RPC error: an output validation failure is a C8 violation; anything else means the
 /// call could not be checked.
-fn record_failure(lint: &mut Lint, tool: &Tool, origin: &str, e: ServiceError) -> Result<(), String> {
+fn record_failure(
+    lint: &mut Lint,
+    tool: &Tool,
+    origin: &str,
+    e: ServiceError,
+) -> Result<(), String> {
     let text = e.to_string();
     if text.contains("Output validation error") {
         lint.output_invalid(&tool.name, origin, &text);
@@ -305,9 +312,15 @@ pub async fn replay_library(lint: &mut Lint, library: &Library) -> Result<(), Li
             .map(|(k, v)| (k.to_owned(), v.clone()))
             .collect();
         let session = Session::start(&library.mount_set(cassette.name())?, &env).await?;
-        let tools = session.tools().await.map_err(|e| SessionError::Client(e.to_string()))?;
+        let tools = session
+            .tools()
+            .await
+            .map_err(|e| SessionError::Client(e.to_string()))?;
         if let Some(tool) = tools.iter().find(|t| t.name == scenario.tool) {
-            match session.call(&scenario.tool, scenario.arguments.clone()).await {
+            match session
+                .call(&scenario.tool, scenario.arguments.clone())
+                .await
+            {
                 Ok(result) => lint.result(tool, &result, &origin),
                 Err(e) => {
                     let _ = record_failure(lint, tool, &origin, e);
