@@ -230,11 +230,15 @@ async fn every_fault_is_a_c16_error_with_its_code_for_every_tool_class() -> anyh
                     Provenance::synthetic("2026-11-29", "a fault injected at one request"),
                 )
                 .interaction(key.respond_with(response.clone()));
-                let mut mounts = vec![injected];
-                mounts.extend(probe.mounts.iter().cloned());
+                let mounts = vec![injected, baseline.without(request)];
                 let mut env = probe.env.clone();
                 env.extend(fault.env.iter().cloned());
-                let session = Session::start(&mounts, &env).await?;
+                let session = Session::start_with(
+                    &mounts,
+                    &env,
+                    ReplayOptions::default().allow_repeats(true),
+                )
+                .await?;
                 let label = format!("{} <- {} at {}", probe.label, fault.name, request.line());
                 cases += 1;
                 match session

@@ -26,7 +26,7 @@
 use std::collections::BTreeSet;
 use std::time::Instant;
 
-use modyo_lab::cassette::RecordedRequest;
+use modyo_lab::cassette::{QueryValue, RecordedRequest};
 use modyo_lab::check::{self, Kind};
 use modyo_lab::lint::{Lint, Lists, Rule};
 use modyo_lab::session::{Library, Session};
@@ -132,20 +132,7 @@ async fn targets(library: &Library) -> anyhow::Result<Vec<Target>> {
                     .find(|(q, _)| q == k)
                     .and_then(|(_, v)| v.parse().ok())
             };
-            let mut rest = Cassette::new(
-                "properties/rest",
-                Provenance::synthetic("2026-11-29", "the other responses of the call"),
-            );
-            for (other, response) in &baseline.requests {
-                if other.line() == request.line() {
-                    continue;
-                }
-                if let (Some(k), Some(r)) = (other.to_recorded(), response)
-                    && !rest.interactions.iter().any(|i| other.matches(&i.request))
-                {
-                    rest = rest.interaction(k.respond_with(r.clone()));
-                }
-            }
+            let rest = baseline.without(request);
             out.push(Target {
                 label: format!("{} [{}]", probe.label, request.line()),
                 tool: probe.tool.clone(),
@@ -400,6 +387,9 @@ struct ListDrift {
     root: RootShape,
     extra_root: Vec<(String, Value)>,
     meta_first: bool,
+    /// Ask for another page than the scenario did (beyond the end, mostly), where the tool
+    /// takes `page` and the list request sends it.
+    page: Option<u64>,
 }
 
 fn field() -> impl Strategy<Value = Field> {
@@ -455,6 +445,11 @@ fn list_drift() -> impl Strategy<Value = ListDrift> {
         root,
         prop::collection::vec(("zz_[a-z]{1,6}", json_value()), 0..2),
         any::<bool>(),
+        prop_oneof![
+            6 => Just(None),
+            1 => (2..5u64).prop_map(Some),
+            1 => (1_000..100_000u64).prop_map(Some),
+        ],
     )
         .prop_map(
             |(
@@ -466,6 +461,7 @@ fn list_drift() -> impl Strategy<Value = ListDrift> {
                 root,
                 extra_root,
                 meta_first,
+                page,
             )| {
                 ListDrift {
                     picks,
@@ -478,6 +474,7 @@ fn list_drift() -> impl Strategy<Value = ListDrift> {
                     root,
                     extra_root,
                     meta_first,
+                    page,
                 }
             },
         )
@@ -507,6 +504,8 @@ struct Truth {
     total: Option<u64>,
     per_page_sent: Option<u64>,
     page_sent: Option<u64>,
+    /// The page the tool asked for.
+    page_requested: u64,
 }
 
 fn build_list(target: &Target, drift: &ListDrift) -> (Value, Truth) {
@@ -534,7 +533,7 @@ fn build_list(target: &Target, drift: &ListDrift) -> (Value, Truth) {
     }
     let n = items.len() as u64;
     let per_page = target.per_page.unwrap_or(10);
-    let page = target.page.unwrap_or(1);
+    let page = requested_page(target, drift.page).unwrap_or(1);
     let total_value = match &drift.total {
         Total::Truth(extra) => Some(Value::from(n + extra)),
         Total::Below(k) => Some(Value::from(n.saturating_sub(*k))),
@@ -628,6 +627,7 @@ fn build_list(target: &Target, drift: &ListDrift) -> (Value, Truth) {
         page_sent: page_value
             .and_then(|v| v.as_u64())
             .filter(|_| meta_is_object),
+        page_requested: page,
     };
     (Value::Object(body), truth)
 }
@@ -683,30 +683,50 @@ fn runtime() -> tokio::runtime::Runtime {
         .expect("a tokio runtime")
 }
 
+/// The page a case asks for: `page` where the tool takes a `page` argument and its list
+/// request sends one, else the scenario's.
+fn requested_page(target: &Target, page: Option<u64>) -> Option<u64> {
+    overridden_page(target, page).or(target.page)
+}
+
+/// `page`, when the case may ask for it (see [`requested_page`]).
+fn overridden_page(target: &Target, page: Option<u64>) -> Option<u64> {
+    let takes_page = target
+        .tool
+        .input_schema
+        .get("properties")
+        .and_then(|p| p.get("page"))
+        .is_some()
+        && target.arguments.is_object();
+    page.filter(|_| takes_page && target.page.is_some())
+}
+
 /// Serves `body` for the target's request (and its other responses), calls the tool.
 async fn call(
     session: &Session,
     target: &Target,
+    page: Option<u64>,
     body: Value,
 ) -> Result<CallToolResult, TestCaseError> {
+    let mut key = target.key.clone();
+    let mut arguments = target.arguments.clone();
+    if let Some(page) = overridden_page(target, page) {
+        key.query.insert("page", QueryValue::One(page.to_string()));
+        arguments["page"] = json!(page);
+    }
     let replay = session.replay();
     replay.reset().await;
     let drifted = Cassette::new(
         "properties/drift",
         Provenance::synthetic("2026-11-29", "a drifted response"),
     )
-    .interaction(
-        target
-            .key
-            .clone()
-            .respond_with(RecordedResponse::json(200, body)),
-    );
+    .interaction(key.respond_with(RecordedResponse::json(200, body)));
     replay
         .mount(&[drifted, target.rest.clone()])
         .await
         .map_err(|e| TestCaseError::fail(format!("mount: {e}")))?;
     session
-        .call(&target.tool.name, target.arguments.clone())
+        .call(&target.tool.name, arguments)
         .await
         .map_err(|e| {
             TestCaseError::fail(format!(
@@ -757,7 +777,7 @@ fn coverage_is_true(
     prop_assert_eq!(returned, Some(truth.returned), "state.returned: {}", state);
     let exhausted = target
         .per_page
-        .is_some_and(|p| truth.returned < p && target.page.unwrap_or(1) == 1);
+        .is_some_and(|p| truth.returned < p && truth.page_requested == 1);
     if let Some(complete) = state.get("complete").and_then(Value::as_bool) {
         let by_total = truth
             .total_sent
@@ -848,7 +868,7 @@ fn check_case(
 ) -> Result<(), TestCaseError> {
     if target.root.is_some() {
         let (body, truth) = build_list(target, list);
-        let result = rt.block_on(call(session, target, body))?;
+        let result = rt.block_on(call(session, target, list.page, body))?;
         keeps_the_contract(target, &result)?;
         coverage_is_true(target, &result, &truth)?;
         if list.additive() {
@@ -868,7 +888,7 @@ fn check_case(
     if let Some(v) = &detail.not_an_object {
         body = v.clone();
     }
-    let result = rt.block_on(call(session, target, body))?;
+    let result = rt.block_on(call(session, target, None, body))?;
     keeps_the_contract(target, &result)?;
     if detail.not_an_object.is_some() {
         prop_assert_eq!(

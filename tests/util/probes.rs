@@ -8,7 +8,7 @@ use modyo_lab::cassette::Outcome;
 use modyo_lab::check::{self, Kind};
 use modyo_lab::lint;
 use modyo_lab::session::{Library, Session};
-use modyo_lab::{Cassette, ReceivedRequest, RecordedResponse};
+use modyo_lab::{Cassette, Provenance, ReceivedRequest, RecordedResponse};
 use modyo_mcp::contract::ToolClass;
 use modyo_mcp::contract::class::is_read_action;
 use rmcp::model::Tool;
@@ -114,6 +114,31 @@ pub(crate) async fn probes(library: &Library) -> anyhow::Result<Vec<Probe>> {
 pub(crate) struct Baseline {
     /// The requests, in arrival order, with their recorded responses.
     pub(crate) requests: Vec<(ReceivedRequest, Option<RecordedResponse>)>,
+}
+
+impl Baseline {
+    /// The responses of every request of the call except `left_out`, as one cassette: what a
+    /// variation of the call mounts (a few mocks instead of the scenario's whole mount set).
+    pub(crate) fn without(&self, left_out: &ReceivedRequest) -> Cassette {
+        let mut rest = Cassette::new(
+            "probes/rest",
+            Provenance::synthetic("2026-11-29", "the other responses of a replayed call"),
+        );
+        for (request, response) in &self.requests {
+            if request.line() == left_out.line() {
+                continue;
+            }
+            if let (Some(key), Some(response)) = (request.to_recorded(), response)
+                && !rest
+                    .interactions
+                    .iter()
+                    .any(|i| request.matches(&i.request))
+            {
+                rest = rest.interaction(key.respond_with(response.clone()));
+            }
+        }
+        rest
+    }
 }
 
 /// Replays a probe unchanged; it must succeed and keep the contract.

@@ -389,13 +389,16 @@ pub(crate) fn c5(tool: &Tool, class: ToolClass, schema: &Value, out: &mut Vec<Vi
             ));
         }
     }
-    let mut required: Vec<&str> = Vec::new();
-    match class {
-        ToolClass::Read => required.push("returned"),
-        ToolClass::Gated => required.extend(COVERAGE_KEYS.iter().chain(&POST_KEYS)),
-        ToolClass::Mutation => {}
+    // Each face the class needs must be there: coverage always says `returned`; the
+    // post-condition face has no required key, so one of its keys must be declared.
+    let mut missing = Vec::new();
+    if matches!(class, ToolClass::Read | ToolClass::Gated) && !keys.contains("returned") {
+        missing.push("the coverage face (`returned`)");
     }
-    let missing: Vec<&str> = required.into_iter().filter(|k| !keys.contains(k)).collect();
+    if class == ToolClass::Gated && !POST_KEYS.iter().any(|k| keys.contains(k)) {
+        missing
+            .push("the post-condition face (status, published, live_version, pending, affected)");
+    }
     if !missing.is_empty() {
         out.push(Violation::new(
             name,
@@ -403,7 +406,7 @@ pub(crate) fn c5(tool: &Tool, class: ToolClass, schema: &Value, out: &mut Vec<Vi
             "/properties/state/properties".to_owned(),
             format!(
                 "state of a {class_name} tool does not declare {}",
-                missing.join(", ")
+                missing.join(" nor ")
             ),
         ));
     }
