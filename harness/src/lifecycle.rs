@@ -155,11 +155,7 @@ impl CheckReport {
                 p.detail.replace('\n', "\n      ")
             );
         }
-        out.push_str(if self.ok {
-            "ok\n"
-        } else {
-            "problems found\n"
-        });
+        out.push_str(if self.ok { "ok\n" } else { "problems found\n" });
         out
     }
 
@@ -319,8 +315,7 @@ pub async fn check(options: &CheckOptions) -> Result<CheckReport, CassetteError>
                     check::kind(r) == expected
                         && (expected != Kind::Error
                             || scenario.expect.code.is_none()
-                            || check::error(r)
-                                .and_then(|e| e["code"].as_str().map(str::to_owned))
+                            || check::error(r).and_then(|e| e["code"].as_str().map(str::to_owned))
                                 == scenario.expect.code)
                 });
                 if !same {
@@ -429,10 +424,27 @@ mod tests {
             Some("tok-123456"),
         );
         assert_eq!(out.len(), 3, "{out:?}");
-        assert!(out[0].starts_with("at $.interactions[0].request.headers.Authorization: a value under a secret-looking key"));
-        assert_eq!(out[1], "at $.interactions[0].response.body.url: a secret in a URL query string");
-        assert_eq!(out[2], "at $.interactions[0].response.body.note: the MODYO_TOKEN value");
-        assert!(out.iter().all(|o| !o.contains("abc") && !o.contains("zzz") && !o.contains("tok-123456")));
-        assert!(found(json!({"headers": {"Authorization": "Bearer <redacted>"}}), None).is_empty());
+        assert!(out[0].starts_with(
+            "at $.interactions[0].request.headers.Authorization: a value under a secret-looking key"
+        ));
+        assert_eq!(
+            out[1],
+            "at $.interactions[0].response.body.url: a secret in a URL query string"
+        );
+        assert_eq!(
+            out[2],
+            "at $.interactions[0].response.body.note: the MODYO_TOKEN value"
+        );
+        assert!(
+            out.iter()
+                .all(|o| !o.contains("abc") && !o.contains("zzz") && !o.contains("tok-123456"))
+        );
+        assert!(
+            found(
+                json!({"headers": {"Authorization": "Bearer <redacted>"}}),
+                None
+            )
+            .is_empty()
+        );
     }
 }

@@ -82,7 +82,7 @@ enum Command {
     },
     /// Record tool calls against the live account (MODYO_URL, MODYO_TOKEN) into a cassette,
     /// redacted; or, with `--mode none --diff`, report how the live API drifted from it.
-    Record(RecordOptions),
+    Record(Box<RecordOptions>),
     /// Cassette lifecycle commands.
     #[command(subcommand)]
     Cassettes(CassettesCommand),
@@ -114,7 +114,7 @@ async fn main() -> ExitCode {
             cassettes,
             check,
         } => generate(set, &cassettes, check),
-        Command::Record(options) => record(options).await,
+        Command::Record(options) => record(*options).await,
         Command::Cassettes(CassettesCommand::Check(options)) => check_cassettes(options).await,
     };
     match result {

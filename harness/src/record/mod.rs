@@ -29,9 +29,7 @@ mod report;
 mod run;
 
 pub(crate) use proxy::line as request_line;
-pub use proxy::{
-    Drift, Exchange, Origin, Policy, ProxyConfig, ProxyError, RecordingProxy,
-};
+pub use proxy::{Drift, Exchange, Origin, Policy, ProxyConfig, ProxyError, RecordingProxy};
 pub use redact::Redactor;
 pub use report::{CallReport, DriftReport, RecordReport};
 pub use run::{Call, Live, Mode, RecordError, RecordOptions, run};

@@ -380,13 +380,12 @@ async fn forward(
         url.push('?');
         url.push_str(query);
     }
-    let method = reqwest::Method::from_bytes(incoming.method.as_bytes())
-        .unwrap_or(reqwest::Method::GET);
+    let method =
+        reqwest::Method::from_bytes(incoming.method.as_bytes()).unwrap_or(reqwest::Method::GET);
     let mut headers = reqwest::header::HeaderMap::new();
     for (name, value) in &incoming.headers {
         let lower = name.as_str();
-        if HOP_BY_HOP.contains(&lower) || lower == "content-length" || lower == "accept-encoding"
-        {
+        if HOP_BY_HOP.contains(&lower) || lower == "content-length" || lower == "accept-encoding" {
             continue;
         }
         headers.append(name.clone(), value.clone());
@@ -427,7 +426,10 @@ async fn forward(
         }
         Err(e) => {
             let detail = redactor.text(&e.without_url().to_string());
-            let answer = proxy_error(502, &format!("record proxy: live account unreachable: {detail}"));
+            let answer = proxy_error(
+                502,
+                &format!("record proxy: live account unreachable: {detail}"),
+            );
             let exchange = exchange_of(stored, &answer, Origin::Failed(detail), None, redactor);
             (answer, exchange)
         }
@@ -461,8 +463,8 @@ async fn replay(state: &State, stored: &RecordedRequest) -> (Answer, Origin) {
             );
         }
     };
-    let method = reqwest::Method::from_bytes(stored.method.as_bytes())
-        .unwrap_or(reqwest::Method::GET);
+    let method =
+        reqwest::Method::from_bytes(stored.method.as_bytes()).unwrap_or(reqwest::Method::GET);
     let mut request = state.http.request(method, url);
     if let Some(body) = &stored.body {
         request = request
@@ -474,7 +476,10 @@ async fn replay(state: &State, stored: &RecordedRequest) -> (Answer, Origin) {
         Err(e) => {
             let detail = e.without_url().to_string();
             return (
-                proxy_error(502, &format!("record proxy: replay server failed: {detail}")),
+                proxy_error(
+                    502,
+                    &format!("record proxy: replay server failed: {detail}"),
+                ),
                 Origin::Failed(detail),
             );
         }

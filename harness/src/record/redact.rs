@@ -55,8 +55,12 @@ pub const DEFAULT_KEYS: [&str; 15] = [
 ];
 
 /// The response headers a cassette keeps (everything else, `set-cookie` first, is dropped).
-pub const STORED_RESPONSE_HEADERS: [&str; 4] =
-    ["content-type", "retry-after", "location", "content-disposition"];
+pub const STORED_RESPONSE_HEADERS: [&str; 4] = [
+    "content-type",
+    "retry-after",
+    "location",
+    "content-disposition",
+];
 
 /// Replaces secrets with placeholders. Its `Debug` never shows a secret.
 #[derive(Clone, Default)]
@@ -73,7 +77,10 @@ impl fmt::Debug for Redactor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Redactor")
             .field("keys", &self.keys)
-            .field("secrets", &format_args!("[{} redacted]", self.secrets.len()))
+            .field(
+                "secrets",
+                &format_args!("[{} redacted]", self.secrets.len()),
+            )
             .field("host", &self.host.is_some())
             .finish()
     }
@@ -189,9 +196,24 @@ impl Redactor {
                     .collect(),
             ),
             Value::Array(items) => Value::Array(items.iter().map(|v| self.json(v)).collect()),
-            Value::String(s) => Value::String(self.text(s)),
+            Value::String(s) => Value::String(self.string(s)),
             other => other.clone(),
         }
+    }
+
+    /// A JSON string value: JSON embedded in it (a tool result's text, a field holding
+    /// serialized JSON) is redacted as JSON, so its keys count too; anything else as text.
+    fn string(&self, s: &str) -> String {
+        let trimmed = s.trim_start();
+        if (trimmed.starts_with('{') || trimmed.starts_with('['))
+            && let Ok(embedded) = serde_json::from_str::<Value>(s)
+        {
+            let redacted = self.json(&embedded);
+            if redacted != embedded {
+                return serde_json::to_string(&redacted).unwrap_or_else(|_| self.text(s));
+            }
+        }
+        self.text(s)
     }
 
     /// The request as a cassette stores it: path and query redacted, no headers, body
@@ -259,7 +281,9 @@ impl Redactor {
             out.push_str(&rest[..=at]);
             rest = &rest[at + 1..];
             let key_len = rest
-                .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '[' | ']' | '.')))
+                .find(|c: char| {
+                    !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '[' | ']' | '.'))
+                })
                 .unwrap_or(rest.len());
             let (key, after) = rest.split_at(key_len);
             if !after.starts_with('=') || !self.is_sensitive_key(key) {
@@ -269,7 +293,9 @@ impl Redactor {
             out.push('=');
             let value = &after[1..];
             let end = value
-                .find(|c: char| matches!(c, '&' | '#' | '"' | '\'' | '<' | '>') || c.is_whitespace())
+                .find(|c: char| {
+                    matches!(c, '&' | '#' | '"' | '\'' | '<' | '>') || c.is_whitespace()
+                })
                 .unwrap_or(value.len());
             if end > 0 {
                 out.push_str(PLACEHOLDER);
@@ -287,7 +313,9 @@ fn scrub(value: &Value) -> Value {
     match value {
         Value::String(s) if s.is_empty() => value.clone(),
         Value::String(_) | Value::Number(_) => Value::String(PLACEHOLDER.to_owned()),
-        Value::Object(map) => Value::Object(map.iter().map(|(k, v)| (k.clone(), scrub(v))).collect()),
+        Value::Object(map) => {
+            Value::Object(map.iter().map(|(k, v)| (k.clone(), scrub(v))).collect())
+        }
         Value::Array(items) => Value::Array(items.iter().map(scrub).collect()),
         other => other.clone(),
     }
@@ -343,7 +371,14 @@ mod tests {
     #[test]
     fn sensitive_keys_ignore_case_separators_and_brackets() {
         let r = Redactor::new().key("X-Session");
-        for key in ["token", "Access-Token", "accessToken", "api_key[]", "PASSWORD", "xsession"] {
+        for key in [
+            "token",
+            "Access-Token",
+            "accessToken",
+            "api_key[]",
+            "PASSWORD",
+            "xsession",
+        ] {
             assert!(r.is_sensitive_key(key), "{key}");
         }
         for key in ["tokens", "name", "uid", ""] {
@@ -360,6 +395,8 @@ mod tests {
             "secret": null,
             "note": format!("uses {SECRET} at https://acme.modyo.cloud/x and acme.modyo.cloud"),
             "preview": "https://cdn.example/p?token=abc&page=2#top",
+            "text": "{\"data\":{\"api_key\":\"k\",\"n\":1}}",
+            "plain": "{not json",
         });
         let out = r.json(&body);
         assert_eq!(
@@ -370,6 +407,8 @@ mod tests {
                 "secret": null,
                 "note": "uses <redacted> at https://account.example/x and account.example",
                 "preview": "https://cdn.example/p?token=<redacted>&page=2#top",
+                "text": "{\"data\":{\"api_key\":\"<redacted>\",\"n\":1}}",
+                "plain": "{not json",
             })
         );
         assert_eq!(r.json(&out), out, "idempotent");
@@ -400,8 +439,11 @@ mod tests {
         let out = r.request(&request);
         assert_eq!(out.path, "/api/<redacted>/x");
         assert!(out.headers.is_empty());
-        let query: Vec<(&str, Vec<String>)> =
-            out.query.iter().map(|(k, v)| (k, v.values().to_vec())).collect();
+        let query: Vec<(&str, Vec<String>)> = out
+            .query
+            .iter()
+            .map(|(k, v)| (k, v.values().to_vec()))
+            .collect();
         assert_eq!(
             query,
             [
@@ -430,7 +472,13 @@ mod tests {
 
     #[test]
     fn placeholders_are_recognized() {
-        for ok in [json!("<redacted>"), json!(""), json!(null), json!("****"), json!({"a": "<redacted>"})] {
+        for ok in [
+            json!("<redacted>"),
+            json!(""),
+            json!(null),
+            json!("****"),
+            json!({"a": "<redacted>"}),
+        ] {
             assert!(is_placeholder(&ok), "{ok}");
         }
         for bad in [json!("abc"), json!(1), json!(["x"])] {

@@ -173,7 +173,11 @@ impl RecordReport {
             for drift in &call.drift {
                 match &drift.unrecorded {
                     Some(diagnostic) => {
-                        let _ = writeln!(out, "     drift: not in the cassette: {}", indent(diagnostic));
+                        let _ = writeln!(
+                            out,
+                            "     drift: not in the cassette: {}",
+                            indent(diagnostic)
+                        );
                     }
                     None => {
                         let _ = writeln!(out, "     drift in {}:", drift.request);

@@ -185,7 +185,11 @@ fn parse_env(value: &str) -> Result<(String, String), String> {
 
 impl RecordOptions {
     /// Records `calls` into cassette `scenario` under `cassettes`, mode `once`.
-    pub fn new(cassettes: impl Into<PathBuf>, scenario: impl Into<String>, calls: Vec<Call>) -> RecordOptions {
+    pub fn new(
+        cassettes: impl Into<PathBuf>,
+        scenario: impl Into<String>,
+        calls: Vec<Call>,
+    ) -> RecordOptions {
         RecordOptions {
             scenario: scenario.into(),
             mode: Mode::Once,
@@ -225,7 +229,10 @@ impl RecordOptions {
         vars: impl IntoIterator<Item = (String, String)>,
     ) -> Result<RecordOptions, RecordError> {
         let vars: BTreeMap<String, String> = vars.into_iter().collect();
-        let url = vars.get("MODYO_URL").map(|u| u.trim()).filter(|u| !u.is_empty());
+        let url = vars
+            .get("MODYO_URL")
+            .map(|u| u.trim())
+            .filter(|u| !u.is_empty());
         let token = vars.get("MODYO_TOKEN").filter(|t| !t.is_empty());
         if let (Some(url), Some(token)) = (url, token) {
             let url = Url::parse(url)
@@ -395,7 +402,11 @@ fn cassette_name(scenario: &str, calls: &[Call]) -> Result<String, RecordError> 
         format!("{module}/{scenario}")
     };
     // Validates the name (and nothing else: the cassette is empty).
-    Cassette::new(name.clone(), Provenance::recorded("2000-01-01", "name check")).validate()?;
+    Cassette::new(
+        name.clone(),
+        Provenance::recorded("2000-01-01", "name check"),
+    )
+    .validate()?;
     Ok(name)
 }
 
@@ -436,10 +447,7 @@ impl Mcp {
                 tracing::debug!("recording server stopped: {e}");
             }
         });
-        let client = ()
-            .serve(client_io)
-            .await
-            .map_err(|e| RecordError::Client(e.to_string()))?;
+        let client = ().serve(client_io).await.map_err(|e| RecordError::Client(e.to_string()))?;
         Ok(Mcp { client, serving })
     }
 
@@ -652,7 +660,11 @@ pub async fn run(options: &RecordOptions) -> Result<RecordReport, RecordError> {
 
     if matches!(plan, Plan::Record | Plan::Append) {
         for r in &recorded {
-            match working.scenarios.iter_mut().find(|s| s.name == r.scenario.name) {
+            match working
+                .scenarios
+                .iter_mut()
+                .find(|s| s.name == r.scenario.name)
+            {
                 Some(existing) => *existing = r.scenario.clone(),
                 None => working.scenarios.push(r.scenario.clone()),
             }
@@ -664,7 +676,10 @@ pub async fn run(options: &RecordOptions) -> Result<RecordReport, RecordError> {
             .unwrap_or_else(|| {
                 let mut tools: Vec<&str> = calls.iter().map(|c| c.tool.as_str()).collect();
                 tools.dedup();
-                format!("Recorded from a live account with modyo-lab record: {}.", tools.join(", "))
+                format!(
+                    "Recorded from a live account with modyo-lab record: {}.",
+                    tools.join(", ")
+                )
             });
         working.provenance = Provenance::recorded(date.clone(), description);
         for tag in &options.tags {
@@ -674,7 +689,7 @@ pub async fn run(options: &RecordOptions) -> Result<RecordReport, RecordError> {
         }
         working.save(root)?;
         report.written = true;
-        verify(root, &working, &recorded, &mut report).await?;
+        verify(options, root, &working, &recorded, &mut report).await?;
     }
     report.finish();
     Ok(report)
@@ -716,7 +731,12 @@ fn summarize(exchanges: &[Exchange], report: &mut CallReport) {
 /// is the cassette's n-th interaction with that key when replayed alone, so an identical
 /// answer already in that slot is not stored twice; a different one is appended and reported
 /// (replayed alone, this call would get the earlier answer).
-fn merge(working: &mut Cassette, exchanges: &[Exchange], scenario: &str, conflicts: &mut Vec<String>) {
+fn merge(
+    working: &mut Cassette,
+    exchanges: &[Exchange],
+    scenario: &str,
+    conflicts: &mut Vec<String>,
+) {
     let mut seen: Vec<RequestKey> = Vec::new();
     for exchange in exchanges {
         let key = RequestKey::of(&exchange.interaction.request);
@@ -747,12 +767,14 @@ fn merge(working: &mut Cassette, exchanges: &[Exchange], scenario: &str, conflic
 
 /// Replays every recorded call offline from the written cassette and compares results.
 async fn verify(
+    options: &RecordOptions,
     root: &Path,
     cassette: &Cassette,
     recorded: &[Recorded],
     report: &mut RecordReport,
 ) -> Result<(), RecordError> {
     let mount = cassette::resolve(root, vec![cassette.clone()])?;
+    let redactor = options.redactor();
     for r in recorded {
         let session = Session::start_with(
             &mount,
@@ -768,13 +790,15 @@ async fn verify(
         session.close().await;
         let name = &r.scenario.name;
         for miss in misses {
-            report
-                .problems
-                .push(format!("{name}: replayed offline, a request missed: {miss}"));
+            report.problems.push(format!(
+                "{name}: replayed offline, a request missed: {miss}"
+            ));
         }
         match replayed {
             Ok(result) => {
-                let value = serde_json::to_value(&result).unwrap_or_default();
+                // Both sides redacted: host redaction may also rewrite what the server
+                // derives locally (the platform host).
+                let value = redactor.json(&serde_json::to_value(&result).unwrap_or_default());
                 match first_difference(&r.result, &value, "$") {
                     None => report.verified += 1,
                     Some(at) => report.problems.push(format!(
@@ -846,7 +870,10 @@ mod tests {
             Call::new("content-spaces-get", json!({})),
             Call::new("content-types-get", json!({})).named("types"),
         ];
-        assert_eq!(cassette_name("spaces", &calls).expect("name"), "content/spaces");
+        assert_eq!(
+            cassette_name("spaces", &calls).expect("name"),
+            "content/spaces"
+        );
         assert_eq!(cassette_name("x/y", &calls).expect("name"), "x/y");
         assert!(cassette_name("../y", &calls).is_err());
         assert_eq!(
@@ -858,13 +885,31 @@ mod tests {
 
     #[test]
     fn modes_follow_vcr() {
-        assert_eq!(plan(Mode::Once, false, false, "c").expect("plan"), Plan::Record);
-        assert_eq!(plan(Mode::Once, true, false, "c").expect("plan"), Plan::Replay);
-        assert_eq!(plan(Mode::All, true, false, "c").expect("plan"), Plan::Record);
-        assert_eq!(plan(Mode::NewEpisodes, true, false, "c").expect("plan"), Plan::Append);
-        assert_eq!(plan(Mode::None, true, false, "c").expect("plan"), Plan::Replay);
+        assert_eq!(
+            plan(Mode::Once, false, false, "c").expect("plan"),
+            Plan::Record
+        );
+        assert_eq!(
+            plan(Mode::Once, true, false, "c").expect("plan"),
+            Plan::Replay
+        );
+        assert_eq!(
+            plan(Mode::All, true, false, "c").expect("plan"),
+            Plan::Record
+        );
+        assert_eq!(
+            plan(Mode::NewEpisodes, true, false, "c").expect("plan"),
+            Plan::Append
+        );
+        assert_eq!(
+            plan(Mode::None, true, false, "c").expect("plan"),
+            Plan::Replay
+        );
         assert!(plan(Mode::None, false, false, "c").is_err());
-        assert_eq!(plan(Mode::None, true, true, "c").expect("plan"), Plan::Compare);
+        assert_eq!(
+            plan(Mode::None, true, true, "c").expect("plan"),
+            Plan::Compare
+        );
         assert!(plan(Mode::All, true, true, "c").is_err());
     }
 
@@ -872,7 +917,10 @@ mod tests {
     fn first_difference_names_the_path() {
         let a = json!({"data": {"items": [{"n": 1}, {"n": 2}]}});
         let b = json!({"data": {"items": [{"n": 1}, {"n": 3}]}});
-        assert_eq!(first_difference(&a, &b, "$").as_deref(), Some("$.data.items[1].n"));
+        assert_eq!(
+            first_difference(&a, &b, "$").as_deref(),
+            Some("$.data.items[1].n")
+        );
         assert_eq!(first_difference(&a, &a, "$"), None);
     }
 }

@@ -96,7 +96,8 @@ impl Ledger {
                     Some(sequence) if sequence >= owned_from => {
                         let seq = &mut self.sequences[sequence];
                         seq.responses.push(interaction.response.clone());
-                        seq.templates.push(template(&interaction.response, self.options));
+                        seq.templates
+                            .push(template(&interaction.response, self.options));
                         Slot::Played {
                             sequence,
                             position: seq.responses.len() - 1,
@@ -210,7 +211,9 @@ fn template(response: &RecordedResponse, options: ReplayOptions) -> ResponseTemp
         ),
     };
     match response.delay_ms {
-        Some(ms) if ms > 0 && !options.ignore_latency => template.set_delay(Duration::from_millis(ms)),
+        Some(ms) if ms > 0 && !options.ignore_latency => {
+            template.set_delay(Duration::from_millis(ms))
+        }
         _ => template,
     }
 }
