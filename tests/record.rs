@@ -236,7 +236,9 @@ async fn once_records_a_missing_cassette_that_replays_offline_with_the_same_resu
     assert_eq!(upstream.received().len(), before);
     assert_eq!(read(dir.path(), "content/spaces"), text);
     assert_eq!(recorded_results(&again), recorded_results(&report));
-    assert_no_canary("the logs", &captured_logs());
+    let logs = captured_logs();
+    assert!(logs.contains("record proxy"), "the capture works");
+    assert_no_canary("the logs", &logs);
 }
 
 #[tokio::test]
@@ -257,7 +259,7 @@ async fn new_episodes_replays_what_matches_and_appends_the_rest() {
         Call::new("content-types-get", json!({"space": "636", "type": "4021"})).named("type"),
     ];
     let report = record_with(
-        RecordOptions::new(dir.path(), "content/episodes", more)
+        RecordOptions::new(dir.path(), "content/episodes", more.clone())
             .mode(Mode::NewEpisodes)
             .live(live(&upstream)),
     )
@@ -282,6 +284,20 @@ async fn new_episodes_replays_what_matches_and_appends_the_rest() {
     assert_eq!(names, ["by-id", "type"]);
     let replayed = replay_scenarios(dir.path(), "content/episodes").await;
     assert_eq!(replayed, recorded_results(&report));
+
+    // Everything matches now: nothing goes live, the file is left as it is.
+    let text = read(dir.path(), "content/episodes");
+    let before = upstream.received().len();
+    let again = record_with(
+        RecordOptions::new(dir.path(), "content/episodes", more)
+            .mode(Mode::NewEpisodes)
+            .live(live(&upstream)),
+    )
+    .await;
+    assert!(again.ok && !again.written, "{}", again.to_text());
+    assert!(again.calls.iter().all(|c| c.live == 0));
+    assert_eq!(upstream.received().len(), before);
+    assert_eq!(read(dir.path(), "content/episodes"), text);
 }
 
 #[tokio::test]

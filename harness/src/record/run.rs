@@ -560,9 +560,16 @@ pub async fn run(options: &RecordOptions) -> Result<RecordReport, RecordError> {
         )
     };
     let mut working = match (plan, &existing) {
-        (Plan::Record, _) | (_, None) => fresh(),
+        // `all` starts over but keeps the labels.
+        (Plan::Record, Some(existing)) => {
+            let mut c = fresh();
+            c.tags.clone_from(&existing.tags);
+            c
+        }
+        (Plan::Record, None) | (_, None) => fresh(),
         (_, Some(existing)) => existing.clone(),
     };
+    let recorded_before = working.interactions.len();
     let replay = if policy == Policy::Forward {
         None
     } else {
@@ -681,15 +688,33 @@ pub async fn run(options: &RecordOptions) -> Result<RecordReport, RecordError> {
                     tools.join(", ")
                 )
             });
-        working.provenance = Provenance::recorded(date.clone(), description);
+        // Provenance says `recorded` (today) once something live is in the file; scenarios
+        // added from replay alone leave an existing provenance as it was.
+        let went_live = plan == Plan::Record
+            || existing.is_none()
+            || working.interactions.len() > recorded_before;
+        if went_live || options.description.is_some() {
+            let previous = working.provenance.clone();
+            working.provenance = if went_live {
+                Provenance::recorded(date.clone(), description)
+            } else {
+                Provenance {
+                    description,
+                    ..previous.clone()
+                }
+            };
+            working.provenance.synthetic_paths = previous.synthetic_paths;
+        }
         for tag in &options.tags {
             if !working.has_tag(tag) {
                 working.tags.push(tag.clone());
             }
         }
-        working.save(root)?;
-        report.written = true;
-        verify(options, root, &working, &recorded, &mut report).await?;
+        if existing.as_ref() != Some(&working) {
+            working.save(root)?;
+            report.written = true;
+            verify(options, root, &working, &recorded, &mut report).await?;
+        }
     }
     report.finish();
     Ok(report)
