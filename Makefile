@@ -12,7 +12,8 @@ serve:
 
 ## Everything CI checks: formatting, lints, the Rust tests, and the strict Python client.
 test: fmt-check clippy python-client
-	$(CARGO) test --workspace --locked
+	$(CARGO) build --workspace --bins --locked
+	INSTA_UPDATE=no $(CARGO) test --workspace --locked
 
 fmt:
 	$(CARGO) fmt --all
