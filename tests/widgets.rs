@@ -397,6 +397,13 @@ async fn scaffold_rejects_bad_names_and_unknown_patterns_without_writing() -> an
     )
     .await?;
     assert_eq!(error_code(&unknown).as_deref(), Some("not_found"));
+    let home = call(
+        &s,
+        "widgets-scaffold",
+        json!({"name": "x", "targetDir": "~/widgets"}),
+    )
+    .await?;
+    assert_eq!(error_code(&home).as_deref(), Some("invalid_parameters"));
     let empty_target = call(
         &s,
         "widgets-scaffold",
@@ -672,6 +679,24 @@ async fn legacy_mode_answers_the_old_way() -> anyhow::Result<()> {
     assert_eq!(text["valid"], false);
     assert_eq!(text["errors"], 8);
     assert_eq!(text["warnings"], 2);
+    s.close().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn validate_says_incomplete_when_a_limit_stops_the_walk() -> anyhow::Result<()> {
+    let s = session(&[]).await?;
+    let dir = tempfile::tempdir()?;
+    std::fs::create_dir(dir.path().join("src"))?;
+    for i in 0..1001 {
+        std::fs::write(dir.path().join(format!("src/f{i:04}.js")), "export {};\n")?;
+    }
+    let out = structured(&call(&s, "widgets-validate", json!({"projectDir": dir.path()})).await?);
+    assert_eq!(
+        out["state"],
+        json!({"returned": 3, "searched": 1000, "complete": false}),
+        "no total and complete: false once files were left unread (C6)"
+    );
     s.close().await;
     Ok(())
 }

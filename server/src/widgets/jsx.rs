@@ -83,6 +83,10 @@ pub(crate) fn imports(source: &str, package: &str) -> Vec<Import> {
                 continue;
             };
             let clause = clause.trim();
+            // The nearest `import` before the package must be this statement's own keyword.
+            if clause.contains(';') {
+                continue;
+            }
             if clause.starts_with("type ") || clause.starts_with("type{") {
                 continue;
             }
@@ -497,6 +501,14 @@ mod tests {
         }
         assert!(imports("import { from '@dynamic-framework/ui-react'", PKG).is_empty());
         assert!(imports("'@dynamic-framework/ui-react'", PKG).is_empty());
+        assert!(
+            imports(
+                "import a from 'a';\nexport { DButton } from '@dynamic-framework/ui-react';",
+                PKG
+            )
+            .is_empty(),
+            "a re-export is not this file's import"
+        );
     }
 
     #[test]

@@ -25,6 +25,9 @@ pub(crate) const MAX_FILES: usize = 1000;
 pub(crate) const MAX_FILE_BYTES: u64 = 1 << 20;
 /// Folders deeper than this are not walked.
 const MAX_DEPTH: usize = 24;
+/// Directory entries looked at, at most (a wrong `projectDir` such as `/` stays cheap); past
+/// it the findings are incomplete.
+const MAX_ENTRIES: usize = 20_000;
 /// Folders that hold dependencies or build output, never sources.
 const SKIPPED_DIRS: [&str; 5] = ["node_modules", "dist", "build", "coverage", "out"];
 /// Extensions of the files whose JSX is checked.
@@ -233,14 +236,14 @@ pub(crate) fn validate(dir: &Path, catalogue: &Catalogue) -> Result<Report, Vali
     let mut findings = Vec::new();
     let mut searched = 0;
 
-    let mut sources = Vec::new();
-    let mut capped = false;
-    walk(&root, &root, 0, &mut sources, &mut capped, &mut findings).map_err(|source| {
-        ValidateError::Io {
-            path: root.clone(),
-            source,
-        }
+    let mut walk_state = Walk::default();
+    walk(&root, &root, 0, &mut walk_state, &mut findings).map_err(|source| ValidateError::Io {
+        path: root.clone(),
+        source,
     })?;
+    let Walk {
+        sources, capped, ..
+    } = walk_state;
 
     let mut imports_package = false;
     for (rel, path) in &sources {
@@ -332,20 +335,34 @@ pub(crate) fn validate(dir: &Path, catalogue: &Catalogue) -> Result<Report, Vali
     })
 }
 
-/// Collects `(relative path, path)` of the source files under `dir`, sorted, without
-/// following symbolic links.
+/// What the walk found so far.
+#[derive(Default)]
+struct Walk {
+    /// `(relative path, path)` of the source files, in walk order.
+    sources: Vec<(String, PathBuf)>,
+    /// Directory entries looked at.
+    entries: usize,
+    /// A limit stopped the walk.
+    capped: bool,
+}
+
+/// Collects the source files under `dir`, sorted by name at each level, without following
+/// symbolic links.
 fn walk(
     root: &Path,
     dir: &Path,
     depth: usize,
-    out: &mut Vec<(String, PathBuf)>,
-    capped: &mut bool,
+    state: &mut Walk,
     findings: &mut Vec<Finding>,
 ) -> io::Result<()> {
     let mut entries: Vec<_> = std::fs::read_dir(dir)?.filter_map(Result::ok).collect();
     entries.sort_by_key(|e| e.file_name());
     for entry in entries {
-        if *capped {
+        state.entries += 1;
+        if state.entries > MAX_ENTRIES {
+            state.capped = true;
+        }
+        if state.capped {
             return Ok(());
         }
         let name = entry.file_name();
@@ -362,7 +379,7 @@ fn walk(
             if depth >= MAX_DEPTH {
                 continue;
             }
-            if let Err(e) = walk(root, &path, depth + 1, out, capped, findings) {
+            if let Err(e) = walk(root, &path, depth + 1, state, findings) {
                 findings.push(
                     Finding::new(
                         "unreadable_file",
@@ -380,11 +397,11 @@ fn walk(
             if !is_source {
                 continue;
             }
-            if out.len() >= MAX_FILES {
-                *capped = true;
+            if state.sources.len() >= MAX_FILES {
+                state.capped = true;
                 return Ok(());
             }
-            out.push((rel, path));
+            state.sources.push((rel, path));
         }
     }
     Ok(())

@@ -180,3 +180,23 @@ async fn list_patterns(call: Call, args: ListPatternsArgs) -> ToolResult {
         )
         .into())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_category_argument_names_exactly_the_catalogue_categories() {
+        let input = schema::input_schema::<ListComponentsArgs>();
+        let doc = input["properties"]["category"]["description"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        let listed: Vec<&str> = doc
+            .split_once('(')
+            .and_then(|(_, rest)| rest.split_once(')'))
+            .map(|(names, _)| names.split(", ").collect())
+            .unwrap_or_default();
+        assert_eq!(listed, catalogue().categories(), "{doc}");
+    }
+}

@@ -94,6 +94,12 @@ async fn scaffold(call: Call, args: ScaffoldArgs) -> ToolResult {
         )
         .into());
     }
+    if target.starts_with('~') {
+        return Err(ToolError::invalid_parameters(format!(
+            "targetDir '{target}' starts with ~, which is not expanded; give an absolute path"
+        ))
+        .into());
+    }
     let c = catalogue();
     let key = args
         .pattern
