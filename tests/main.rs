@@ -7,7 +7,8 @@
 //! - `python_client`: the strict Python `mcp` client through every scenario;
 //! - `replay`: exact matching, sequences, shadowing, response fidelity, loud misses;
 //! - `scenarios`: every cassette scenario through the real server, against its expectation;
-//! - `serve`: the offline server over an in-process duplex and as a child process.
+//! - `serve`: the offline server over an in-process duplex and as a child process;
+//! - `widgets`: the widgets module (public mode, catalogue, resources, scaffold, validate).
 
 mod binary;
 mod cassettes;
@@ -18,3 +19,4 @@ mod replay;
 mod scenarios;
 mod serve;
 mod util;
+mod widgets;
