@@ -9,7 +9,8 @@
 //!   canary, ordered repeats, latency, `cassettes check`, the drift check, the CLI;
 //! - `replay`: exact matching, sequences, shadowing, response fidelity, loud misses;
 //! - `scenarios`: every cassette scenario through the real server, against its expectation;
-//! - `serve`: the offline server over an in-process duplex and as a child process.
+//! - `serve`: the offline server over an in-process duplex and as a child process;
+//! - `widgets`: the widgets module (public mode, catalogue, resources, scaffold, validate).
 
 mod binary;
 mod cassettes;
@@ -21,3 +22,4 @@ mod replay;
 mod scenarios;
 mod serve;
 mod util;
+mod widgets;
