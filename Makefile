@@ -11,7 +11,7 @@ serve:
 	@$(CARGO) run --locked -q -p modyo-lab -- serve
 
 ## Everything CI checks: formatting, lints, the Rust tests, and the strict Python client.
-test: fmt-check clippy python-client
+test: fmt-check clippy doc python-client
 	$(CARGO) build --workspace --bins --locked
 	INSTA_UPDATE=no $(CARGO) test --workspace --locked
 	$(MAKE) --no-print-directory lint-schemas

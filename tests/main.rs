@@ -9,9 +9,12 @@
 //! - `lint`: the contract lint, clean on our server, catching a deliberately broken one;
 //! - `properties`: drifted API responses through the real tools (proptest);
 //! - `python_client`: the strict Python `mcp` client through every scenario;
+//! - `record`: record mode against a local fake upstream, every VCR mode, redaction with a
+//!   canary, ordered repeats, latency, `cassettes check`, the drift check, the CLI;
 //! - `replay`: exact matching, sequences, shadowing, response fidelity, loud misses;
 //! - `scenarios`: every cassette scenario through the real server, against its expectation;
-//! - `serve`: the offline server over an in-process duplex and as a child process.
+//! - `serve`: the offline server over an in-process duplex and as a child process;
+//! - `widgets`: the widgets module (public mode, catalogue, resources, scaffold, validate).
 
 mod binary;
 mod cassettes;
@@ -22,7 +25,9 @@ mod gate;
 mod lint;
 mod properties;
 mod python_client;
+mod record;
 mod replay;
 mod scenarios;
 mod serve;
 mod util;
+mod widgets;
