@@ -9,7 +9,8 @@
 //! the calls they are injected into are the library's own successful scenarios. A fault is
 //! injected at the scenario's first request and at its first write, by shadowing that one
 //! request. By default one scenario per kind of probe; `MODYO_GUARD_ALL_TOOLS=1` probes the
-//! first scenario of every tool.
+//! first scenario of every tool. Tools of a local module (widgets) make no request, so no
+//! upstream fault can reach them: they are left out.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::TcpListener;
@@ -20,6 +21,7 @@ use modyo_lab::session::{CANARY_TOKEN, Library, Session};
 use modyo_lab::{
     Cassette, Provenance, ReceivedRequest, RecordedResponse, ReplayOptions, ReplayServer,
 };
+use modyo_mcp::Module;
 use rmcp::model::CallToolResult;
 use serde_json::Value;
 
@@ -75,25 +77,47 @@ fn faults(library: &Library) -> anyhow::Result<Vec<Fault>> {
     Ok(out)
 }
 
-/// The probes faults are injected into: the first successful scenario of each kind (or of
-/// each tool, with `MODYO_GUARD_ALL_TOOLS=1`). Fails when a class present has none.
-async fn chosen_probes(library: &Library) -> anyhow::Result<Vec<Probe>> {
+/// Whether a tool talks to the Modyo API (its module, the prefix of its name, does).
+fn reaches_the_api(tool: &str) -> bool {
+    tool.split('-')
+        .next()
+        .and_then(Module::parse)
+        .is_some_and(Module::needs_api)
+}
+
+/// The probes faults are injected into, with their baselines: the first successful scenario
+/// of each kind (or of each tool, with `MODYO_GUARD_ALL_TOOLS=1`) whose call reaches the API.
+/// Fails when a class with API tools has none. Local tools (the widgets module) make no
+/// request, so no upstream fault can reach them.
+async fn chosen_probes(library: &Library) -> anyhow::Result<Vec<(Probe, probes::Baseline)>> {
     let all_tools = std::env::var("MODYO_GUARD_ALL_TOOLS").is_ok_and(|v| v == "1");
     let mut seen = BTreeSet::new();
     let mut chosen = Vec::new();
     for probe in probes::probes(library).await? {
+        if !reaches_the_api(&probe.tool.name) {
+            continue;
+        }
         let key = if all_tools {
             (probe.kind, probe.tool.name.to_string())
         } else {
             (probe.kind, String::new())
         };
-        if seen.insert(key) {
-            chosen.push(probe);
+        if seen.contains(&key) {
+            continue;
         }
+        let baseline = probes::baseline(&probe).await?;
+        if baseline.requests.is_empty() {
+            continue;
+        }
+        seen.insert(key);
+        chosen.push((probe, baseline));
     }
-    let kinds: BTreeSet<ProbeKind> = chosen.iter().map(|p| p.kind).collect();
+    let kinds: BTreeSet<ProbeKind> = chosen.iter().map(|(p, _)| p.kind).collect();
     let mut missing = Vec::new();
     for tool in probes::tools(&[]).await? {
+        if !reaches_the_api(&tool.name) {
+            continue;
+        }
         for kind in ProbeKind::of_class(modyo_lab::lint::classify(&tool)) {
             if !kinds.contains(kind) {
                 missing.push(format!("{kind:?} (for {})", tool.name));
@@ -102,7 +126,7 @@ async fn chosen_probes(library: &Library) -> anyhow::Result<Vec<Probe>> {
     }
     anyhow::ensure!(
         missing.is_empty(),
-        "no successful cassette scenario to inject faults into for: {}",
+        "no successful cassette scenario that reaches the API to inject faults into for: {}",
         missing.join(", ")
     );
     Ok(chosen)
@@ -183,11 +207,13 @@ async fn every_fault_is_a_c16_error_with_its_code_for_every_tool_class() -> anyh
         "the error table, the transport faults and the bad bodies"
     );
     let probes = chosen_probes(&library).await?;
+    for (probe, _) in &probes {
+        eprintln!("faults: probe {:?} {}", probe.kind, probe.label);
+    }
     let mut failures = Vec::new();
     let mut exercised: BTreeMap<&str, BTreeSet<ProbeKind>> = BTreeMap::new();
     let mut cases = 0;
-    for probe in &probes {
-        let baseline = probes::baseline(probe).await?;
+    for (probe, baseline) in &probes {
         for fault in &faults {
             let Some(response) = &fault.response else {
                 // Connection refused: the whole API is unreachable.
@@ -213,7 +239,7 @@ async fn every_fault_is_a_c16_error_with_its_code_for_every_tool_class() -> anyh
                 session.close().await;
                 continue;
             };
-            for (request, recorded) in injection_points(&baseline) {
+            for (request, recorded) in injection_points(baseline) {
                 let is_list = recorded
                     .as_ref()
                     .and_then(json_body)
@@ -265,7 +291,7 @@ async fn every_fault_is_a_c16_error_with_its_code_for_every_tool_class() -> anyh
         }
     }
     // Every fault reached every kind of probe (list-only faults: at least one list read).
-    let kinds: BTreeSet<ProbeKind> = probes.iter().map(|p| p.kind).collect();
+    let kinds: BTreeSet<ProbeKind> = probes.iter().map(|(p, _)| p.kind).collect();
     for fault in &faults {
         let reached = exercised
             .get(fault.name.as_str())

@@ -698,7 +698,8 @@ fn overridden_page(target: &Target, page: Option<u64>) -> Option<u64> {
         .and_then(|p| p.get("page"))
         .is_some()
         && target.arguments.is_object();
-    page.filter(|_| takes_page && target.page.is_some())
+    // Only the list the tool reports on follows its `page` argument (lookups walk their own).
+    page.filter(|_| takes_page && target.coverage_source && target.page.is_some())
 }
 
 /// Serves `body` for the target's request (and its other responses), calls the tool.

@@ -197,7 +197,7 @@ async fn main() -> ExitCode {
     // stdout is the MCP channel (serve) or the report (lint): logs go to stderr. The lint is
     // quiet by default: its report is the output.
     let default = match cli.command {
-        Command::Lint(_) => "warn",
+        Command::Lint(_) => "error",
         _ => "info",
     };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
