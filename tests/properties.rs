@@ -51,6 +51,8 @@ struct Target {
     root: Option<String>,
     /// The list the tool reports coverage on (the last list the call read).
     coverage_source: bool,
+    /// Whether the tool's `page` argument sets this request's `page` (found by asking).
+    page_driven: bool,
     /// `per_page` and `page` as requested.
     per_page: Option<u64>,
     page: Option<u64>,
@@ -80,6 +82,39 @@ fn path_shape(path: &str) -> String {
         })
         .collect::<Vec<_>>()
         .join("/")
+}
+
+/// A page no scenario asks for, to see which request a tool's `page` argument reaches.
+const PROBE_PAGE: u64 = 7_777;
+
+/// Whether `probe`'s `page` argument reaches `request`'s `page` query parameter: the call is
+/// made again with another page and the requests it sends are compared.
+async fn drives_page(
+    probe: &probes::Probe,
+    request: &modyo_lab::ReceivedRequest,
+) -> anyhow::Result<bool> {
+    let takes_page = probe
+        .tool
+        .input_schema
+        .get("properties")
+        .and_then(|p| p.get("page"))
+        .is_some();
+    if !takes_page
+        || !probe.arguments.is_object()
+        || !request.query.iter().any(|(k, _)| k == "page")
+    {
+        return Ok(false);
+    }
+    let mut arguments = probe.arguments.clone();
+    arguments["page"] = json!(PROBE_PAGE);
+    let session = Session::start(&probe.mounts, &probe.env).await?;
+    let _ = session.call(&probe.tool.name, arguments).await?;
+    let wanted = PROBE_PAGE.to_string();
+    let driven = session.replay().received().iter().any(|r| {
+        r.path == request.path && r.query.iter().any(|(k, v)| k == "page" && *v == wanted)
+    });
+    session.close().await;
+    Ok(driven)
 }
 
 async fn targets(library: &Library) -> anyhow::Result<Vec<Target>> {
@@ -141,6 +176,7 @@ async fn targets(library: &Library) -> anyhow::Result<Vec<Target>> {
                 key,
                 original: body.clone(),
                 coverage_source: root.is_some() && last_list == Some(i),
+                page_driven: root.is_some() && drives_page(&probe, request).await?,
                 root,
                 per_page: query("per_page"),
                 page: query("page"),
@@ -689,17 +725,9 @@ fn requested_page(target: &Target, page: Option<u64>) -> Option<u64> {
     overridden_page(target, page).or(target.page)
 }
 
-/// `page`, when the case may ask for it (see [`requested_page`]).
+/// `page`, when the case may ask for it (the tool's `page` argument drives the request).
 fn overridden_page(target: &Target, page: Option<u64>) -> Option<u64> {
-    let takes_page = target
-        .tool
-        .input_schema
-        .get("properties")
-        .and_then(|p| p.get("page"))
-        .is_some()
-        && target.arguments.is_object();
-    // Only the list the tool reports on follows its `page` argument (lookups walk their own).
-    page.filter(|_| takes_page && target.coverage_source && target.page.is_some())
+    page.filter(|_| target.page_driven)
 }
 
 /// Serves `body` for the target's request (and its other responses), calls the tool.
@@ -853,6 +881,16 @@ fn pilot_forms_are_targets(targets: &[Target]) {
     assert!(
         targets.iter().any(|t| t.tool.name == "content-spaces-get"),
         "content-spaces-get is a target"
+    );
+    for tool in ["content-spaces-list", "content-entries-list"] {
+        assert!(
+            targets.iter().any(|t| t.tool.name == tool && t.page_driven),
+            "{tool} is asked for pages beyond the end"
+        );
+    }
+    assert!(
+        !targets.iter().any(|t| t.page_driven && !t.coverage_source),
+        "only the list a tool reports on follows its page argument"
     );
 }
 
