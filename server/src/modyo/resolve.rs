@@ -28,6 +28,17 @@ impl<'a> Stage<'a> {
         }
     }
 
+    /// A stage with its own predicate (a computed value such as a category's slug path).
+    pub fn when(
+        label: &'static str,
+        test: impl Fn(&Value) -> bool + Send + Sync + 'a,
+    ) -> Stage<'a> {
+        Stage {
+            label,
+            test: Box::new(test),
+        }
+    }
+
     /// A stage matching string `key` against `wanted` without regard to case.
     pub fn caseless(label: &'static str, key: &'a str, wanted: &'a str) -> Stage<'a> {
         Stage {

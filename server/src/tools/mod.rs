@@ -21,6 +21,7 @@ use crate::modyo::{CmsError, ModyoClient};
 
 pub(crate) mod args;
 pub(crate) mod content;
+pub(crate) mod fanout;
 
 /// What a handler returns: an outcome, or a failure.
 pub(crate) type ToolResult = Result<Outcome, CallError>;
@@ -210,7 +211,7 @@ pub(crate) async fn persisted(
     client: &ModyoClient,
     response: Value,
     read_path: &str,
-) -> Result<Value, CallError> {
+) -> Result<Value, ToolError> {
     if response.is_object() {
         return Ok(response);
     }
