@@ -71,7 +71,12 @@ pub fn pick<'v>(
                     .collect();
                 return Err(ToolError::new(
                     ErrorCode::Ambiguous,
-                    format!("{what} '{input}' matches {} {what}s by {}; pass the id of the one you mean", many.len(), stage.label),
+                    format!(
+                        "{what} '{input}' matches {} {} by {}; pass the id of the one you mean",
+                        many.len(),
+                        plural(what),
+                        stage.label
+                    ),
                 )
                 .detail("candidates", Value::Array(list)));
             }
@@ -83,6 +88,14 @@ pub fn pick<'v>(
         tried.join(", ")
     ))
     .detail("tried", json!(tried)))
+}
+
+/// `entry` -> `entries`, `space` -> `spaces` (the nouns lookups name).
+fn plural(what: &str) -> String {
+    match what.strip_suffix('y') {
+        Some(stem) if !stem.ends_with(['a', 'e', 'o', 'u']) => format!("{stem}ies"),
+        _ => format!("{what}s"),
+    }
 }
 
 /// Whether an identifier is all digits (and so an id).
@@ -141,6 +154,14 @@ mod tests {
             .unwrap_err();
         assert_eq!(err.code(), ErrorCode::Ambiguous);
         assert_eq!(err.to_value()["candidates"].as_array().unwrap().len(), 2);
+        assert!(
+            err.message().contains("matches 2 spaces"),
+            "{}",
+            err.message()
+        );
+        assert_eq!(plural("category"), "categories");
+        assert_eq!(plural("entry"), "entries");
+        assert_eq!(plural("key"), "keys");
     }
 
     #[test]
