@@ -4,7 +4,10 @@
 //! Items run with bounded concurrency ([`CONCURRENCY`]), every item is attempted (no stop at
 //! the first failure), and results keep the caller's indexes. When every item failed with the
 //! same call-level error (401, 403, no connection) the call as a whole failed, and
-//! [`FanOut::call_level`] says so: one C16 error instead of N copies of it.
+//! [`FanOut::call_level`] says so: one C16 error instead of N copies of it. When no item
+//! succeeded for item-level reasons (a missing local file, a 409 each), `state.status` is
+//! `failed` (decision: `catalog.md` names only `completed` and `partial`, and `partial` would
+//! claim something was done).
 
 use std::future::Future;
 

@@ -8,7 +8,7 @@
 //! `GET /api/admin/background_jobs/{uuid}` for any job, registered or not, and with `wait_s`
 //! polls with backoff ([`poll`]) on `tokio::time`, so tests drive it with a paused clock.
 //! `cancel` is the one mutating action (`DELETE`, synthetic path) and reports the status the API
-//! reads back.
+//! reads back. It needs no `confirmDelete`: it stops work, it deletes no content (decision).
 
 use std::collections::VecDeque;
 use std::future::Future;
