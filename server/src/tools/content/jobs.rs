@@ -422,7 +422,6 @@ data.errors [{index, errors}]. cancel: stops a running job.",
         .resource()
         .state()
         .actions(&["list", "get"], &["cancel"])
-        .new_params(&["wait_s"])
         .handle(manage)
 }
 
