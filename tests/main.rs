@@ -2,6 +2,7 @@
 //!
 //! - `binary`: the production binary's configuration errors and public mode;
 //! - `cassettes`: every cassette under `cassettes/` loads, resolves and says where it is from;
+//! - `content`: the content module's classes, read-only gate, coverage, C7 and bulk work;
 //! - `contract`: the contract rules of the foundation through the real server (C1-C21);
 //! - `errors`: the upstream error table, timeouts, refused connections, malformed bodies;
 //! - `faults`: every fault kind as a C16 error, for every tool class;
@@ -18,6 +19,7 @@
 
 mod binary;
 mod cassettes;
+mod content;
 mod contract;
 mod errors;
 mod faults;
