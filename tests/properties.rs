@@ -3,8 +3,9 @@
 //! Targets are discovered, not listed: every successful cassette scenario of a read (or a
 //! gated read action) is replayed once, and each response it read becomes a target, a list
 //! target when the body is `{<root>: [...], meta}` and a detail target when it is another JSON
-//! object. Targets are deduplicated by tool, argument names and request path shape, so every
-//! form of a tool (`content-entries-list` minimal, `fields`, `includeDetails`) is its own target.
+//! object. Targets are deduplicated by tool, argument names (paging aside) and request path
+//! shape, so every form of a tool (`content-entries-list` minimal, `fields`, `includeDetails`)
+//! is its own target; a polled request (one the call repeats) is left out.
 //!
 //! For each target, proptest generates a drifted body from the recorded one (unknown keys at
 //! any depth, nulls, long unicode strings, emptied arrays, removed and reordered keys, a subset
@@ -148,6 +149,16 @@ async fn targets(library: &Library) -> anyhow::Result<Vec<Target>> {
                 continue;
             };
             if request.method != "GET" || response.status != 200 {
+                continue;
+            }
+            // A polled request (a recorded sequence: a job read until it ends) is left out: a
+            // drifted answer replayed forever would only measure how long the tool waits.
+            let repeats = baseline
+                .requests
+                .iter()
+                .filter(|(r, _)| r.line() == request.line())
+                .count();
+            if repeats > 1 {
                 continue;
             }
             let root = list_root(body);

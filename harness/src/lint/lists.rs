@@ -42,6 +42,26 @@ pub const ECHOED_ROOT_TOOLS: &[Entry] = &[
     ),
     // data is the API's content type with its field definitions.
     entry("content-types-get", "data is the API's content type object"),
+    // Rows are the API's content types as listed.
+    entry(
+        "content-types-list",
+        "rows are the API's content type objects",
+    ),
+    // C15: the type as persisted (get/create/update/field actions), or the listed types.
+    entry(
+        "content-types-manage",
+        "C15 multi-action root: the persisted content type, or the listed types",
+    ),
+    // The type as persisted by the create or update the upsert chose (C7).
+    entry(
+        "content-types-upsert",
+        "data is the API's content type as persisted",
+    ),
+    // The copy as the target space persisted it (C7).
+    entry(
+        "content-types-copy",
+        "data is the API's content type as persisted in the target space",
+    ),
     // C14: one schema for three forms; with includeDetails the rows are the API's list rows.
     entry(
         "content-entries-list",
@@ -49,6 +69,40 @@ pub const ECHOED_ROOT_TOOLS: &[Entry] = &[
     ),
     // data is the API's entry object (field_values/json replaced by `fields`, by name).
     entry("content-entries-get", "data is the API's entry object"),
+    // C15: the entry as persisted, or the listed entries.
+    entry(
+        "content-entries-manage",
+        "C15 multi-action root: the persisted entry, or the listed entries",
+    ),
+    // The entry as persisted by the create or update the upsert chose (C7).
+    entry(
+        "content-entries-upsert",
+        "data is the API's entry as persisted",
+    ),
+    // Rows are the API's asset objects as listed.
+    entry("content-assets-list", "rows are the API's asset objects"),
+    // data is the API's asset object.
+    entry("content-assets-get", "data is the API's asset object"),
+    // C15: the asset as persisted (upload/update), or the listed assets.
+    entry(
+        "content-assets-manage",
+        "C15 multi-action root: the persisted asset, or the listed assets",
+    ),
+    // Rows are the API's category objects as listed.
+    entry(
+        "content-categories-list",
+        "rows are the API's category objects",
+    ),
+    // data is the API's category object.
+    entry(
+        "content-categories-get",
+        "data is the API's category object",
+    ),
+    // C15: the category as persisted, or the listed categories.
+    entry(
+        "content-categories-manage",
+        "C15 multi-action root: the persisted category, or the listed categories",
+    ),
 ];
 
 /// C10 debt: roots the server builds but cannot enumerate. Empty: keep it so.
