@@ -125,10 +125,44 @@ impl ModyoClient {
         query: &Query,
         body: Option<&Value>,
     ) -> Result<Value, CmsError> {
+        let (status, bytes) = self
+            .exchange(method.clone(), path, query, body, None)
+            .await?;
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(Value::Null);
+        }
+        serde_json::from_slice(&bytes).map_err(|e| CmsError::InvalidJson {
+            method,
+            path: path.to_owned(),
+            status: status.as_u16(),
+            detail: e.to_string(),
+        })
+    }
+
+    /// `GET path?query` for a binary answer (a widget ZIP): the raw bytes of a 2xx body.
+    pub async fn get_bytes(&self, path: &str, query: &Query) -> Result<Vec<u8>, CmsError> {
+        let (_, bytes) = self
+            .exchange(Method::GET, path, query, None, Some("*/*"))
+            .await?;
+        Ok(bytes)
+    }
+
+    /// One request: the status and whole body of a 2xx answer, or the mapped error.
+    async fn exchange(
+        &self,
+        method: Method,
+        path: &str,
+        query: &Query,
+        body: Option<&Value>,
+        accept: Option<&'static str>,
+    ) -> Result<(StatusCode, Vec<u8>), CmsError> {
         let url = format!("{}{}", self.base, path);
         let mut request = self.http.request(method.clone(), &url);
         if !query.pairs().is_empty() {
             request = request.query(query.pairs());
+        }
+        if let Some(accept) = accept {
+            request = request.header(ACCEPT, accept);
         }
         if let Some(body) = body {
             request = request
@@ -159,15 +193,7 @@ impl ModyoClient {
             "modyo request"
         );
         if status.is_success() {
-            if bytes.iter().all(u8::is_ascii_whitespace) {
-                return Ok(Value::Null);
-            }
-            return serde_json::from_slice(&bytes).map_err(|e| CmsError::InvalidJson {
-                method,
-                path: path.to_owned(),
-                status: status.as_u16(),
-                detail: e.to_string(),
-            });
+            return Ok((status, bytes.to_vec()));
         }
         Err(status_error(method, path, status, retry_after, &bytes))
     }
