@@ -389,3 +389,61 @@ async fn publish_reports_the_post_condition_it_read_back() -> anyhow::Result<()>
     session.close().await;
     Ok(())
 }
+
+#[tokio::test]
+async fn legacy_mode_answers_the_old_way() -> anyhow::Result<()> {
+    // Arrange
+    let session = session(
+        "channels/sites-manage",
+        &[("MODYO_MCP_LEGACY_MODULES", "channels")],
+    )
+    .await?;
+    let old = |result: &CallToolResult| -> Value {
+        assert!(
+            result.structured_content.is_none(),
+            "legacy has no structuredContent"
+        );
+        let text = modyo_lab::check::text(result).unwrap_or("");
+        assert!(text.contains('\n'), "legacy text is pretty-printed");
+        serde_json::from_str(text).unwrap_or(Value::Null)
+    };
+
+    // Act
+    let list = session
+        .call("channels-sites-manage", json!({"action": "list"}))
+        .await?;
+    let create = session
+        .call(
+            "channels-sites-manage",
+            json!({"action": "create", "name": "Banco Andino Empresas", "host": "empresas"}),
+        )
+        .await?;
+    let cancelled = session
+        .call(
+            "channels-sites-manage",
+            json!({"action": "delete", "site": "16"}),
+        )
+        .await?;
+
+    // Assert
+    let tool = session
+        .tools()
+        .await?
+        .into_iter()
+        .find(|t| t.name == "channels-sites-manage")
+        .expect("listed");
+    assert!(
+        tool.output_schema.is_none(),
+        "legacy tools publish no outputSchema"
+    );
+    let list = old(&list);
+    assert_eq!(list["meta"]["total_entries"], 3);
+    assert_eq!(list["sites"].as_array().map(Vec::len), Some(3));
+    let create = old(&create);
+    assert_eq!(create["action"], "created");
+    assert_eq!(create["message"], "Site created successfully");
+    assert_eq!(create["site"]["id"], 17);
+    assert_eq!(old(&cancelled)["action"], "cancelled");
+    session.close().await;
+    Ok(())
+}

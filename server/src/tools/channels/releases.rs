@@ -94,7 +94,9 @@ async fn versions(client: &ModyoClient) -> Result<(Vec<Value>, Evidence), ToolEr
 /// The site's items whose editable version differs from the published one, sorted by type
 /// then id.
 fn pending(versions: &[Value], site_id: u64) -> Vec<Item> {
-    let mut groups: BTreeMap<(String, String), (Option<&Value>, Option<&Value>)> = BTreeMap::new();
+    // (type, id) -> (editable, current)
+    type Versions<'a> = (Option<&'a Value>, Option<&'a Value>);
+    let mut groups: BTreeMap<(String, String), Versions<'_>> = BTreeMap::new();
     for version in versions {
         if version.get("site_id").and_then(Value::as_u64) != Some(site_id) {
             continue;
@@ -173,28 +175,32 @@ fn stage_schema() -> Value {
 }
 
 /// The stages of a site with the URL each is served at: the stage's own `url` when the API
-/// gives one, else `<MODYO_URL>/<stage host>`.
-fn stages(site: &Value, base: Option<&url::Url>) -> Vec<Value> {
-    let base = base.map(|u| u.as_str().trim_end_matches('/').to_owned());
+/// gives one; else the site's `url` with the stage's host in place of the site's (the site
+/// is served at `<account>/<host>`); else `<MODYO_URL>/<stage host>`.
+fn stages(site: &Value, account: Option<&url::Url>) -> Vec<Value> {
+    let text = |v: &Value, k: &str| {
+        v.get(k)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+    };
+    let from_site = match (text(site, "url"), text(site, "host")) {
+        (Some(url), Some(host)) => url.strip_suffix(&format!("/{host}")).map(str::to_owned),
+        _ => None,
+    };
+    let base = from_site.or_else(|| account.map(|u| u.as_str().trim_end_matches('/').to_owned()));
     site.get("stages")
         .and_then(Value::as_array)
         .map(|stages| {
             stages
                 .iter()
                 .map(|stage| {
-                    let text = |k: &str| {
-                        stage
-                            .get(k)
-                            .and_then(Value::as_str)
-                            .filter(|s| !s.is_empty())
-                    };
-                    let url = text("url")
-                        .map(str::to_owned)
-                        .or_else(|| Some(format!("{}/{}", base.as_deref()?, text("host")?)));
+                    let url = text(stage, "url")
+                        .or_else(|| Some(format!("{}/{}", base.as_deref()?, text(stage, "host")?)));
                     json!({
-                        "name": text("name"),
-                        "stage_name": text("stage_name"),
-                        "host": text("host"),
+                        "name": text(stage, "name"),
+                        "stage_name": text(stage, "stage_name"),
+                        "host": text(stage, "host"),
                         "url": url,
                     })
                 })
@@ -447,8 +453,15 @@ mod tests {
     }
 
     #[test]
-    fn stage_urls_come_from_the_stage_or_the_account_url() {
+    fn stage_urls_come_from_the_stage_the_site_or_the_account_url() {
         let base = url::Url::parse("https://acme.modyo.cloud/").unwrap();
+        let served = json!({"url": "https://www.acme.cl/portal", "host": "portal", "stages": [
+            {"host": "portal-qa"}
+        ]});
+        assert_eq!(
+            stages(&served, Some(&base))[0]["url"],
+            "https://www.acme.cl/portal-qa"
+        );
         let site = json!({"stages": [
             {"name": "Main", "stage_name": "main", "host": "portal"},
             {"name": "QA", "stage_name": "qa", "host": "portal-qa", "url": "https://qa.example/portal"}
