@@ -22,6 +22,7 @@ use crate::modyo::{CmsError, ModyoClient};
 pub(crate) mod args;
 pub(crate) mod channels;
 pub(crate) mod content;
+pub(crate) mod widgets;
 
 /// What a handler returns: an outcome, or a failure.
 pub(crate) type ToolResult = Result<Outcome, CallError>;
@@ -203,6 +204,7 @@ pub(crate) fn catalog() -> Vec<ToolDef> {
     let mut all = Vec::new();
     all.extend(content::tools());
     all.extend(channels::tools());
+    all.extend(widgets::tools());
     all
 }
 
