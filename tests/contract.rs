@@ -257,21 +257,46 @@ async fn a_delete_without_confirmation_is_cancelled_through_control() {
     session.close().await;
 }
 
+/// Every string of every `enum` in a schema, at any depth (`Option<Action>` nests them).
+fn enum_strings(schema: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![schema];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(map) => {
+                if let Some(Value::Array(values)) = map.get("enum") {
+                    out.extend(values.iter().filter_map(Value::as_str).map(str::to_owned));
+                }
+                stack.extend(map.values());
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    out
+}
+
 #[tokio::test]
 async fn classes_follow_read_only_hints_and_actions() {
     let session = pilot("content/sucursales/base", &[]).await;
     for tool in session.tools().await.unwrap() {
         let read_only = tool.annotations.as_ref().and_then(|a| a.read_only_hint);
         let gated = tool.name.ends_with("-manage");
-        let has_action = tool
+        // C19: gated = a writing tool whose `action` offers a read action; a multi-action
+        // tool without one (channels-pages-widget) is a mutation (catalog.md, classes).
+        let actions = tool
             .input_schema
             .get("properties")
             .and_then(|p| p.get("action"))
-            .is_some();
+            .map(enum_strings)
+            .unwrap_or_default();
+        let has_read_action = actions
+            .iter()
+            .any(|a| ["list", "get", "search", "find"].contains(&a.as_str()));
         assert_eq!(
             gated,
-            has_action && read_only == Some(false),
-            "{}: gated tools are the -manage ones with actions",
+            has_read_action && read_only == Some(false),
+            "{}: gated tools are the -manage ones whose actions include a read action ({actions:?})",
             tool.name
         );
         assert!(read_only.is_some(), "{} declares readOnlyHint", tool.name);

@@ -324,6 +324,7 @@ async fn publish(call: Call, args: PublishArgs) -> ToolResult {
             for wanted in items {
                 let key = (wanted.kind.clone(), wanted.id.to_string());
                 match before.iter().find(|i| i.key() == key) {
+                    Some(item) if out.contains(item) => {}
                     Some(item) => out.push(item.clone()),
                     None => {
                         let pending: Vec<Value> = before

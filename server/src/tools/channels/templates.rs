@@ -725,8 +725,27 @@ async fn replace(call: Call, args: ReplaceArgs) -> ToolResult {
     let mut failed = Vec::new();
     let mut first_error: Option<ToolError> = None;
     let mut last_object = None;
+    let text = |o: &Value, k: &str| {
+        o.get(k)
+            .filter(|v| v.is_string())
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
     for id in ids {
-        let template = read_template(client, &site, id).await?;
+        // A template that cannot be read is a failure of its own, like a write that fails:
+        // the templates already changed are still reported.
+        let template = match read_template(client, &site, id).await {
+            Ok(template) => template,
+            Err(e) => {
+                failed.push(json!({
+                    "id": id,
+                    "name": null,
+                    "error": {"code": e.code().as_str(), "message": e.message()},
+                }));
+                first_error.get_or_insert(e);
+                continue;
+            }
+        };
         let before = content_of(&template);
         let replacements = before.matches(args.find.as_str()).count();
         if replacements == 0 {
