@@ -758,12 +758,6 @@ async fn replace(call: Call, args: ReplaceArgs) -> ToolResult {
             Err(CallError::Tool(e)) => Err(e),
             Err(other) => return Err(other),
         };
-        let text = |o: &Value, k: &str| {
-            o.get(k)
-                .filter(|v| v.is_string())
-                .cloned()
-                .unwrap_or(Value::Null)
-        };
         match result {
             Ok(object) => {
                 changed.push(json!({
