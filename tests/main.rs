@@ -6,6 +6,8 @@
 //! - `contract`: the contract rules of the foundation through the real server (C1-C21);
 //! - `errors`: the upstream error table, timeouts, refused connections, malformed bodies;
 //! - `python_client`: the strict Python `mcp` client through every scenario;
+//! - `record`: record mode against a local fake upstream, every VCR mode, redaction with a
+//!   canary, ordered repeats, latency, `cassettes check`, the drift check, the CLI;
 //! - `replay`: exact matching, sequences, shadowing, response fidelity, loud misses;
 //! - `scenarios`: every cassette scenario through the real server, against its expectation;
 //! - `serve`: the offline server over an in-process duplex and as a child process;
@@ -17,6 +19,7 @@ mod channels;
 mod contract;
 mod errors;
 mod python_client;
+mod record;
 mod replay;
 mod scenarios;
 mod serve;
