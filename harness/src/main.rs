@@ -34,6 +34,8 @@ struct Cli {
 enum Command {
     /// Serve MCP on stdio, answering from cassettes instead of a Modyo account.
     Serve(ServeOptions),
+    /// Measure every module before and after (legacy vs migrated) and write the reports.
+    Measure(modyo_lab::measure::MeasureArgs),
     /// Write a deterministic fixture set into the cassettes directory (`--check`: only compare).
     Generate {
         /// The fixture set.
@@ -66,6 +68,7 @@ async fn main() -> ExitCode {
             cassettes,
             check,
         } => generate(set, &cassettes, check),
+        Command::Measure(args) => modyo_lab::measure::command(args).await.map_err(Into::into),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
