@@ -258,7 +258,12 @@ impl Probe {
                         .unwrap_or("")
                         .to_owned(),
                 )),
-                _ => return Err(malformed(format!("neither result nor error: {}", excerpt(&line)))),
+                _ => {
+                    return Err(malformed(format!(
+                        "neither result nor error: {}",
+                        excerpt(&line)
+                    )));
+                }
             };
             return Ok(Response { line, result });
         }

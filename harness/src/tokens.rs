@@ -256,7 +256,10 @@ mod tests {
         let d = Delta::between(a, b);
         assert_eq!(d.chars, -50);
         let p = d.percent.unwrap();
-        assert_eq!((p.primary, p.o200k_base, p.cl100k_base), (-50.0, -75.0, -50.0));
+        assert_eq!(
+            (p.primary, p.o200k_base, p.cl100k_base),
+            (-50.0, -75.0, -50.0)
+        );
         assert!(Delta::between(Count::default(), a).percent.is_none());
     }
 }

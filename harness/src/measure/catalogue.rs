@@ -66,7 +66,11 @@ pub fn members(object: &Map<String, Value>) -> Vec<(&str, &Value, i64)> {
         .enumerate()
         .map(|(i, (key, value))| {
             let key_chars = compact(&Value::String(key.clone())).chars().count() as i64;
-            (key.as_str(), value, key_chars + 1 + chars(value) + i64::from(i > 0))
+            (
+                key.as_str(),
+                value,
+                key_chars + 1 + chars(value) + i64::from(i > 0),
+            )
         })
         .collect()
 }
@@ -85,11 +89,21 @@ fn add(rows: &mut Rows, group: Group, slot: impl Into<String>, chars: i64) {
 /// The rows of one tool, pricing every character of `tool` plus its comma in the array.
 fn decompose(name: &str, tool: &Map<String, Value>, rows: &mut Rows) {
     add(rows, Group::Tools, "tools array", 1); // this tool's comma (the array gives one back)
-    add(rows, Group::Outside, format!("{name}: tool object braces"), 2);
+    add(
+        rows,
+        Group::Outside,
+        format!("{name}: tool object braces"),
+        2,
+    );
     for (i, (key, value, cost)) in members(tool).into_iter().enumerate() {
         match (key, value) {
             ("outputSchema", Value::Object(schema)) => {
-                add(rows, Group::Scaffolding, "scaffolding", framing(key, i == 0) + 2);
+                add(
+                    rows,
+                    Group::Scaffolding,
+                    "scaffolding",
+                    framing(key, i == 0) + 2,
+                );
                 for (j, (key2, value2, cost2)) in members(schema).into_iter().enumerate() {
                     match (key2, value2) {
                         ("properties", Value::Object(slots)) => {
@@ -120,11 +134,21 @@ fn decompose(name: &str, tool: &Map<String, Value>, rows: &mut Rows) {
             }
             ("inputSchema", Value::Object(input)) => {
                 let other = format!("{name}: inputSchema (type, required, braces...)");
-                add(rows, Group::Outside, other.clone(), framing(key, i == 0) + 2);
+                add(
+                    rows,
+                    Group::Outside,
+                    other.clone(),
+                    framing(key, i == 0) + 2,
+                );
                 for (j, (key2, value2, cost2)) in members(input).into_iter().enumerate() {
                     match (key2, value2) {
                         ("properties", Value::Object(params)) => {
-                            add(rows, Group::Outside, other.clone(), framing(key2, j == 0) + 2);
+                            add(
+                                rows,
+                                Group::Outside,
+                                other.clone(),
+                                framing(key2, j == 0) + 2,
+                            );
                             for (param, _, cost3) in members(params) {
                                 add(
                                     rows,
@@ -152,13 +176,7 @@ fn tool_name(tool: &Value) -> String {
 
 /// Adds `sign` times the rows of one side. Tools named in `whole` are priced as one row
 /// labelled `label`, not slot by slot.
-fn side(
-    tools: &[Value],
-    whole: &BTreeSet<String>,
-    sign: i64,
-    label: &str,
-    rows: &mut Rows,
-) {
+fn side(tools: &[Value], whole: &BTreeSet<String>, sign: i64, label: &str, rows: &mut Rows) {
     // The array's brackets, less the comma the first tool does not have.
     let brackets = if tools.is_empty() { 2 } else { 1 };
     add(rows, Group::Tools, "tools array", sign * brackets);

@@ -30,8 +30,8 @@ use crate::check::{self, Kind};
 use crate::probe::{PROTOCOL_VERSION, Probe, ProbeError, Response};
 use crate::replay::{ReplayError, ReplayOptions, ReplayServer};
 use crate::report::{
-    BreakEven, Catalogue, Counters, Deltas, EnvelopeCost, EnvelopeSlot, EnvelopeSummary,
-    FORMAT, Measured, ModuleReport, Profile, ScenarioReport, Side, Summary,
+    BreakEven, Catalogue, Counters, Deltas, EnvelopeCost, EnvelopeSlot, EnvelopeSummary, FORMAT,
+    Measured, ModuleReport, Profile, ScenarioReport, Side, Summary,
 };
 use crate::serve::{OFFLINE_PLATFORM_NAME, ServeError, offline_config};
 use crate::session::{CANARY_TOKEN, Library};
@@ -137,9 +137,20 @@ pub async fn command(args: MeasureArgs) -> Result<(), MeasureError> {
         }
         return Err(MeasureError::Failed(measurement.failures.len()));
     }
-    let measured: Vec<String> = measurement.reports.iter().map(|r| r.module.clone()).collect();
-    let dir = args.reports.clone().unwrap_or_else(crate::report::default_dir);
-    let mut all: Vec<Summary> = measurement.reports.iter().map(|r| r.summary.clone()).collect();
+    let measured: Vec<String> = measurement
+        .reports
+        .iter()
+        .map(|r| r.module.clone())
+        .collect();
+    let dir = args
+        .reports
+        .clone()
+        .unwrap_or_else(crate::report::default_dir);
+    let mut all: Vec<Summary> = measurement
+        .reports
+        .iter()
+        .map(|r| r.summary.clone())
+        .collect();
     let full = args.module.is_none() && args.scenario.is_none();
     if !full {
         all.extend(crate::report::existing_summaries(&dir, &measured));
@@ -161,7 +172,10 @@ pub async fn command(args: MeasureArgs) -> Result<(), MeasureError> {
         crate::report::last_run(elapsed, &measurement.phases),
     )?;
     for path in written {
-        eprintln!("measure: wrote {}", path.file_name().unwrap_or_default().to_string_lossy());
+        eprintln!(
+            "measure: wrote {}",
+            path.file_name().unwrap_or_default().to_string_lossy()
+        );
     }
     Ok(())
 }
@@ -329,7 +343,11 @@ impl Lab<'_> {
     }
 
     /// Fails (or warns) when the child's tools differ from the linked server's for `env`.
-    fn check_binary(&mut self, env: &[(String, String)], tools: &[Value]) -> Result<(), MeasureError> {
+    fn check_binary(
+        &mut self,
+        env: &[(String, String)],
+        tools: &[Value],
+    ) -> Result<(), MeasureError> {
         let config = offline_config(&self.replay.uri(), env, CANARY_TOKEN)?;
         let reference = ModyoServer::new(config).map_err(ServeError::from)?;
         let expected: Vec<Value> = reference
@@ -406,7 +424,8 @@ impl Lab<'_> {
             env.sort();
             groups.entry(env).or_default().push(i);
         }
-        let mut sides: [Vec<Option<Side>>; 2] = [vec![None; planned.len()], vec![None; planned.len()]];
+        let mut sides: [Vec<Option<Side>>; 2] =
+            [vec![None; planned.len()], vec![None; planned.len()]];
         let mut catalogues: [Vec<Value>; 2] = [Vec::new(), Vec::new()];
         let mut before_projection = None;
         let mut after_projection = None;
@@ -432,7 +451,8 @@ impl Lab<'_> {
                     }
                 ));
                 for &i in indices {
-                    sides[slot][i] = Some(self.scenario(&mut probe, &planned[i], mode, &tools).await?);
+                    sides[slot][i] =
+                        Some(self.scenario(&mut probe, &planned[i], mode, &tools).await?);
                 }
                 if extra.is_empty() && with_projection {
                     (self.progress)(&format!("{module} {}: projection", mode.label()));
@@ -458,7 +478,11 @@ impl Lab<'_> {
                 let skipped = || Side::Skipped {
                     skipped: "not run".into(),
                 };
-                scenario_report(p, before.unwrap_or_else(skipped), after.unwrap_or_else(skipped))
+                scenario_report(
+                    p,
+                    before.unwrap_or_else(skipped),
+                    after.unwrap_or_else(skipped),
+                )
             })
             .collect();
         let projection = match (before_projection, after_projection) {
@@ -495,7 +519,9 @@ impl Lab<'_> {
             });
         };
         if mode == Mode::Before {
-            let declared = tool.pointer("/inputSchema/properties").and_then(Value::as_object);
+            let declared = tool
+                .pointer("/inputSchema/properties")
+                .and_then(Value::as_object);
             let new: Vec<&str> = scenario
                 .arguments
                 .as_object()
@@ -565,17 +591,21 @@ fn judge(
     let mut problems = check::problems(&typed_tool, &typed);
     let kind = check::kind(&typed);
     let expected = scenario.expect.outcome;
+    let want = match expected {
+        Outcome::Success => Kind::Success,
+        Outcome::Error => Kind::Error,
+        Outcome::Control => Kind::Control,
+    };
     match mode {
         Mode::After => {
-            let want = match expected {
-                Outcome::Success => Kind::Success,
-                Outcome::Error => Kind::Error,
-                Outcome::Control => Kind::Control,
-            };
             if kind != want {
                 problems.push(format!(
                     "expected {want:?}, got {kind:?}: {}",
-                    check::text(&typed).unwrap_or("").chars().take(300).collect::<String>()
+                    check::text(&typed)
+                        .unwrap_or("")
+                        .chars()
+                        .take(300)
+                        .collect::<String>()
                 ));
             }
         }
@@ -585,7 +615,11 @@ fn judge(
             if is_error != (expected == Outcome::Error) {
                 problems.push(format!(
                     "expected {expected:?}, the legacy result has isError={is_error}: {}",
-                    check::text(&typed).unwrap_or("").chars().take(300).collect::<String>()
+                    check::text(&typed)
+                        .unwrap_or("")
+                        .chars()
+                        .take(300)
+                        .collect::<String>()
                 ));
             }
         }
@@ -602,6 +636,7 @@ fn judge(
         Kind::Success => None,
     };
     if mode == Mode::After
+        && kind == want
         && let Some(want) = &scenario.expect.code
         && code.as_deref() != Some(want.as_str())
     {
@@ -632,7 +667,10 @@ fn judge(
             text: text.tokens_all(),
             structured: structured.map(|c| c.tokens_all()),
             both: (text + structured.unwrap_or_default()).tokens_all(),
-            envelope: payload.as_ref().and_then(Value::as_object).map(envelope_cost),
+            envelope: payload
+                .as_ref()
+                .and_then(Value::as_object)
+                .map(envelope_cost),
         },
     ))
 }
@@ -732,9 +770,8 @@ fn envelope_summary(scenarios: &[ScenarioReport]) -> EnvelopeSummary {
         ],
         mean_overhead_chars: (!costs.is_empty())
             .then(|| round1(overhead as f64 / costs.len() as f64)),
-        mean_overhead_tokens: (!costs.is_empty()).then(|| {
-            round1(overhead as f64 / costs.len() as f64 / crate::tokens::CHARS_PER_TOKEN)
-        }),
+        mean_overhead_tokens: (!costs.is_empty())
+            .then(|| round1(overhead as f64 / costs.len() as f64 / crate::tokens::CHARS_PER_TOKEN)),
         overhead_percent: (payload > 0).then(|| round1(overhead as f64 * 100.0 / payload as f64)),
     }
 }
@@ -827,7 +864,10 @@ fn module_report(
                 .iter()
                 .map(|(s, _, m)| {
                     let schema = if b.schema_per_call {
-                        schema_cost.get(s.tool.as_str()).copied().unwrap_or_default()
+                        schema_cost
+                            .get(s.tool.as_str())
+                            .copied()
+                            .unwrap_or_default()
                     } else {
                         Count::default()
                     };
@@ -918,8 +958,14 @@ mod tests {
         // +100 once, -30 per call on average over 3 calls: 4 calls pay back.
         let b = BreakEven::of(c(1000), c(1100), c(300), c(210), 3);
         assert_eq!(b.primary, Some(4));
-        assert_eq!(BreakEven::of(c(1000), c(900), c(1), c(2), 1).primary, Some(0));
-        assert_eq!(BreakEven::of(c(1000), c(1100), c(10), c(10), 1).primary, None);
+        assert_eq!(
+            BreakEven::of(c(1000), c(900), c(1), c(2), 1).primary,
+            Some(0)
+        );
+        assert_eq!(
+            BreakEven::of(c(1000), c(1100), c(10), c(10), 1).primary,
+            None
+        );
     }
 
     #[test]

@@ -107,7 +107,10 @@ pub(super) async fn before(lab: &mut Lab<'_>, probe: &mut Probe) -> Result<Befor
                 .and_then(Value::as_array)
                 .into_iter()
                 .flatten()
-                .filter_map(|e| e.get("id").map(|id| id.to_string().trim_matches('"').to_owned()))
+                .filter_map(|e| {
+                    e.get("id")
+                        .map(|id| id.to_string().trim_matches('"').to_owned())
+                })
                 .collect();
             if is_error(&result) || ids.is_empty() {
                 lab.failures
@@ -143,7 +146,13 @@ pub(super) async fn before(lab: &mut Lab<'_>, probe: &mut Probe) -> Result<Befor
     lab.replay.mount(&lab.library.mount_set(PAGES_10)?).await?;
     let args = json!({"space": space(), "per_page": 10, "includeDetails": true});
     let probed = lab
-        .call(probe, "projection before: includeDetails", None, LIST, &args)
+        .call(
+            probe,
+            "projection before: includeDetails",
+            None,
+            LIST,
+            &args,
+        )
         .await?;
     let details_10 = probed
         .response

@@ -106,7 +106,10 @@ fn summary_section(out: &mut String, r: &ModuleReport) {
     let s = &r.summary;
     let c = &r.catalogue;
     let _ = writeln!(out, "## Summary (chars/2.902)\n");
-    let _ = writeln!(out, "| figure | before | after | change |\n|---|---:|---:|---:|");
+    let _ = writeln!(
+        out,
+        "| figure | before | after | change |\n|---|---:|---:|---:|"
+    );
     let _ = writeln!(
         out,
         "| `tools/list`, {} tools, once per session | {} | {} | {} |",
@@ -180,10 +183,9 @@ HTTP is the number of requests the replay server received for the call. — mean
     );
     let mut notes = Vec::new();
     for s in &r.scenarios {
-        let (dt, db) = s
-            .delta
-            .as_ref()
-            .map_or(("—".into(), "—".into()), |d| (delta(&d.text), delta(&d.both)));
+        let (dt, db) = s.delta.as_ref().map_or(("—".into(), "—".into()), |d| {
+            (delta(&d.text), delta(&d.both))
+        });
         let _ = writeln!(
             out,
             "| `{}` | `{}` | {} | {} | {} | {} | {} | {} | {} | {} → {} |",
