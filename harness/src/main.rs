@@ -51,15 +51,20 @@ enum Command {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    // stdout is the MCP channel: logs go to stderr.
+    let cli = Cli::parse();
+    // stdout is the MCP channel: logs go to stderr. `measure` prints its own progress.
+    let default = match cli.command {
+        Command::Measure(_) => "warn",
+        _ => "info",
+    };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(filter)
         .with_ansi(false)
         .init();
-    let result = match Cli::parse().command {
+    let result = match cli.command {
         Command::Serve(options) => serve::run_stdio(options.env(std::env::vars()))
             .await
             .map_err(Into::into),

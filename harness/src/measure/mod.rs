@@ -83,6 +83,9 @@ pub enum MeasureError {
     /// A result did not have the shape of an MCP result.
     #[error("{0}")]
     Shape(String),
+    /// `--module` or `--scenario` selected nothing.
+    #[error("no scenario matches --module/--scenario (scenario filters match `cassette#scenario`; `projection` selects the projection)")]
+    NothingToMeasure,
     /// Some probes failed (listed on stderr); no report was written.
     #[error("{0} probe failure(s); no report written")]
     Failed(usize),
@@ -274,12 +277,15 @@ pub async fn run(
     let with_projection = options
         .scenario
         .as_deref()
-        .is_none_or(|f| "projection".contains(f) || f.contains("projection"))
+        .is_none_or(|f| f.contains("projection"))
         && only.is_none_or(|m| m == Module::Content)
         && projection::available(&library);
     if with_projection {
         plan.entry(Module::Content.as_str())
             .or_insert_with(|| (Module::Content, Vec::new()));
+    }
+    if plan.is_empty() && (options.scenario.is_some() || only.is_some()) {
+        return Err(MeasureError::NothingToMeasure);
     }
     let replay = ReplayServer::start(ReplayOptions::default().allow_repeats(true)).await;
     let mut reports = Vec::new();
