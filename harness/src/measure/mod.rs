@@ -84,7 +84,9 @@ pub enum MeasureError {
     #[error("{0}")]
     Shape(String),
     /// `--module` or `--scenario` selected nothing.
-    #[error("no scenario matches --module/--scenario (scenario filters match `cassette#scenario`; `projection` selects the projection)")]
+    #[error(
+        "no scenario matches --module/--scenario (scenario filters match `cassette#scenario`; `projection` selects the projection)"
+    )]
     NothingToMeasure,
     /// Some probes failed (listed on stderr); no report was written.
     #[error("{0} probe failure(s); no report written")]
@@ -562,7 +564,7 @@ impl Lab<'_> {
         let (problems, measured) = judge(tool, result, scenario, mode, probed.http_requests)?;
         self.failures
             .extend(problems.into_iter().map(|p| format!("{label}: {p}")));
-        Ok(Side::Measured(measured))
+        Ok(Side::Measured(Box::new(measured)))
     }
 }
 

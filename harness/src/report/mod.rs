@@ -162,7 +162,7 @@ pub struct ScenarioReport {
 #[serde(untagged)]
 pub enum Side {
     /// Measured.
-    Measured(Measured),
+    Measured(Box<Measured>),
     /// Not measured, and why.
     Skipped {
         /// Why.
@@ -174,7 +174,7 @@ impl Side {
     /// The measurement, if any.
     pub fn measured(&self) -> Option<&Measured> {
         match self {
-            Side::Measured(m) => Some(m),
+            Side::Measured(m) => Some(m.as_ref()),
             Side::Skipped { .. } => None,
         }
     }

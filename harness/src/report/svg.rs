@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use super::{ModuleReport, Side};
 
-const LABEL_WIDTH: f64 = 360.0;
+const LABEL_WIDTH: f64 = 450.0;
 const PLOT_WIDTH: f64 = 520.0;
 const VALUE_WIDTH: f64 = 80.0;
 const BAR: f64 = 7.0;
@@ -114,7 +114,7 @@ pub(super) fn chart(report: &ModuleReport) -> String {
         let y = TOP + ROW * i as f64;
         let _ = writeln!(
             out,
-            r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="end" font-size="10">{}</text>"#,
             LABEL_WIDTH - 6.0,
             y + 1.5 * BAR + 4.0,
             escape(&row.label)
