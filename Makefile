@@ -13,7 +13,7 @@ serve:
 ## Everything CI checks: formatting, lints, the Rust tests, and the strict Python client.
 ## The binaries are built first: the lab's tests probe the built modyo-mcp. Snapshots are
 ## never written here (INSTA_UPDATE=no): review changes with `cargo insta review`.
-test: fmt-check clippy python-client
+test: fmt-check clippy doc python-client
 	$(CARGO) build --workspace --bins --locked
 	INSTA_UPDATE=no $(CARGO) test --workspace --locked
 

@@ -1,14 +1,27 @@
 //! Workspace integration tests: one binary, one module per topic.
 //!
+//! - `binary`: the production binary's configuration errors and public mode;
 //! - `cassettes`: every cassette under `cassettes/` loads, resolves and says where it is from;
+//! - `contract`: the contract rules of the foundation through the real server (C1-C21);
+//! - `errors`: the upstream error table, timeouts, refused connections, malformed bodies;
 //! - `measure`: the lab end to end (snapshots of every module report, slot sums, determinism);
+//! - `python_client`: the strict Python `mcp` client through every scenario;
+//! - `record`: record mode against a local fake upstream, every VCR mode, redaction with a
+//!   canary, ordered repeats, latency, `cassettes check`, the drift check, the CLI;
 //! - `replay`: exact matching, sequences, shadowing, response fidelity, loud misses;
 //! - `scenarios`: every cassette scenario through the real server, against its expectation;
-//! - `serve`: the offline server over an in-process duplex and as a child process.
+//! - `serve`: the offline server over an in-process duplex and as a child process;
+//! - `widgets`: the widgets module (public mode, catalogue, resources, scaffold, validate).
 
+mod binary;
 mod cassettes;
+mod contract;
+mod errors;
 mod measure;
+mod python_client;
+mod record;
 mod replay;
 mod scenarios;
 mod serve;
 mod util;
+mod widgets;

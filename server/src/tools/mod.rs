@@ -21,6 +21,7 @@ use crate::modyo::{CmsError, ModyoClient};
 
 pub(crate) mod args;
 pub(crate) mod content;
+pub(crate) mod widgets;
 
 /// What a handler returns: an outcome, or a failure.
 pub(crate) type ToolResult = Result<Outcome, CallError>;
@@ -201,6 +202,7 @@ impl ToolBuilder {
 pub(crate) fn catalog() -> Vec<ToolDef> {
     let mut all = Vec::new();
     all.extend(content::tools());
+    all.extend(widgets::tools());
     all
 }
 
