@@ -2,6 +2,7 @@
 //!
 //! - `binary`: the production binary's configuration errors and public mode;
 //! - `cassettes`: every cassette under `cassettes/` loads, resolves and says where it is from;
+//! - `content`: the content module's classes, read-only gate, coverage, C7 and bulk work;
 //! - `contract`: the contract rules of the foundation through the real server (C1-C21);
 //! - `errors`: the upstream error table, timeouts, refused connections, malformed bodies;
 //! - `measure`: the lab end to end (snapshots of every module report, slot sums, determinism);
@@ -15,6 +16,7 @@
 
 mod binary;
 mod cassettes;
+mod content;
 mod contract;
 mod errors;
 mod measure;
