@@ -6,6 +6,7 @@
 //! - `content`: the content module's classes, read-only gate, coverage, C7 and bulk work;
 //! - `contract`: the contract rules of the foundation through the real server (C1-C21);
 //! - `errors`: the upstream error table, timeouts, refused connections, malformed bodies;
+//! - `measure`: the lab end to end (snapshots of every module report, slot sums, determinism);
 //! - `python_client`: the strict Python `mcp` client through every scenario;
 //! - `record`: record mode against a local fake upstream, every VCR mode, redaction with a
 //!   canary, ordered repeats, latency, `cassettes check`, the drift check, the CLI;
@@ -20,6 +21,7 @@ mod channels;
 mod content;
 mod contract;
 mod errors;
+mod measure;
 mod python_client;
 mod record;
 mod replay;
