@@ -159,6 +159,8 @@ struct Cli {
 enum Command {
     /// Serve MCP on stdio, answering from cassettes instead of a Modyo account.
     Serve(ServeOptions),
+    /// Measure every module before and after (legacy vs migrated) and write the reports.
+    Measure(modyo_lab::measure::MeasureArgs),
     /// Write a deterministic fixture set into the cassettes directory (`--check`: only compare).
     Generate {
         /// The fixture set.
@@ -195,9 +197,10 @@ enum CassettesCommand {
 async fn main() -> ExitCode {
     let cli = Cli::parse();
     // stdout is the MCP channel (serve) or the report (lint): logs go to stderr. The lint is
-    // quiet by default: its report is the output.
+    // quiet by default: its report is the output; `measure` prints its own progress.
     let default = match cli.command {
         Command::Lint(_) => "error",
+        Command::Measure(_) => "warn",
         _ => "info",
     };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
@@ -217,6 +220,7 @@ async fn main() -> ExitCode {
             cassettes,
             check,
         } => generate(set, &cassettes, check),
+        Command::Measure(args) => modyo_lab::measure::command(args).await.map_err(Into::into),
         Command::Record(options) => record(*options).await,
         Command::Cassettes(CassettesCommand::Check(options)) => check_cassettes(options).await,
     };

@@ -103,6 +103,92 @@ pub const ECHOED_ROOT_TOOLS: &[Entry] = &[
         "content-categories-manage",
         "C15 multi-action root: the persisted category, or the listed categories",
     ),
+    // channels: every root below is one `schema::echo` of the Modyo object the call read or
+    // persisted (C7 read-back), its known keys declared (C11).
+    entry(
+        "channels-sites-manage",
+        "C15 multi-action root: the API's site object (with its stages) as persisted, or the listed sites; only `counts` is built (strict)",
+    ),
+    entry(
+        "channels-pages-manage",
+        "C15 multi-action root: the API's page object as persisted, or the listed pages",
+    ),
+    entry(
+        "channels-pages-create",
+        "data is the API's page object as persisted",
+    ),
+    entry(
+        "channels-pages-content",
+        "data is the API's content page object as persisted, binding included",
+    ),
+    entry(
+        "channels-pages-copy",
+        "data is the API's page object of the copy, as persisted",
+    ),
+    entry(
+        "channels-pages-widget",
+        "data is the API's page widget object as persisted",
+    ),
+    entry(
+        "channels-templates-manage",
+        "C15 multi-action root: the API's template object as persisted, or the listed templates",
+    ),
+    entry(
+        "channels-templates-upsert",
+        "data is the API's template object as persisted",
+    ),
+    entry(
+        "channels-templates-find",
+        "data is the API's template object the lookup found (or null)",
+    ),
+    entry(
+        "channels-templates-copy",
+        "data is the API's template object of the copy, as persisted",
+    ),
+    entry(
+        "channels-widgets-manage",
+        "C15 multi-action root: the API's custom widget object as persisted, or the listed widgets",
+    ),
+    entry(
+        "channels-widgets-upsert",
+        "data is the API's custom widget object as persisted",
+    ),
+    entry(
+        "channels-widgets-copy",
+        "data is the API's custom widget object of the copy, as persisted",
+    ),
+    entry(
+        "channels-widgets-code-edit",
+        "data is the API's custom widget object as persisted after the edit",
+    ),
+    entry(
+        "channels-menus-upsert",
+        "data is the API's menu object as persisted",
+    ),
+    entry(
+        "channels-menus-copy",
+        "data is the API's menu object of the copy (with its item tree), re-read",
+    ),
+    entry(
+        "channels-menu-items-manage",
+        "C15 multi-action root: the API's menu (with its item tree) or menu item as persisted, or the listed menus",
+    ),
+    entry(
+        "channels-variables-manage",
+        "C15 multi-action root: the API's variable object as persisted, or the listed variables",
+    ),
+    entry(
+        "channels-locks-manage",
+        "C15 multi-action root: the API's lock object as persisted, or the listed locks",
+    ),
+    entry(
+        "channels-site-assets-manage",
+        "C15 multi-action root: the API's site asset object as persisted, or the listed assets",
+    ),
+    entry(
+        "channels-account-templates-manage",
+        "C15 multi-action root: the API's account template object as persisted, or the listed templates",
+    ),
 ];
 
 /// C10 debt: roots the server builds but cannot enumerate. Empty: keep it so.

@@ -226,7 +226,12 @@ pub(crate) enum Root {
 /// judged by their items).
 pub(crate) fn root(schema: &Value, data: &Value, pointer: String) -> (Root, String) {
     let data = resolve(schema, data);
-    let kinds: Vec<&str> = types(data).into_iter().filter(|k| *k != "null").collect();
+    let all = types(data);
+    let kinds: Vec<&str> = all.iter().copied().filter(|k| *k != "null").collect();
+    // Always null (a delete that returns nothing): there is nothing to enumerate.
+    if !all.is_empty() && kinds.is_empty() {
+        return (Root::Strict, pointer);
+    }
     if kinds == ["array"] {
         return match data.get("items") {
             Some(items) if items.is_object() || items.is_boolean() => {
@@ -527,6 +532,9 @@ mod tests {
         );
         assert_eq!(judge(json!({"type": "array"})).0, Root::Opaque);
         assert_eq!(judge(json!({"type": "string"})).0, Root::Strict);
+        // A data root that is always null (a delete that returns nothing) is strict.
+        assert_eq!(judge(json!({"type": ["null"]})).0, Root::Strict);
+        assert_eq!(judge(json!({"type": "null"})).0, Root::Strict);
         assert_eq!(
             judge(json!({"type": "object", "additionalProperties": {"type": "string"}})).0,
             Root::Strict
