@@ -16,7 +16,6 @@ serve:
 test: fmt-check clippy doc python-client
 	$(CARGO) build --workspace --bins --locked
 	INSTA_UPDATE=no $(CARGO) test --workspace --locked
-	$(MAKE) --no-print-directory lint-schemas
 
 fmt:
 	$(CARGO) fmt --all
@@ -31,10 +30,11 @@ lint: clippy
 
 ## The contract lint over our offline server: every outputSchema (C1, C5, C9, C10, C13, C19)
 ## and every cassette scenario's result (C8, C11, C12). Exit 1 on a violation or a stale list entry.
+## `make test` runs the same lint (same lists) in tests/lint.rs, so CI does not run it twice.
 lint-schemas:
 	$(CARGO) run --locked -q -p modyo-lab -- lint
 
-## The drift properties with 10,000 cases per tool and a random seed (printed on failure), and
+## The drift properties with 10,000 cases per tool and a random seed (printed first: MODYO_PROPTEST_SEED=<n> replays it), and
 ## faults injected into the first scenario of every tool.
 proptest-long:
 	PROPTEST_CASES=10000 MODYO_PROPTEST_SEED=random MODYO_GUARD_ALL_TOOLS=1 \

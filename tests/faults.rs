@@ -8,8 +8,9 @@
 //! and environment; tag `list-only` for faults that only make sense where a list is read), and
 //! the calls they are injected into are the library's own successful scenarios. A fault is
 //! injected at the scenario's first request and at its first write, by shadowing that one
-//! request. By default one scenario per kind of probe; `MODYO_GUARD_ALL_TOOLS=1` probes the
-//! first scenario of every tool. Tools of a local module (widgets) make no request, so no
+//! request. By default one scenario per kind of probe in each module that talks to the API (so
+//! a new module is covered as soon as its cassettes land); `MODYO_GUARD_ALL_TOOLS=1` probes
+//! the first scenario of every tool. Tools of a local module (widgets) make no request, so no
 //! upstream fault can reach them: they are left out.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -86,8 +87,8 @@ fn reaches_the_api(tool: &str) -> bool {
 }
 
 /// The probes faults are injected into, with their baselines: the first successful scenario
-/// of each kind (or of each tool, with `MODYO_GUARD_ALL_TOOLS=1`) whose call reaches the API.
-/// Fails when a class with API tools has none. Local tools (the widgets module) make no
+/// of each kind in each module (or of each tool, with `MODYO_GUARD_ALL_TOOLS=1`) whose call
+/// reaches the API. Fails when a class of a module with API tools has none. Local tools (the widgets module) make no
 /// request, so no upstream fault can reach them.
 async fn chosen_probes(library: &Library) -> anyhow::Result<Vec<(Probe, probes::Baseline)>> {
     let all_tools = std::env::var("MODYO_GUARD_ALL_TOOLS").is_ok_and(|v| v == "1");
@@ -97,10 +98,11 @@ async fn chosen_probes(library: &Library) -> anyhow::Result<Vec<(Probe, probes::
         if !reaches_the_api(&probe.tool.name) {
             continue;
         }
+        let module = probe.tool.name.split('-').next().unwrap_or_default();
         let key = if all_tools {
             (probe.kind, probe.tool.name.to_string())
         } else {
-            (probe.kind, String::new())
+            (probe.kind, module.to_owned())
         };
         if seen.contains(&key) {
             continue;
@@ -112,14 +114,18 @@ async fn chosen_probes(library: &Library) -> anyhow::Result<Vec<(Probe, probes::
         seen.insert(key);
         chosen.push((probe, baseline));
     }
-    let kinds: BTreeSet<ProbeKind> = chosen.iter().map(|(p, _)| p.kind).collect();
+    let kinds: BTreeSet<(ProbeKind, &str)> = chosen
+        .iter()
+        .map(|(p, _)| (p.kind, p.tool.name.split('-').next().unwrap_or_default()))
+        .collect();
     let mut missing = Vec::new();
     for tool in probes::tools(&[]).await? {
         if !reaches_the_api(&tool.name) {
             continue;
         }
+        let module = tool.name.split('-').next().unwrap_or_default();
         for kind in ProbeKind::of_class(modyo_lab::lint::classify(&tool)) {
-            if !kinds.contains(kind) {
+            if !kinds.contains(&(*kind, module)) {
                 missing.push(format!("{kind:?} (for {})", tool.name));
             }
         }

@@ -21,8 +21,11 @@
 //! - `data` never disagrees with `resource` (C12);
 //! - drift that only adds information (unknown keys, reordered keys) never breaks a call (C8).
 //!
-//! `PROPTEST_CASES` sets the cases per target (256 by default; `make proptest-long`: 10,000).
-//! The seed is fixed unless `MODYO_PROPTEST_SEED` is a number or `random`.
+//! `PROPTEST_CASES` sets the cases per tool (64 by default, over 2,000 in all with the
+//! catalogue on main and never fewer than 256; `make proptest-long`: 10,000 per tool). The seed
+//! is fixed unless `MODYO_PROPTEST_SEED` is a number or `random`; `MODYO_PROPTEST_TOOL` runs
+//! only the tools whose name contains it. One replay server and MCP session serve all the
+//! cases of a tool (each case resets the mocks), which keeps a case to a few milliseconds.
 
 use std::collections::BTreeSet;
 use std::time::Instant;
@@ -52,6 +55,10 @@ struct Target {
     root: Option<String>,
     /// The list the tool reports coverage on (the last list the call read).
     coverage_source: bool,
+    /// Whether the tool answers with that list's items (its `returned` is the page's size), as
+    /// the baseline showed; otherwise it derives its answer from them (a find, a search, a
+    /// filter: `returned` counts what it kept, and only `complete` can be checked).
+    echoes_page: bool,
     /// Whether the tool's `page` argument sets this request's `page` (found by asking).
     page_driven: bool,
     /// `per_page` and `page` as requested.
@@ -116,6 +123,44 @@ async fn drives_page(
     });
     session.close().await;
     Ok(driven)
+}
+
+/// The identity of a row, for comparing the rows a tool answered with the rows it read.
+fn row_key(row: &Value) -> Option<&Value> {
+    row.get("id").or_else(|| row.get("uuid"))
+}
+
+/// Whether `result` answers with the items of the list `body` (under `root`): `returned` is
+/// their number, nothing was `searched`, and the rows of `data` (the array, or the one array
+/// of that size in it) are those items, in order. An empty list proves nothing: the tool is
+/// then treated as deriving its answer (fewer assertions, never a false failure).
+fn echoes_page(result: &CallToolResult, body: &Value, root: &str) -> bool {
+    let Some(items) = body.get(root).and_then(Value::as_array) else {
+        return false;
+    };
+    let Some(envelope) = result.structured_content.as_ref() else {
+        return false;
+    };
+    let state = &envelope["state"];
+    if items.is_empty()
+        || state.get("searched").is_some()
+        || state["returned"].as_u64() != Some(items.len() as u64)
+    {
+        return false;
+    }
+    let rows = match &envelope["data"] {
+        Value::Array(rows) => Some(rows),
+        Value::Object(map) => map
+            .values()
+            .filter_map(Value::as_array)
+            .find(|rows| rows.len() == items.len()),
+        _ => None,
+    };
+    rows.is_some_and(|rows| {
+        rows.iter()
+            .zip(items)
+            .all(|(row, item)| row_key(item).is_none_or(|k| row_key(row) == Some(k)))
+    })
 }
 
 async fn targets(library: &Library) -> anyhow::Result<Vec<Target>> {
@@ -187,6 +232,9 @@ async fn targets(library: &Library) -> anyhow::Result<Vec<Target>> {
                 key,
                 original: body.clone(),
                 coverage_source: root.is_some() && last_list == Some(i),
+                echoes_page: root
+                    .as_ref()
+                    .is_some_and(|root| echoes_page(&baseline.result, body, root)),
                 page_driven: root.is_some() && drives_page(&probe, request).await?,
                 root,
                 per_page: query("per_page"),
@@ -551,6 +599,7 @@ struct Truth {
     total: Option<u64>,
     per_page_sent: Option<u64>,
     page_sent: Option<u64>,
+    total_pages_sent: Option<u64>,
     /// The page the tool asked for.
     page_requested: u64,
 }
@@ -612,8 +661,9 @@ fn build_list(target: &Target, drift: &ListDrift) -> (Value, Truth) {
     if let Some(v) = &page_value {
         meta.insert("current_page".into(), v.clone());
     }
-    if let Some(v) = field(&drift.total_pages, pages) {
-        meta.insert("total_pages".into(), v);
+    let total_pages_value = field(&drift.total_pages, pages);
+    if let Some(v) = &total_pages_value {
+        meta.insert("total_pages".into(), v.clone());
     }
     let meta_value = match &drift.meta {
         MetaShape::Object => Some(Value::Object(meta)),
@@ -674,6 +724,9 @@ fn build_list(target: &Target, drift: &ListDrift) -> (Value, Truth) {
         page_sent: page_value
             .and_then(|v| v.as_u64())
             .filter(|_| meta_is_object),
+        total_pages_sent: total_pages_value
+            .and_then(|v| v.as_u64())
+            .filter(|_| meta_is_object),
         page_requested: page,
     };
     (Value::Object(body), truth)
@@ -703,13 +756,29 @@ fn detail_drift() -> impl Strategy<Value = DetailDrift> {
 // ---------------------------------------------------------------------------------------
 // Running
 
+/// Cases per tool in `make test` when `PROPTEST_CASES` is not set. Each tool is its own
+/// runner (its cases spread over its targets), so the drift property runs this many cases
+/// times the number of tools (over 2,000 in all, at least [`MIN_CASES`] whatever the
+/// catalogue): enough for every tool to meet each kind of drift, in well under a minute.
+const CI_CASES_PER_TOOL: u32 = 64;
+
+/// The least number of cases the drift property runs in all, in CI.
+const MIN_CASES: u32 = 256;
+
 fn config() -> Config {
     let cases = std::env::var("PROPTEST_CASES")
         .ok()
         .and_then(|c| c.parse().ok())
-        .unwrap_or(256);
+        .unwrap_or(CI_CASES_PER_TOOL);
     let rng_seed = match std::env::var("MODYO_PROPTEST_SEED").as_deref() {
-        Ok("random") => RngSeed::Random,
+        Ok("random") => {
+            // Drawn here and printed, so a failure is reproduced with MODYO_PROPTEST_SEED=<n>.
+            let seed = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(20_261_129, |d| d.as_nanos() as u64);
+            eprintln!("properties: MODYO_PROPTEST_SEED={seed}");
+            RngSeed::Fixed(seed)
+        }
         Ok(n) => n.parse().map_or(RngSeed::Fixed(20_261_129), RngSeed::Fixed),
         Err(_) => RngSeed::Fixed(20_261_129),
     };
@@ -813,11 +882,32 @@ fn coverage_is_true(
     else {
         return Ok(());
     };
-    let returned = state["returned"].as_u64();
-    prop_assert_eq!(returned, Some(truth.returned), "state.returned: {}", state);
     let exhausted = target
         .per_page
         .is_some_and(|p| truth.returned < p && truth.page_requested == 1);
+    if !target.echoes_page {
+        // A find, search or filter over the list: what it kept is its own business, but a
+        // `complete: true` needs the list to have been read to its end (C6).
+        if state.get("complete") == Some(&Value::Bool(true)) {
+            let last_by_meta = truth
+                .page_sent
+                .zip(truth.total_pages_sent)
+                .is_some_and(|(page, pages)| page >= pages);
+            prop_assert!(
+                exhausted || last_by_meta,
+                "complete: true but the list was not read to its end: {state} (truth {truth:?})"
+            );
+        }
+        if let Some(searched) = state.get("searched") {
+            prop_assert!(
+                searched.as_u64().is_some_and(|s| s <= truth.returned),
+                "searched {searched} is more than the list held ({truth:?})"
+            );
+        }
+        return Ok(());
+    }
+    let returned = state["returned"].as_u64();
+    prop_assert_eq!(returned, Some(truth.returned), "state.returned: {}", state);
     if let Some(complete) = state.get("complete").and_then(Value::as_bool) {
         let by_total = truth
             .total_sent
@@ -977,6 +1067,10 @@ fn drifted_responses_keep_the_contract_and_never_claim_completeness_without_evid
             None => groups.push(vec![target]),
         }
     }
+    // `MODYO_PROPTEST_TOOL=<part of a name>` runs only the matching tools (to reproduce).
+    if let Ok(only) = std::env::var("MODYO_PROPTEST_TOOL") {
+        groups.retain(|g| g[0].tool.name.contains(only.as_str()));
+    }
     let config = config();
     let started = Instant::now();
     let mut failures = Vec::new();
@@ -1018,4 +1112,9 @@ fn drifted_responses_keep_the_contract_and_never_claim_completeness_without_evid
         started.elapsed().as_secs_f64()
     );
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    let total = groups.len() as u64 * u64::from(config.cases);
+    assert!(
+        total >= u64::from(MIN_CASES),
+        "the drift property ran {total} cases in all, fewer than {MIN_CASES}"
+    );
 }

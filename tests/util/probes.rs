@@ -11,7 +11,7 @@ use modyo_lab::session::{Library, Session};
 use modyo_lab::{Cassette, Provenance, ReceivedRequest, RecordedResponse};
 use modyo_mcp::contract::ToolClass;
 use modyo_mcp::contract::class::is_read_action;
-use rmcp::model::Tool;
+use rmcp::model::{CallToolResult, Tool};
 use serde_json::{Map, Value, json};
 
 /// A scenario's environment as pairs.
@@ -114,6 +114,8 @@ pub(crate) async fn probes(library: &Library) -> anyhow::Result<Vec<Probe>> {
 pub(crate) struct Baseline {
     /// The requests, in arrival order, with their recorded responses.
     pub(crate) requests: Vec<(ReceivedRequest, Option<RecordedResponse>)>,
+    /// What the call answered.
+    pub(crate) result: CallToolResult,
 }
 
 impl Baseline {
@@ -164,7 +166,7 @@ pub(crate) async fn baseline(probe: &Probe) -> anyhow::Result<Baseline> {
         })
         .collect();
     session.close().await;
-    Ok(Baseline { requests })
+    Ok(Baseline { requests, result })
 }
 
 /// The response replay answers `request` with: the first mounted cassette that recorded it.
