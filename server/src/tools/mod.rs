@@ -21,6 +21,8 @@ use crate::modyo::{CmsError, ModyoClient};
 
 pub(crate) mod args;
 pub(crate) mod content;
+pub(crate) mod core;
+pub(crate) mod customers;
 
 /// What a handler returns: an outcome, or a failure.
 pub(crate) type ToolResult = Result<Outcome, CallError>;
@@ -201,6 +203,8 @@ impl ToolBuilder {
 pub(crate) fn catalog() -> Vec<ToolDef> {
     let mut all = Vec::new();
     all.extend(content::tools());
+    all.extend(core::tools());
+    all.extend(customers::tools());
     all
 }
 
