@@ -171,14 +171,51 @@ impl Collection {
         client: &ModyoClient,
         input: &str,
     ) -> Result<Found, ToolError> {
+        let items = self.walk(client, input).await?;
+        self.pick_from(&items, input)
+    }
+
+    /// Resolves several identifiers with at most one walk of the collection (a call that
+    /// names a source and a target reads the list once).
+    pub(crate) async fn find_each(
+        &self,
+        client: &ModyoClient,
+        inputs: &[&str],
+    ) -> Result<Vec<Found>, ToolError> {
+        let inputs: Vec<&str> = inputs.iter().map(|i| i.trim()).collect();
+        let name = inputs.iter().find(|i| !is_id(i));
+        let items = match name {
+            Some(name) => self.walk(client, name).await?,
+            None => Vec::new(),
+        };
+        inputs
+            .iter()
+            .map(|input| {
+                if is_id(input) {
+                    Ok(Found {
+                        id: parse_id(input, self.what)?,
+                        object: None,
+                    })
+                } else {
+                    self.pick_from(&items, input)
+                }
+            })
+            .collect()
+    }
+
+    async fn walk(&self, client: &ModyoClient, input: &str) -> Result<Vec<Value>, ToolError> {
         let filters = if self.query_filter {
             Query::new().push("query", input)
         } else {
             Query::new()
         };
-        let (items, _) = walk(client, &self.path, self.root, &filters).await?;
-        let found =
-            pick(self.what, input, &items, &self.by.stages(input)).map_err(|e| self.hinted(e))?;
+        Ok(walk(client, &self.path, self.root, &filters).await?.0)
+    }
+
+    fn pick_from(&self, items: &[Value], input: &str) -> Result<Found, ToolError> {
+        let keys: Vec<&str> = self.slug_key.into_iter().chain(["context"]).collect();
+        let found = pick(self.what, input, items, &self.by.stages(input))
+            .map_err(|e| self.hinted(with_candidates(e, items, &keys)))?;
         Ok(Found {
             id: id_of(found, self.what)?,
             object: Some(found.clone()),
@@ -208,6 +245,35 @@ impl Collection {
 /// status; a 404 of the list endpoint itself does, and is a real failure).
 pub(crate) fn is_miss(error: &ToolError) -> bool {
     error.code() == ErrorCode::NotFound && error.status().is_none()
+}
+
+/// Adds what tells the candidates of an `ambiguous` lookup apart (their email, key, uid or
+/// context) to the `{id, name}` the resolver lists.
+pub(crate) fn with_candidates(error: ToolError, items: &[Value], keys: &[&str]) -> ToolError {
+    if error.code() != ErrorCode::Ambiguous || keys.is_empty() {
+        return error;
+    }
+    let ids: Vec<Value> = match error.to_value().get("candidates") {
+        Some(Value::Array(candidates)) => candidates
+            .iter()
+            .filter_map(|c| c.get("id").cloned())
+            .collect(),
+        _ => return error,
+    };
+    let candidates: Vec<Value> = items
+        .iter()
+        .filter(|item| item.get("id").is_some_and(|id| ids.contains(id)))
+        .map(|item| {
+            let mut candidate = Map::new();
+            for key in ["id", "name"].iter().chain(keys) {
+                if let Some(value) = item.get(*key) {
+                    candidate.insert((*key).to_owned(), value.clone());
+                }
+            }
+            Value::Object(candidate)
+        })
+        .collect();
+    error.detail("candidates", Value::Array(candidates))
 }
 
 /// Parses an all-digit identifier.

@@ -10,10 +10,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::resolve_realm;
+use super::{resolve_realm, resolve_realms};
 use crate::config::Module;
 use crate::contract::schema::{self, Kind};
-use crate::contract::{PostCondition, ToolClass};
+use crate::contract::{PostCondition, ToolClass, ToolError};
 use crate::modyo::Query;
 use crate::tools::args::Paging;
 use crate::tools::core::kit::{self, Need, body, created_object, required, without_owned};
@@ -99,6 +99,13 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
         }
         None => ManageAction::Get,
     };
+    // A delete without confirmation answers before any request, the realm lookup included.
+    if action == ManageAction::Delete
+        && let Err(control) =
+            kit::confirmed(args.confirm_delete, "customers-datasets-manage", "delete")
+    {
+        return Ok(control);
+    }
     let client = call.client()?;
     let realm = resolve_realm(client, &args.realm).await?;
     let data_sets = realm.data_sets();
@@ -175,14 +182,16 @@ the copy as persisted; resource is the copy.",
 
 async fn copy(call: Call, args: CopyArgs) -> ToolResult {
     let client = call.client()?;
-    let realm = resolve_realm(client, &args.realm).await?;
+    let mut inputs = vec![args.realm.as_str()];
+    inputs.extend(args.target_realm.as_deref());
+    let mut realms = resolve_realms(client, &inputs).await?.into_iter();
+    let (Some(realm), target) = (realms.next(), realms.next()) else {
+        return Err(ToolError::not_found("no realm resolved").into());
+    };
+    let target = target.unwrap_or_else(|| realm.clone());
     let data_sets = realm.data_sets();
     let found = data_sets.find(client, &args.data_set, Need::Id).await?;
     let source = data_sets.fetch(client, found.id).await?;
-    let target = match &args.target_realm {
-        Some(input) => resolve_realm(client, input).await?,
-        None => realm.clone(),
-    };
     let source_name = source
         .get("name")
         .and_then(Value::as_str)

@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::resolve_realm;
+use super::{resolve_realm, resolve_realms};
 use crate::config::Module;
 use crate::contract::schema::{self, Kind};
 use crate::contract::{PostCondition, ToolClass, ToolError};
@@ -98,6 +98,13 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
         }
         None => ManageAction::Get,
     };
+    // A delete without confirmation answers before any request, the realm lookup included.
+    if action == ManageAction::Delete
+        && let Err(control) =
+            kit::confirmed(args.confirm_delete, "customers-forms-manage", "delete")
+    {
+        return Ok(control);
+    }
     let client = call.client()?;
     let realm = resolve_realm(client, &args.realm).await?;
     let forms = realm.forms();
@@ -197,14 +204,16 @@ resource is the copy. Questions bound to data sets can only be copied within the
 
 async fn copy(call: Call, args: CopyArgs) -> ToolResult {
     let client = call.client()?;
-    let realm = resolve_realm(client, &args.realm).await?;
+    let mut inputs = vec![args.realm.as_str()];
+    inputs.extend(args.target_realm.as_deref());
+    let mut realms = resolve_realms(client, &inputs).await?.into_iter();
+    let (Some(realm), target) = (realms.next(), realms.next()) else {
+        return Err(ToolError::not_found("no realm resolved").into());
+    };
+    let target = target.unwrap_or_else(|| realm.clone());
     let forms = realm.forms();
     let found = forms.find(client, &args.form, Need::Id).await?;
     let source = forms.fetch(client, found.id).await?;
-    let target = match &args.target_realm {
-        Some(input) => resolve_realm(client, input).await?,
-        None => realm.clone(),
-    };
     let questions = source.get("questions").cloned().unwrap_or(json!([]));
     if target.uid != realm.uid {
         let mut bound = Vec::new();

@@ -10,7 +10,7 @@
 use serde_json::Value;
 
 use super::ToolDef;
-use super::core::kit::{By, Collection, segment};
+use super::core::kit::{By, Collection, segment, with_candidates};
 use crate::contract::{ErrorCode, Resource, ToolError};
 use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, pick};
@@ -161,19 +161,37 @@ impl Realm {
 /// Resolves `realm`: exact `uid`, then exact `name`, then `name` without regard to case,
 /// across every page of the realms list. More than one match fails with `ambiguous`.
 pub(crate) async fn resolve_realm(client: &ModyoClient, input: &str) -> Result<Realm, ToolError> {
-    let input = input.trim();
-    if input.is_empty() {
-        return Err(ToolError::invalid_parameters(
-            "realm is empty; pass its uid or name",
-        ));
+    let mut realms = resolve_realms(client, &[input]).await?;
+    realms
+        .pop()
+        .ok_or_else(|| ToolError::not_found(format!("no realm matches '{input}'")))
+}
+
+/// Resolves several realms (a source and a target) with one walk of the realms list.
+pub(crate) async fn resolve_realms(
+    client: &ModyoClient,
+    inputs: &[&str],
+) -> Result<Vec<Realm>, ToolError> {
+    if let Some(empty) = inputs.iter().find(|i| i.trim().is_empty()) {
+        return Err(ToolError::invalid_parameters(format!(
+            "realm '{empty}' is empty; pass its uid or name"
+        )));
     }
     let (realms, _) = walk(client, REALMS, "realms", &Query::new()).await?;
+    inputs
+        .iter()
+        .map(|input| pick_realm(&realms, input.trim()))
+        .collect()
+}
+
+fn pick_realm(realms: &[Value], input: &str) -> Result<Realm, ToolError> {
     let stages = [
         Stage::exact("uid", "uid", input),
         Stage::exact("name", "name", input),
         Stage::caseless("name without case", "name", input),
     ];
-    let realm = pick("realm", input, &realms, &stages).map_err(|e| {
+    let realm = pick("realm", input, realms, &stages).map_err(|e| {
+        let e = with_candidates(e, realms, &["uid"]);
         if e.code() == ErrorCode::NotFound {
             let message = format!(
                 "{}; call customers-realms-manage with action list to see the realms",

@@ -189,6 +189,16 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
         }
         None => ManageAction::Get,
     };
+    // A delete without confirmation answers before any request, the realm lookup included.
+    if action == ManageAction::Delete
+        && let Err(control) = kit::confirmed(
+            args.confirm_delete,
+            "customers-originations-manage",
+            "delete",
+        )
+    {
+        return Ok(control);
+    }
     let client = call.client()?;
     let realm = resolve_realm(client, &args.realm).await?;
     let originations = realm.originations();
@@ -824,14 +834,11 @@ async fn steps_clone(call: Call, args: StepsCloneArgs) -> ToolResult {
     let client = call.client()?;
     let realm = resolve_realm(client, &args.realm).await?;
     let originations = realm.originations();
-    let source = originations
-        .find(client, &args.origination, Need::Id)
-        .await?
-        .id;
-    let target = match &args.target_origination {
-        Some(input) => originations.find(client, input, Need::Id).await?.id,
-        None => source,
-    };
+    let mut inputs = vec![args.origination.as_str()];
+    inputs.extend(args.target_origination.as_deref());
+    let found = originations.find_each(client, &inputs).await?;
+    let source = found.first().map_or(0, |f| f.id);
+    let target = found.get(1).map_or(source, |f| f.id);
     let path = format!("{}/steps/{}", originations.item(source), args.step);
     let step = client.get(&path, &Query::new()).await.map_err(|e| {
         let not_found = e.is_not_found();

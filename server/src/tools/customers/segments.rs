@@ -113,6 +113,13 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
         }
         None => ManageAction::Get,
     };
+    // A delete without confirmation answers before any request, the realm lookup included.
+    if action == ManageAction::Delete
+        && let Err(control) =
+            kit::confirmed(args.confirm_delete, "customers-segments-manage", "delete")
+    {
+        return Ok(control);
+    }
     let client = call.client()?;
     let realm = resolve_realm(client, &args.realm).await?;
     let segments = realm.segments();

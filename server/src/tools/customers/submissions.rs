@@ -256,9 +256,12 @@ impl Assignee {
 struct Change {
     request: Value,
     check: Option<(&'static str, Value)>,
+    /// For `assign`: the assignee and the origination whose assignees must include it.
+    assignee: Option<(Assignee, String)>,
 }
 
-async fn change(call: &Call, realm: &Realm, args: &BulkArgs) -> Result<Change, CallError> {
+/// The change every item gets, checked locally before any request is sent.
+fn change(args: &BulkArgs) -> Result<Change, CallError> {
     match args.action {
         BulkAction::SetStatus => {
             let status = required(args.status, "set_status", "status (completed or canceled)")?;
@@ -283,6 +286,7 @@ async fn change(call: &Call, realm: &Realm, args: &BulkArgs) -> Result<Change, C
             Ok(Change {
                 request,
                 check: Some(("status", Value::from(word))),
+                assignee: None,
             })
         }
         BulkAction::Assign => {
@@ -302,10 +306,10 @@ async fn change(call: &Call, realm: &Realm, args: &BulkArgs) -> Result<Change, C
                 "assign",
                 "origination (its assignees are checked)",
             )?;
-            check_assignee(call.client()?, realm, origination, assignee).await?;
             Ok(Change {
                 request: json!({"assignee": assignee.body()}),
                 check: Some(("assignee", assignee.body())),
+                assignee: Some((assignee, origination.to_owned())),
             })
         }
         BulkAction::ExtendDue => {
@@ -313,6 +317,7 @@ async fn change(call: &Call, realm: &Realm, args: &BulkArgs) -> Result<Change, C
             Ok(Change {
                 request: json!({"due_extension_days": days}),
                 check: None,
+                assignee: None,
             })
         }
     }
@@ -359,9 +364,12 @@ async fn check_assignee(
 }
 
 async fn bulk(call: Call, args: BulkArgs) -> ToolResult {
+    let change = change(&args)?;
     let client = call.client()?;
     let realm = resolve_realm(client, &args.realm).await?;
-    let change = change(&call, &realm, &args).await?;
+    if let Some((assignee, origination)) = &change.assignee {
+        check_assignee(client, &realm, origination, *assignee).await?;
+    }
     let base = realm.base();
     let results = fan_out(args.submissions.clone(), BULK_CONCURRENCY, |_, id| {
         let change = &change;
