@@ -6,6 +6,7 @@
 //! - fan-out bulk: results in input order whatever order the requests finish in, never more
 //!   than four in flight, and the collapse of one call-level error repeated on every item;
 //! - legacy mode (C21) over every scenario of both modules;
+//! - served together (`modyo-lab serve`), no cassette of theirs shadows another;
 //! - the modules' cassettes are in the writer's canonical form.
 
 use std::collections::BTreeMap;
@@ -15,6 +16,7 @@ use std::time::{Duration, Instant};
 use modyo_lab::Cassette;
 use modyo_lab::cassette::{self, Outcome};
 use modyo_lab::check::{self, Kind};
+use modyo_lab::serve::{Offline, ServeOptions};
 use modyo_lab::session::{Library, Session};
 use modyo_mcp::{Config, ModyoServer};
 use rmcp::ServiceExt;
@@ -433,5 +435,29 @@ fn the_modules_cassettes_are_in_the_writers_canonical_form() -> anyhow::Result<(
         checked += 1;
     }
     assert!(checked >= 30, "{checked} cassettes");
+    Ok(())
+}
+
+#[tokio::test]
+async fn no_served_cassette_of_the_modules_shadows_another() -> anyhow::Result<()> {
+    // Arrange: what `modyo-lab serve` mounts (everything but `fault` cassettes).
+    let offline = Offline::start(&ServeOptions::new(cassette::default_dir())).await?;
+
+    // Act
+    let shadowed: Vec<String> = offline
+        .replay()
+        .unused()
+        .into_iter()
+        .filter(|u| u.shadowed_by.is_some())
+        .filter(|u| {
+            let ours = |name: &str| name.starts_with("core/") || name.starts_with("customers/");
+            ours(&u.cassette) || u.shadowed_by.as_deref().is_some_and(ours)
+        })
+        .map(|u| u.to_string())
+        .collect();
+
+    // Assert: a request recorded twice answers the same everywhere; a cassette that must
+    // answer differently (an outage, a revoked token) is tagged `fault`.
+    assert!(shadowed.is_empty(), "{}", shadowed.join("\n"));
     Ok(())
 }
