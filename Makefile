@@ -11,8 +11,9 @@ serve:
 	@$(CARGO) run --locked -q -p modyo-lab -- serve
 
 ## Everything CI checks: formatting, lints, the Rust tests, and the strict Python client.
-test: fmt-check clippy python-client
-	$(CARGO) test --workspace --locked
+test: fmt-check clippy doc python-client
+	$(CARGO) build --workspace --bins --locked
+	INSTA_UPDATE=no $(CARGO) test --workspace --locked
 
 fmt:
 	$(CARGO) fmt --all

@@ -145,3 +145,14 @@ fn the_documented_example_parses_and_rewrites_to_the_same_bytes() -> anyhow::Res
     assert_eq!(loaded.to_json()?, text);
     Ok(())
 }
+
+#[test]
+fn generated_cassettes_match_their_generator() {
+    use modyo_lab::fixtures::{FixtureSet, stale};
+    let stale =
+        stale(FixtureSet::Pilot, &modyo_lab::cassette::default_dir()).expect("generator runs");
+    assert!(
+        stale.is_empty(),
+        "run `make generate`: these committed cassettes differ from the generator: {stale:?}"
+    );
+}

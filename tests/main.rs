@@ -1,14 +1,24 @@
 //! Workspace integration tests: one binary, one module per topic.
 //!
+//! - `binary`: the production binary's configuration errors and public mode;
 //! - `cassettes`: every cassette under `cassettes/` loads, resolves and says where it is from;
+//! - `contract`: the contract rules of the foundation through the real server (C1-C21);
 //! - `core_customers`: classes, the read-only gate, fan-out bulk and legacy mode of two modules;
+//! - `errors`: the upstream error table, timeouts, refused connections, malformed bodies;
+//! - `python_client`: the strict Python `mcp` client through every scenario;
 //! - `replay`: exact matching, sequences, shadowing, response fidelity, loud misses;
 //! - `scenarios`: every cassette scenario through the real server, against its expectation;
-//! - `serve`: the offline server over an in-process duplex and as a child process.
+//! - `serve`: the offline server over an in-process duplex and as a child process;
+//! - `widgets`: the widgets module (public mode, catalogue, resources, scaffold, validate).
 
+mod binary;
 mod cassettes;
+mod contract;
 mod core_customers;
+mod errors;
+mod python_client;
 mod replay;
 mod scenarios;
 mod serve;
 mod util;
+mod widgets;

@@ -11,7 +11,9 @@
 //! - [`contract`]: the response contract, one file per rule group;
 //! - [`modyo`]: the HTTP client, pagination and `meta`, error mapping, name resolution;
 //! - `tools`: one folder per module, one file per resource, and the registry table;
-//! - [`server`]: the rmcp handler (registry, gate, dispatch) and the transports.
+//! - [`server`]: the rmcp handler (registry, gate, dispatch) and the transports;
+//! - `widgets`: the widget component catalogue shipped in the binary (data, resources, the
+//!   local scaffolding and validation of widget projects), used by `tools/widgets`.
 //!
 //! # Example
 //!
@@ -29,6 +31,7 @@ pub mod contract;
 pub mod modyo;
 pub mod server;
 mod tools;
+mod widgets;
 
 pub use config::{Config, ConfigError, Module, Token};
 pub use server::{ModyoServer, ServerError, catalog_size};

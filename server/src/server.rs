@@ -1,5 +1,5 @@
-//! The MCP face of the server: `initialize`, `tools/list`, `tools/call` and the tool docs
-//! resources, on rmcp.
+//! The MCP face of the server: `initialize`, `tools/list`, `tools/call`, the tool docs
+//! resources and (with the widgets module) the widget catalogue resources, on rmcp.
 //!
 //! The registry is built once from the catalogue, filtered by module and by the read-only
 //! gate (C19), with each tool's mode (migrated or legacy, C21) fixed by configuration. Every
@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ErrorCode as RpcCode, Implementation,
-    ListResourceTemplatesResult, ListToolsResult, PaginatedRequestParams,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
     ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents,
     ResourceTemplate, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
@@ -39,6 +39,10 @@ pub enum ServerError {
         /// What is wrong.
         reason: String,
     },
+    /// The widget catalogue shipped in the binary does not parse or is inconsistent (a bug
+    /// in the server's data).
+    #[error("widget catalogue: {0}")]
+    Catalogue(String),
     /// The transport failed.
     #[error("MCP transport: {0}")]
     Transport(String),
@@ -57,6 +61,8 @@ struct Inner {
     tools: Vec<Registered>,
     index: HashMap<&'static str, usize>,
     instructions: String,
+    /// The widgets module is active: its catalogue resources are listed and readable.
+    widgets: bool,
 }
 
 /// The Modyo MCP server. Cheap to clone; every clone shares one registry and one client.
@@ -84,6 +90,10 @@ impl ModyoServer {
         let app = Arc::new(App::new(config)?);
         let config = &app.config;
         let active = config.active_modules();
+        let widgets = active.contains(&Module::Widgets);
+        if widgets {
+            crate::widgets::check().map_err(ServerError::Catalogue)?;
+        }
         let all = catalog();
         let total = all.len();
         let mut tools = Vec::new();
@@ -122,6 +132,7 @@ impl ModyoServer {
                 tools,
                 index,
                 instructions,
+                widgets,
             }),
         })
     }
@@ -373,6 +384,18 @@ impl ServerHandler for ModyoServer {
             .map(CallToolResponse::from)
     }
 
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let mut resources = Vec::new();
+        if self.inner.widgets {
+            resources.extend(crate::widgets::resources::list());
+        }
+        Ok(ListResourcesResult::with_all_items(resources))
+    }
+
     async fn list_resource_templates(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -381,7 +404,11 @@ impl ServerHandler for ModyoServer {
         let docs = ResourceTemplate::new("modyo://docs/tools/{toolPath}", "tool-docs")
             .with_description("What a tool does, its class, actions and schemas")
             .with_mime_type("text/markdown");
-        Ok(ListResourceTemplatesResult::with_all_items(vec![docs]))
+        let mut templates = vec![docs];
+        if self.inner.widgets {
+            templates.extend(crate::widgets::resources::templates());
+        }
+        Ok(ListResourceTemplatesResult::with_all_items(templates))
     }
 
     async fn read_resource(
@@ -390,6 +417,16 @@ impl ServerHandler for ModyoServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let uri = request.uri.as_str();
+        if self.inner.widgets && crate::widgets::resources::owns(uri) {
+            return match crate::widgets::resources::read(uri) {
+                Ok(text) => Ok(ReadResourceResult::new(vec![
+                    ResourceContents::text(text, uri)
+                        .with_mime_type(crate::widgets::resources::MIME),
+                ])
+                .into()),
+                Err(message) => Err(ErrorData::resource_not_found(message, None)),
+            };
+        }
         let doc = uri
             .strip_prefix("modyo://docs/tools/")
             .and_then(|name| self.tool_doc(name));

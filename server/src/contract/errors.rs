@@ -3,7 +3,7 @@
 //!
 //! Codes are stable identifiers a consumer branches on; the message is for humans and says
 //! what to do next. Protocol problems (unknown tool, bad arguments) are not tool errors: they
-//! stay JSON-RPC errors (see [`crate::contract::ArgumentError`]).
+//! stay JSON-RPC errors (`-32602`, raised by the registry in `server.rs`).
 
 use std::fmt;
 

@@ -106,7 +106,7 @@ impl ModyoClient {
         self.send(Method::GET, path, query, None).await
     }
 
-    /// `GET` a list endpoint and read its `root` key (with the drift rule of [`parse_list`]).
+    /// `GET` a list endpoint and read its `root` key (with the root-key drift rule of `list::parse_list`).
     pub async fn list(&self, path: &str, root: &str, query: &Query) -> Result<ListPage, CmsError> {
         let body = self.get(path, query).await?;
         parse_list(body, root).map_err(|reason| CmsError::InvalidShape {

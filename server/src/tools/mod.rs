@@ -23,6 +23,7 @@ pub(crate) mod args;
 pub(crate) mod content;
 pub(crate) mod core;
 pub(crate) mod customers;
+pub(crate) mod widgets;
 
 /// What a handler returns: an outcome, or a failure.
 pub(crate) type ToolResult = Result<Outcome, CallError>;
@@ -205,6 +206,7 @@ pub(crate) fn catalog() -> Vec<ToolDef> {
     all.extend(content::tools());
     all.extend(core::tools());
     all.extend(customers::tools());
+    all.extend(widgets::tools());
     all
 }
 

@@ -1,0 +1,202 @@
+//! Reads over the component catalogue: `widgets-list-components`,
+//! `widgets-get-component-props` and `widgets-list-patterns`.
+//!
+//! The catalogue is held whole in memory, so lists are complete by evidence (C6, case 3) and
+//! say how much they searched; filters narrow the answer, never the corpus.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::config::Module;
+use crate::contract::{Coverage, Evidence, Reply, Resource, ToolClass, ToolError, schema};
+use crate::tools::{Call, ToolDef, ToolResult, tool};
+use crate::widgets::{Catalogue, catalogue, schemas};
+
+/// Arguments of `widgets-list-components`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct ListComponentsArgs {
+    /// Only this category (actions, data, feedback, forms, layout, media, navigation, overlays, setup).
+    category: Option<String>,
+    /// Only components whose id, name or description contains this text (any case).
+    query: Option<String>,
+}
+
+pub(crate) fn list_components_tool() -> ToolDef {
+    tool("widgets-list-components", Module::Widgets, ToolClass::Read)
+        .describe(
+            "List the widget components of the built-in catalogue (Dynamic UI, @dynamic-framework/ui-react): \
+id, name, category, description. Props: widgets-get-component-props.",
+        )
+        .data(schema::array(schemas::summary()))
+        .state()
+        .handle(list_components)
+}
+
+fn contains(haystack: &str, needle: &str) -> bool {
+    haystack.to_lowercase().contains(needle)
+}
+
+async fn list_components(call: Call, args: ListComponentsArgs) -> ToolResult {
+    let c = catalogue();
+    let category = args
+        .category
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty());
+    if let Some(category) = category
+        && !c
+            .categories()
+            .iter()
+            .any(|k| k.eq_ignore_ascii_case(category))
+    {
+        return Err(ToolError::invalid_parameters(format!(
+            "no component category '{category}'; categories: {}",
+            c.categories().join(", ")
+        ))
+        .detail("available", c.categories())
+        .into());
+    }
+    let query = args.query.as_deref().map(|q| q.trim().to_lowercase());
+    let items: Vec<Value> = c
+        .components
+        .iter()
+        .filter(|x| category.is_none_or(|k| x.category.eq_ignore_ascii_case(k)))
+        .filter(|x| {
+            query.as_deref().is_none_or(|q| {
+                contains(&x.id, q) || contains(&x.name, q) || contains(&x.description, q)
+            })
+        })
+        .map(|x| x.summary())
+        .collect();
+    let coverage =
+        Coverage::with_evidence(items.len(), Evidence::WholeCorpus).searched(c.components.len());
+    let total = items.len();
+    let legacy_items = items.clone();
+    Ok(Reply::new(Value::Array(items))
+        .state(coverage)
+        .legacy(
+            call.mode,
+            || json!({"components": legacy_items, "total": total}),
+        )
+        .into())
+}
+
+/// Arguments of `widgets-get-component-props`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct GetComponentPropsArgs {
+    /// Component id or name, such as button or DButton.
+    component: String,
+}
+
+pub(crate) fn get_component_props_tool() -> ToolDef {
+    tool("widgets-get-component-props", Module::Widgets, ToolClass::Read)
+        .describe(
+            "Get one catalogue component with its typed props (name, type, required, default, allowed values), \
+subcomponents and a usage example.",
+        )
+        .data(schemas::detail())
+        .resource()
+        .handle(get_component_props)
+}
+
+fn not_found(c: &Catalogue, key: &str) -> ToolError {
+    let ids: Vec<&str> = c.components.iter().map(|x| x.id.as_str()).collect();
+    ToolError::not_found(format!(
+        "no widget component '{key}'; call widgets-list-components, or use one of: {}",
+        ids.join(", ")
+    ))
+    .detail("available", ids)
+}
+
+async fn get_component_props(call: Call, args: GetComponentPropsArgs) -> ToolResult {
+    let c = catalogue();
+    let component = c
+        .component(&args.component)
+        .ok_or_else(|| not_found(c, args.component.trim()))?;
+    let detail = component.detail(&c.package);
+    let resource = Resource::new("component")
+        .id(component.id.clone())
+        .name(component.name.clone());
+    let legacy_detail = detail.clone();
+    Ok(Reply::new(detail)
+        .resource(resource)
+        .legacy(call.mode, || legacy_detail)
+        .into())
+}
+
+/// Arguments of `widgets-list-patterns`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct ListPatternsArgs {
+    /// Only patterns that use this component (id or name).
+    component: Option<String>,
+    /// Only patterns whose id, name or description contains this text (any case).
+    query: Option<String>,
+}
+
+pub(crate) fn list_patterns_tool() -> ToolDef {
+    tool("widgets-list-patterns", Module::Widgets, ToolClass::Read)
+        .describe(
+            "List the widget patterns of the catalogue: compositions of components with their setup code \
+and JSX, ready to paste or to scaffold (widgets-scaffold pattern).",
+        )
+        .data(schema::array(schemas::pattern()))
+        .state()
+        .handle(list_patterns)
+}
+
+async fn list_patterns(call: Call, args: ListPatternsArgs) -> ToolResult {
+    let c = catalogue();
+    let component = match args
+        .component
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
+        Some(key) => Some(c.component(key).ok_or_else(|| not_found(c, key))?),
+        None => None,
+    };
+    let query = args.query.as_deref().map(|q| q.trim().to_lowercase());
+    let items: Vec<Value> = c
+        .patterns
+        .iter()
+        .filter(|p| component.is_none_or(|x| p.components.contains(&x.id)))
+        .filter(|p| {
+            query.as_deref().is_none_or(|q| {
+                contains(&p.id, q) || contains(&p.name, q) || contains(&p.description, q)
+            })
+        })
+        .map(|p| p.to_value(c))
+        .collect();
+    let coverage =
+        Coverage::with_evidence(items.len(), Evidence::WholeCorpus).searched(c.patterns.len());
+    let total = items.len();
+    let legacy_items = items.clone();
+    Ok(Reply::new(Value::Array(items))
+        .state(coverage)
+        .legacy(
+            call.mode,
+            || json!({"patterns": legacy_items, "total": total}),
+        )
+        .into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_category_argument_names_exactly_the_catalogue_categories() {
+        let input = schema::input_schema::<ListComponentsArgs>();
+        let doc = input["properties"]["category"]["description"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        let listed: Vec<&str> = doc
+            .split_once('(')
+            .and_then(|(_, rest)| rest.split_once(')'))
+            .map(|(names, _)| names.split(", ").collect())
+            .unwrap_or_default();
+        assert_eq!(listed, catalogue().categories(), "{doc}");
+    }
+}

@@ -1,0 +1,236 @@
+//! Widget projects on the local disk: `widgets-scaffold` (mutation) and `widgets-validate`
+//! (read).
+//!
+//! Relative paths resolve against the server's working directory; `resource.path` always
+//! reports the absolute path. File-system work runs off the async runtime.
+
+use std::path::PathBuf;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::config::Module;
+use crate::contract::{
+    Coverage, ErrorCode, Evidence, PostCondition, Reply, Resource, ToolClass, ToolError, schema,
+};
+use crate::tools::{Call, ToolDef, ToolResult, tool};
+use crate::widgets::catalogue;
+use crate::widgets::scaffold::{self, DEFAULT_PATTERN, ScaffoldError};
+use crate::widgets::validate::{self, ValidateError, finding_schema};
+
+/// Arguments of `widgets-scaffold`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct ScaffoldArgs {
+    /// Widget name in kebab-case, such as promo-banner; the project folder and mount id.
+    name: String,
+    /// Folder to create the project in (as targetDir/name); created if missing.
+    #[serde(rename = "targetDir")]
+    target_dir: String,
+    /// Catalogue pattern for src/App.jsx (widgets-list-patterns); default login-form.
+    pattern: Option<String>,
+}
+
+fn path_text(path: &std::path::Path) -> String {
+    path.to_string_lossy().into_owned()
+}
+
+fn scaffold_data_schema() -> Value {
+    use schema::{array, integer, strict, string};
+    strict(
+        &[
+            ("pattern", string()),
+            (
+                "files",
+                array(strict(
+                    &[("path", string()), ("bytes", integer())],
+                    &["path", "bytes"],
+                )),
+            ),
+        ],
+        &["pattern", "files"],
+    )
+}
+
+pub(crate) fn scaffold_tool() -> ToolDef {
+    tool("widgets-scaffold", Module::Widgets, ToolClass::Mutation)
+        .describe(
+            "Create a Modyo widget project (React, Vite, Dynamic UI, Modyo CLI settings) in targetDir/name from a \
+catalogue pattern. Refuses a non-empty folder. data.files: the files on disk (path, bytes), read back.",
+        )
+        .data(scaffold_data_schema())
+        .resource()
+        .state()
+        .new_params(&["pattern"])
+        .handle(scaffold)
+}
+
+fn local_io(error: ScaffoldError) -> ToolError {
+    let message = error.to_string();
+    match error {
+        ScaffoldError::Mismatch(file) => ToolError::new(
+            ErrorCode::PersistedMismatch,
+            format!("{message}; the files this call wrote were removed"),
+        )
+        .detail("file", file),
+        ScaffoldError::NotEmpty(path) | ScaffoldError::NotADirectory(path) => {
+            ToolError::new(ErrorCode::LocalIo, message).detail("path", path_text(&path))
+        }
+        ScaffoldError::Io { path, .. } => ToolError::new(
+            ErrorCode::LocalIo,
+            format!("{message}; the files this call wrote were removed"),
+        )
+        .detail("path", path_text(&path)),
+    }
+}
+
+async fn scaffold(call: Call, args: ScaffoldArgs) -> ToolResult {
+    let name = args.name.trim().to_owned();
+    scaffold::check_name(&name).map_err(ToolError::invalid_parameters)?;
+    let target = args.target_dir.trim();
+    if target.is_empty() {
+        return Err(ToolError::invalid_parameters(
+            "targetDir is empty; give the folder to create the project in, such as ./widgets",
+        )
+        .into());
+    }
+    if target.starts_with('~') {
+        return Err(ToolError::invalid_parameters(format!(
+            "targetDir '{target}' starts with ~, which is not expanded; give an absolute path"
+        ))
+        .into());
+    }
+    let c = catalogue();
+    let key = args
+        .pattern
+        .as_deref()
+        .map(str::trim)
+        .filter(|p| !p.is_empty());
+    let pattern = c.pattern(key.unwrap_or(DEFAULT_PATTERN)).ok_or_else(|| {
+        let ids: Vec<&str> = c.patterns.iter().map(|p| p.id.as_str()).collect();
+        ToolError::not_found(format!(
+            "no widget pattern '{}'; patterns: {}",
+            key.unwrap_or_default(),
+            ids.join(", ")
+        ))
+        .detail("available", ids)
+    })?;
+    let files = scaffold::files(&name, pattern, c);
+    let target = PathBuf::from(target);
+    let project = name.clone();
+    let written = tokio::task::spawn_blocking(move || scaffold::write(&target, &project, &files))
+        .await
+        .map_err(|e| ToolError::new(ErrorCode::LocalIo, format!("the scaffold task failed: {e}")))?
+        .map_err(local_io)?;
+    let path = path_text(&written.root);
+    let files: Vec<Value> = written
+        .files
+        .iter()
+        .map(|f| json!({"path": f.path, "bytes": f.bytes}))
+        .collect();
+    let count = files.len();
+    let pattern_id = pattern.id.clone();
+    let legacy_files: Vec<String> = written.files.iter().map(|f| f.path.clone()).collect();
+    let legacy_path = path.clone();
+    Ok(Reply::new(json!({"pattern": pattern.id, "files": files}))
+        .resource(Resource::new("widget_project").path(path).name(name))
+        .state(PostCondition::status("created").affected(count))
+        .legacy(call.mode, || {
+            json!({
+                "success": true,
+                "message": "Widget scaffolded",
+                "path": legacy_path,
+                "pattern": pattern_id,
+                "files": legacy_files,
+            })
+        })
+        .into())
+}
+
+/// Arguments of `widgets-validate`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct ValidateArgs {
+    /// The widget project folder (with package.json).
+    #[serde(rename = "projectDir")]
+    project_dir: String,
+}
+
+pub(crate) fn validate_tool() -> ToolDef {
+    tool("widgets-validate", Module::Widgets, ToolClass::Read)
+        .describe(
+            "Check a local widget project against the catalogue: package.json, entry file, Modyo CLI settings, \
+unknown components or props, missing required props, wrong prop types or values. data: findings \
+{code, severity, message, file, line, ...}; empty when clean. Changes nothing.",
+        )
+        .data(schema::array(finding_schema()))
+        .resource()
+        .state()
+        .handle(validate_project)
+}
+
+async fn validate_project(call: Call, args: ValidateArgs) -> ToolResult {
+    let dir = args.project_dir.trim();
+    if dir.is_empty() {
+        return Err(ToolError::invalid_parameters(
+            "projectDir is empty; give the widget project folder (the one with package.json)",
+        )
+        .into());
+    }
+    let dir = PathBuf::from(dir);
+    let report = tokio::task::spawn_blocking(move || validate::validate(&dir, catalogue()))
+        .await
+        .map_err(|e| {
+            ToolError::new(
+                ErrorCode::LocalIo,
+                format!("the validation task failed: {e}"),
+            )
+        })?
+        .map_err(|e| {
+            let message = e.to_string();
+            match e {
+                ValidateError::NotFound(path) => {
+                    ToolError::not_found(message).detail("path", path_text(&path))
+                }
+                ValidateError::NotADirectory(path) => {
+                    ToolError::invalid_parameters(message).detail("path", path_text(&path))
+                }
+                ValidateError::Io { path, .. } => {
+                    ToolError::new(ErrorCode::LocalIo, message).detail("path", path_text(&path))
+                }
+            }
+        })?;
+    let evidence = if report.capped {
+        Evidence::Capped
+    } else {
+        Evidence::WholeCorpus
+    };
+    let coverage =
+        Coverage::with_evidence(report.findings.len(), evidence).searched(report.searched);
+    let mut resource = Resource::new("widget_project").path(path_text(&report.root));
+    if let Some(name) = &report.name {
+        resource = resource.name(name.clone());
+    }
+    let findings: Vec<Value> = report.findings.iter().map(|f| f.to_value()).collect();
+    let errors = report.findings.iter().filter(|f| f.is_error()).count();
+    let warnings = report.findings.len() - errors;
+    let legacy_findings = findings.clone();
+    Ok(Reply::new(Value::Array(findings))
+        .resource(resource)
+        .state(coverage)
+        .legacy(call.mode, || {
+            let message = if report.findings.is_empty() {
+                "Widget project is valid".to_owned()
+            } else {
+                format!("Found {errors} error(s) and {warnings} warning(s)")
+            };
+            json!({
+                "success": true,
+                "valid": errors == 0,
+                "message": message,
+                "errors": errors,
+                "warnings": warnings,
+                "issues": legacy_findings,
+            })
+        })
+        .into())
+}

@@ -1,0 +1,275 @@
+//! The upstream error mapping (catalog.md's table) through the real server over HTTP: every
+//! status, a timeout, a refused connection and a malformed body become C16 errors that carry
+//! `platform`, the right `code`, and `status` / `retryable` / `retry_after_s` where known.
+
+use modyo_lab::cassette::{Interaction, RecordedResponse};
+use modyo_lab::check;
+use modyo_lab::replay::{ReplayOptions, ReplayServer};
+use modyo_lab::serve::offline_config;
+use modyo_lab::session::{CANARY_TOKEN, Session};
+use serde_json::{Value, json};
+
+use crate::util::cassette;
+
+const SPACES: &str = "/api/admin/content/spaces";
+
+/// Calls `content-spaces-list` against one recorded response and returns the C16 payload.
+async fn spaces_list_error(response: RecordedResponse) -> Value {
+    let interaction = Interaction::get(SPACES)
+        .query("page", "1")
+        .query("per_page", "10")
+        .respond_with(response);
+    let session = Session::start(&[cassette("faults/test", vec![interaction])], &[])
+        .await
+        .expect("session");
+    let tools = session.tools().await.expect("tools/list");
+    let tool = tools
+        .iter()
+        .find(|t| t.name == "content-spaces-list")
+        .expect("listed");
+    let result = session
+        .call("content-spaces-list", json!({}))
+        .await
+        .expect("a tool result, not a JSON-RPC error");
+    assert_eq!(check::problems(tool, &result), Vec::<String>::new());
+    assert_eq!(result.is_error, Some(true), "{result:?}");
+    let payload: Value =
+        serde_json::from_str(check::text(&result).expect("text")).expect("JSON text");
+    assert_eq!(
+        payload["platform"],
+        json!({"name": "modyo-offline", "host": "127.0.0.1"})
+    );
+    assert!(!payload.to_string().contains(CANARY_TOKEN));
+    session.close().await;
+    payload["error"].clone()
+}
+
+#[tokio::test]
+async fn status_401_with_a_body_is_unauthorized() {
+    let e = spaces_list_error(RecordedResponse::json(401, json!({}))).await;
+    assert_eq!(
+        (
+            e["code"].as_str(),
+            e["status"].as_u64(),
+            e["retryable"].as_bool()
+        ),
+        (Some("unauthorized"), Some(401), Some(false))
+    );
+    assert!(
+        e["message"].as_str().unwrap().contains("MODYO_TOKEN"),
+        "{e}"
+    );
+}
+
+#[tokio::test]
+async fn status_401_or_403_empty_is_forbidden() {
+    for status in [401, 403] {
+        let e = spaces_list_error(RecordedResponse::empty(status)).await;
+        assert_eq!(e["code"], "forbidden", "{status}: {e}");
+        assert_eq!(e["status"], status);
+    }
+}
+
+#[tokio::test]
+async fn status_404_is_not_found() {
+    let e = spaces_list_error(RecordedResponse::json(
+        404,
+        json!({"errors": ["Not found"]}),
+    ))
+    .await;
+    assert_eq!(
+        (e["code"].as_str(), e["retryable"].as_bool()),
+        (Some("not_found"), Some(false))
+    );
+    assert!(
+        e["message"].as_str().unwrap().contains("Not found"),
+        "the upstream text is kept: {e}"
+    );
+}
+
+#[tokio::test]
+async fn status_409_is_rejected_or_validation_failed() {
+    let e = spaces_list_error(RecordedResponse::json(
+        409,
+        json!({"errors": ["Space is locked"]}),
+    ))
+    .await;
+    assert_eq!(e["code"], "rejected");
+    assert!(e["message"].as_str().unwrap().contains("Space is locked"));
+    let e = spaces_list_error(RecordedResponse::json(
+        409,
+        json!({"errors": [{"field": "uid", "messages": ["has already been taken"], "details": [{"error": "taken"}]}]}),
+    ))
+    .await;
+    assert_eq!(e["code"], "validation_failed");
+    assert_eq!(
+        e["fields"],
+        json!([{"field": "uid", "messages": ["has already been taken"]}])
+    );
+}
+
+#[tokio::test]
+async fn status_422_is_invalid_parameters() {
+    let e = spaces_list_error(RecordedResponse::empty(422)).await;
+    assert_eq!(
+        (e["code"].as_str(), e["status"].as_u64()),
+        (Some("invalid_parameters"), Some(422))
+    );
+}
+
+#[tokio::test]
+async fn status_429_is_rate_limited_with_retry_after() {
+    let e = spaces_list_error(
+        RecordedResponse::json(429, json!({"errors": ["Too many requests"]}))
+            .header("retry-after", "17"),
+    )
+    .await;
+    assert_eq!(
+        (
+            e["code"].as_str(),
+            e["retryable"].as_bool(),
+            e["retry_after_s"].as_u64()
+        ),
+        (Some("rate_limited"), Some(true), Some(17))
+    );
+    let e = spaces_list_error(RecordedResponse::empty(429)).await;
+    assert_eq!(e.get("retry_after_s"), None, "no Retry-After, no guess");
+}
+
+#[tokio::test]
+async fn status_500_is_upstream_unavailable_and_retryable() {
+    let e = spaces_list_error(
+        RecordedResponse::text(500, "<html><body>Internal Server Error</body></html>")
+            .header("content-type", "text/html"),
+    )
+    .await;
+    assert_eq!(
+        (
+            e["code"].as_str(),
+            e["retryable"].as_bool(),
+            e["status"].as_u64()
+        ),
+        (Some("upstream_unavailable"), Some(true), Some(500))
+    );
+}
+
+#[tokio::test]
+async fn malformed_json_is_an_invalid_upstream_response() {
+    let e = spaces_list_error(
+        RecordedResponse::text(200, r#"{"spaces": [{"id": 1"#)
+            .header("content-type", "application/json"),
+    )
+    .await;
+    assert_eq!(
+        (e["code"].as_str(), e["retryable"].as_bool()),
+        (Some("invalid_upstream_response"), Some(false))
+    );
+}
+
+#[tokio::test]
+async fn a_body_without_its_root_is_an_invalid_upstream_response() {
+    let e = spaces_list_error(RecordedResponse::json(
+        200,
+        json!({"meta": {"total_entries": 0}}),
+    ))
+    .await;
+    assert_eq!(e["code"], "invalid_upstream_response");
+    assert!(e["message"].as_str().unwrap().contains("spaces"), "{e}");
+}
+
+#[tokio::test]
+async fn a_timeout_is_upstream_unavailable() {
+    let slow = RecordedResponse::json(200, json!({"spaces": []})).delay_ms(5_000);
+    let interaction = Interaction::get(SPACES)
+        .query("page", "1")
+        .query("per_page", "10")
+        .respond_with(slow);
+    let replay = ReplayServer::start(ReplayOptions::default()).await;
+    replay
+        .mount(&[cassette("faults/slow", vec![interaction])])
+        .await
+        .expect("mounts");
+    let env = [("MODYO_TIMEOUT_MS".to_owned(), "100".to_owned())];
+    let config = offline_config(&replay.uri(), &env, CANARY_TOKEN).expect("config");
+    let session = Session::connect(replay, config).await.expect("session");
+    let result = session
+        .call("content-spaces-list", json!({}))
+        .await
+        .expect("a tool result");
+    let e = check::error(&result).expect("a C16 error");
+    assert_eq!(
+        (e["code"].as_str(), e["retryable"].as_bool()),
+        (Some("upstream_unavailable"), Some(true))
+    );
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("timed out after 100 ms"),
+        "{e}"
+    );
+    session.close().await;
+}
+
+#[tokio::test]
+async fn a_refused_connection_is_upstream_unavailable() {
+    // A port that was free a moment ago: bind, read it, release it.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("port")
+        .port();
+    let replay = ReplayServer::start(ReplayOptions::default()).await;
+    let config =
+        offline_config(&format!("http://127.0.0.1:{port}"), &[], CANARY_TOKEN).expect("config");
+    let session = Session::connect(replay, config).await.expect("session");
+    let result = session
+        .call("content-spaces-list", json!({}))
+        .await
+        .expect("a tool result");
+    let e = check::error(&result).expect("a C16 error");
+    assert_eq!(
+        (e["code"].as_str(), e["retryable"].as_bool()),
+        (Some("upstream_unavailable"), Some(true)),
+        "{e}"
+    );
+    assert!(
+        e["message"].as_str().unwrap().contains("could not connect"),
+        "{e}"
+    );
+    assert!(
+        !e["message"].as_str().unwrap().contains(&port.to_string()),
+        "no host or port in messages: {e}"
+    );
+    session.close().await;
+}
+
+#[tokio::test]
+async fn a_replay_miss_is_loud_and_not_retryable() {
+    let recorded = Interaction::get(SPACES)
+        .query("page", "2")
+        .query("per_page", "10")
+        .respond(200, json!({"spaces": []}));
+    let session = Session::start(&[cassette("faults/miss", vec![recorded])], &[])
+        .await
+        .expect("session");
+    let result = session
+        .call("content-spaces-list", json!({}))
+        .await
+        .expect("a tool result");
+    let e = check::error(&result).expect("a C16 error");
+    let message = e["message"].as_str().unwrap();
+    assert_eq!(
+        (
+            e["code"].as_str(),
+            e["status"].as_u64(),
+            e["retryable"].as_bool()
+        ),
+        (Some("upstream_unavailable"), Some(501), Some(false))
+    );
+    assert!(
+        message.contains("replay miss") && message.contains("query key `page`"),
+        "{message}"
+    );
+    assert_eq!(session.replay().misses().len(), 1);
+    session.close().await;
+}
