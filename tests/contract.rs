@@ -263,20 +263,43 @@ async fn classes_follow_read_only_hints_and_actions() {
     for tool in session.tools().await.unwrap() {
         let read_only = tool.annotations.as_ref().and_then(|a| a.read_only_hint);
         let gated = tool.name.ends_with("-manage");
-        let has_action = tool
+        // C19: gated = an `action` with at least one read option (list, get, search, find).
+        // Multi-action tools without one (core-users-bulk, *-steps-edit) are mutations.
+        let mut options = Vec::new();
+        if let Some(action) = tool
             .input_schema
             .get("properties")
             .and_then(|p| p.get("action"))
-            .is_some();
+        {
+            enum_strings(action, &mut options);
+        }
+        let has_read_action = options
+            .iter()
+            .any(|o| ["list", "get", "search", "find"].contains(&o.as_str()));
         assert_eq!(
             gated,
-            has_action && read_only == Some(false),
-            "{}: gated tools are the -manage ones with actions",
+            has_read_action && read_only == Some(false),
+            "{}: gated tools are the -manage ones with read actions",
             tool.name
         );
         assert!(read_only.is_some(), "{} declares readOnlyHint", tool.name);
     }
     session.close().await;
+}
+
+/// Every string in an `enum` at any depth of a schema (the options of an argument, through
+/// nullable unions).
+fn enum_strings(schema: &Value, out: &mut Vec<String>) {
+    match schema {
+        Value::Object(map) => {
+            if let Some(Value::Array(options)) = map.get("enum") {
+                out.extend(options.iter().filter_map(Value::as_str).map(str::to_owned));
+            }
+            map.values().for_each(|v| enum_strings(v, out));
+        }
+        Value::Array(items) => items.iter().for_each(|v| enum_strings(v, out)),
+        _ => {}
+    }
 }
 
 #[tokio::test]

@@ -836,9 +836,15 @@ async fn steps_clone(call: Call, args: StepsCloneArgs) -> ToolResult {
     let originations = realm.originations();
     let mut inputs = vec![args.origination.as_str()];
     inputs.extend(args.target_origination.as_deref());
-    let found = originations.find_each(client, &inputs).await?;
-    let source = found.first().map_or(0, |f| f.id);
-    let target = found.get(1).map_or(source, |f| f.id);
+    let (source, target) = match originations.find_each(client, &inputs).await?.as_slice() {
+        [source] => (source.id, source.id),
+        [source, target] => (source.id, target.id),
+        _ => {
+            return Err(
+                ToolError::invalid_parameters("one origination, and optionally a target").into(),
+            );
+        }
+    };
     let path = format!("{}/steps/{}", originations.item(source), args.step);
     let step = client.get(&path, &Query::new()).await.map_err(|e| {
         let not_found = e.is_not_found();
