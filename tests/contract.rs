@@ -257,25 +257,38 @@ async fn a_delete_without_confirmation_is_cancelled_through_control() {
     session.close().await;
 }
 
+/// Every string value under a schema (the `enum` options of an `action`, however nested).
+fn strings_in(schema: &Value, out: &mut Vec<String>) {
+    match schema {
+        Value::String(s) => out.push(s.clone()),
+        Value::Array(items) => items.iter().for_each(|v| strings_in(v, out)),
+        Value::Object(map) => map
+            .iter()
+            .filter(|(k, _)| k.as_str() != "description" && k.as_str() != "type")
+            .for_each(|(_, v)| strings_in(v, out)),
+        _ => {}
+    }
+}
+
 #[tokio::test]
 async fn classes_follow_read_only_hints_and_actions() {
     let session = pilot("content/sucursales/base", &[]).await;
     for tool in session.tools().await.unwrap() {
         let read_only = tool.annotations.as_ref().and_then(|a| a.read_only_hint);
         let gated = tool.name.ends_with("-manage");
-        // C19: gated = an `action` with at least one read option (list, get, search, find).
-        // Multi-action tools without one (core-users-bulk, *-steps-edit) are mutations.
+        // C19 decides from the `action` options: a multi-action tool without a read action
+        // (`content-entries-bulk`, `channels-pages-widget`) is a mutation, not gated.
         let mut options = Vec::new();
         if let Some(action) = tool
             .input_schema
             .get("properties")
             .and_then(|p| p.get("action"))
         {
-            enum_strings(action, &mut options);
+            strings_in(action, &mut options);
         }
         let has_read_action = options
             .iter()
-            .any(|o| ["list", "get", "search", "find"].contains(&o.as_str()));
+            .any(|o| modyo_mcp::contract::class::is_read_action(o));
         assert_eq!(
             gated,
             has_read_action && read_only == Some(false),
@@ -285,21 +298,6 @@ async fn classes_follow_read_only_hints_and_actions() {
         assert!(read_only.is_some(), "{} declares readOnlyHint", tool.name);
     }
     session.close().await;
-}
-
-/// Every string in an `enum` at any depth of a schema (the options of an argument, through
-/// nullable unions).
-fn enum_strings(schema: &Value, out: &mut Vec<String>) {
-    match schema {
-        Value::Object(map) => {
-            if let Some(Value::Array(options)) = map.get("enum") {
-                out.extend(options.iter().filter_map(Value::as_str).map(str::to_owned));
-            }
-            map.values().for_each(|v| enum_strings(v, out));
-        }
-        Value::Array(items) => items.iter().for_each(|v| enum_strings(v, out)),
-        _ => {}
-    }
 }
 
 #[tokio::test]

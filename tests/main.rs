@@ -2,10 +2,13 @@
 //!
 //! - `binary`: the production binary's configuration errors and public mode;
 //! - `cassettes`: every cassette under `cassettes/` loads, resolves and says where it is from;
+//! - `content`: the content module's classes, read-only gate, coverage, C7 and bulk work;
 //! - `contract`: the contract rules of the foundation through the real server (C1-C21);
 //! - `core_customers`: classes, the read-only gate, fan-out bulk and legacy mode of two modules;
 //! - `errors`: the upstream error table, timeouts, refused connections, malformed bodies;
 //! - `python_client`: the strict Python `mcp` client through every scenario;
+//! - `record`: record mode against a local fake upstream, every VCR mode, redaction with a
+//!   canary, ordered repeats, latency, `cassettes check`, the drift check, the CLI;
 //! - `replay`: exact matching, sequences, shadowing, response fidelity, loud misses;
 //! - `scenarios`: every cassette scenario through the real server, against its expectation;
 //! - `serve`: the offline server over an in-process duplex and as a child process;
@@ -13,10 +16,12 @@
 
 mod binary;
 mod cassettes;
+mod content;
 mod contract;
 mod core_customers;
 mod errors;
 mod python_client;
+mod record;
 mod replay;
 mod scenarios;
 mod serve;

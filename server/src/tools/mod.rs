@@ -23,6 +23,7 @@ pub(crate) mod args;
 pub(crate) mod content;
 pub(crate) mod core;
 pub(crate) mod customers;
+pub(crate) mod fanout;
 pub(crate) mod widgets;
 
 /// What a handler returns: an outcome, or a failure.
@@ -216,7 +217,7 @@ pub(crate) async fn persisted(
     client: &ModyoClient,
     response: Value,
     read_path: &str,
-) -> Result<Value, CallError> {
+) -> Result<Value, ToolError> {
     if response.is_object() {
         return Ok(response);
     }
