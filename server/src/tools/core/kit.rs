@@ -1,15 +1,13 @@
 //! Plumbing shared by the core and customers tools: lookups by id or by a name-like key,
 //! list pages, the replies of reads and writes, confirmations, read-back checks (C7) and the
-//! fan-out of bulk tools.
+//! reply of fan-out bulk tools (the requests themselves run through `tools::fanout`).
 //!
 //! Both modules are account-administration CRUD over similar collections, so one
 //! [`Collection`] describes each (path, root key, resource type, how names resolve) and the
 //! tools only say what differs. It lives under `core` because `tools/mod.rs` registers modules,
 //! not helpers; customers imports it from here.
 
-use std::future::Future;
-
-use futures::{StreamExt, stream};
+use reqwest::Method;
 use serde_json::{Map, Value, json};
 
 use crate::contract::schema;
@@ -19,8 +17,7 @@ use crate::contract::{
 use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, is_id, pick};
 use crate::modyo::{ListPage, ModyoClient, Query};
-use reqwest::Method;
-
+use crate::tools::fanout::FanOut;
 use crate::tools::{Call, CallError, ToolResult};
 
 /// How much of an entity a tool needs after resolving it.
@@ -579,123 +576,34 @@ pub(crate) fn created_object(response: Value, what: &str) -> Result<Value, ToolE
 }
 
 // ---------------------------------------------------------------------------------------------
-// Fan-out bulk (catalogue "Bulk and async").
+// Fan-out bulk (catalogue "Bulk and async"): the requests run through `tools::fanout`.
 
-/// How many requests a fan-out bulk tool has in flight at once.
-pub(crate) const BULK_CONCURRENCY: usize = 4;
-
-/// Runs `work` over every item with at most `limit` in flight, never stopping at a failure;
-/// results come back in input order whatever order they finish in.
-pub(crate) async fn fan_out<I, F, Fut>(
-    items: Vec<I>,
-    limit: usize,
-    work: F,
-) -> Vec<Result<Value, ToolError>>
-where
-    F: Fn(usize, I) -> Fut,
-    Fut: Future<Output = Result<Value, ToolError>>,
-{
-    stream::iter(
-        items
-            .into_iter()
-            .enumerate()
-            .map(|(index, item)| work(index, item)),
-    )
-    .buffered(limit.max(1))
-    .collect()
-    .await
-}
-
-/// The settled results of a fan-out: the ids that succeeded, the failures by input index.
-#[derive(Debug)]
-pub(crate) struct Bulk {
-    succeeded: Vec<Value>,
-    failed: Vec<(usize, ToolError)>,
-}
-
-/// Codes that mean the call itself failed (credentials, permission, transport), not the item.
-fn call_level(code: ErrorCode) -> bool {
-    matches!(
-        code,
-        ErrorCode::Unauthorized
-            | ErrorCode::Forbidden
-            | ErrorCode::UpstreamUnavailable
-            | ErrorCode::RateLimited
-    )
-}
-
-impl Bulk {
-    /// Settles the results. When every item failed with the same call-level error (401, 403,
-    /// connection, 429), the whole call is that one error (C16), not a list of copies.
-    pub(crate) fn settle(results: Vec<Result<Value, ToolError>>) -> Result<Bulk, ToolError> {
-        let total = results.len();
-        let mut succeeded = Vec::new();
-        let mut failed = Vec::new();
-        for (index, result) in results.into_iter().enumerate() {
-            match result {
-                Ok(id) => succeeded.push(id),
-                Err(error) => failed.push((index, error)),
-            }
-        }
-        if succeeded.is_empty()
-            && let Some((_, first)) = failed.first()
-            && call_level(first.code())
-            && failed
-                .iter()
-                .all(|(_, e)| e.code() == first.code() && e.status() == first.status())
-        {
-            let message = format!(
-                "all {total} items failed the same way, so the call as a whole failed: {}",
-                first.message()
-            );
-            return Err(first.clone().with_message(message));
-        }
-        Ok(Bulk { succeeded, failed })
+/// The reply of a fan-out bulk tool: `data.succeeded` (the ids, in input order),
+/// `data.failed` (`{index, error{code, message, ...}}`), `state.status` and `state.affected`,
+/// no `resource` (C4). Every item failing with the same call-level error is one C16 error.
+/// The old payload listed each item with a prose summary.
+pub(crate) fn bulk_reply(mode: Mode, action: &str, out: FanOut) -> Result<Outcome, ToolError> {
+    if let Some(error) = out.call_level() {
+        return Err(error);
     }
-
-    /// `completed` (no failure), `partial` (some) or `failed` (nothing succeeded).
-    fn status(&self) -> &'static str {
-        match (self.succeeded.is_empty(), self.failed.is_empty()) {
-            (_, true) => "completed",
-            (false, false) => "partial",
-            (true, false) => "failed",
-        }
-    }
-
-    /// The reply: `data.succeeded` (ids), `data.failed` (`{index, error{code, message}}`),
-    /// `state.status` and `state.affected`; no `resource` (C4). The old payload listed each
-    /// item with a `success` flag and a prose summary.
-    pub(crate) fn reply(self, mode: Mode, action: &str) -> Outcome {
-        let status = self.status();
-        let affected = self.succeeded.len();
-        let failed: Vec<Value> = self
-            .failed
-            .iter()
-            .map(|(index, e)| {
-                let mut error = Map::new();
-                error.insert("code".into(), Value::from(e.code().as_str()));
-                error.insert("message".into(), Value::from(e.message()));
-                if let Some(status) = e.status() {
-                    error.insert("status".into(), Value::from(status));
-                }
-                json!({"index": index, "error": error})
-            })
-            .collect();
-        let old = (mode == Mode::Legacy).then(|| {
-            let total = affected + self.failed.len();
-            json!({
-                "message": format!("Bulk {action} finished: {affected} succeeded, {} failed", self.failed.len()),
-                "action": action,
-                "succeeded": self.succeeded.clone(),
-                "errors": self.failed.iter().map(|(index, e)| json!({"index": index, "error": e.message()})).collect::<Vec<_>>(),
-                "summary": {"total": total, "succeeded": affected, "failed": self.failed.len()},
-            })
-        });
-        Reply::new(json!({"succeeded": self.succeeded, "failed": failed}))
-            .state(PostCondition::status(status).affected(affected))
+    let succeeded: Vec<Value> = out.succeeded.iter().map(|(_, id)| id.clone()).collect();
+    let affected = succeeded.len();
+    let old = (mode == Mode::Legacy).then(|| {
+        let failed = out.failed.len();
+        json!({
+            "message": format!("Bulk {action} finished: {affected} succeeded, {failed} failed"),
+            "action": action,
+            "succeeded": succeeded.clone(),
+            "errors": out.failed.iter().map(|(index, e)| json!({"index": index, "error": e.message()})).collect::<Vec<_>>(),
+            "summary": {"total": affected + failed, "succeeded": affected, "failed": failed},
+        })
+    });
+    Ok(
+        Reply::new(json!({"succeeded": succeeded, "failed": out.failed_json()}))
+            .state(PostCondition::status(out.status()).affected(affected))
             .legacy(mode, || old.unwrap_or_default())
-            .into()
-    }
+            .into(),
+    )
 }
 
 /// The data schema of a fan-out bulk tool (strict: the server builds it).
@@ -705,6 +613,8 @@ pub(crate) fn bulk_schema() -> Value {
             ("code", schema::string()),
             ("message", schema::string()),
             ("status", schema::integer()),
+            ("retryable", schema::boolean()),
+            ("retry_after_s", schema::integer()),
         ],
         &["code", "message"],
     );
@@ -785,97 +695,20 @@ pub(crate) fn check_date(value: &str, what: &str) -> Result<(), ToolError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::time::Duration;
 
-    #[tokio::test(start_paused = true)]
-    async fn fan_out_keeps_at_most_the_limit_in_flight_and_input_order() {
-        let in_flight = Arc::new(AtomicUsize::new(0));
-        let peak = Arc::new(AtomicUsize::new(0));
-        let items: Vec<u64> = (0..10).collect();
-        let results = fan_out(items, BULK_CONCURRENCY, |index, item| {
-            let in_flight = in_flight.clone();
-            let peak = peak.clone();
-            async move {
-                let now = in_flight.fetch_add(1, Ordering::SeqCst) + 1;
-                peak.fetch_max(now, Ordering::SeqCst);
-                // Later items finish first: order must still follow the input.
-                tokio::time::sleep(Duration::from_millis(100 - 10 * item)).await;
-                in_flight.fetch_sub(1, Ordering::SeqCst);
-                if index == 3 {
-                    Err(ToolError::not_found("gone"))
-                } else {
-                    Ok(Value::from(item))
-                }
+    #[tokio::test]
+    async fn bulk_reply_matches_its_schema_and_collapses_one_call_level_error() {
+        let out = crate::tools::fanout::run(vec![7u64, 9], |_, id| async move {
+            if id == 7 {
+                Ok(json!(7))
+            } else {
+                Err(ToolError::not_found("user 9 not found")
+                    .with_status(404)
+                    .detail("tried", json!(["email"])))
             }
         })
         .await;
-        assert_eq!(peak.load(Ordering::SeqCst), BULK_CONCURRENCY);
-        let order: Vec<Option<u64>> = results
-            .iter()
-            .map(|r| r.as_ref().ok().and_then(Value::as_u64))
-            .collect();
-        assert_eq!(
-            order,
-            vec![
-                Some(0),
-                Some(1),
-                Some(2),
-                None,
-                Some(4),
-                Some(5),
-                Some(6),
-                Some(7),
-                Some(8),
-                Some(9)
-            ]
-        );
-    }
-
-    fn unauthorized() -> ToolError {
-        ToolError::new(ErrorCode::Unauthorized, "401").with_status(401)
-    }
-
-    #[test]
-    fn the_same_call_level_error_everywhere_is_one_error() {
-        let err = Bulk::settle(vec![Err(unauthorized()), Err(unauthorized())]).unwrap_err();
-        assert_eq!(err.code(), ErrorCode::Unauthorized);
-        assert!(
-            err.message().starts_with("all 2 items failed"),
-            "{}",
-            err.message()
-        );
-    }
-
-    #[test]
-    fn item_errors_or_mixed_errors_stay_per_item() {
-        let bulk = Bulk::settle(vec![
-            Err(ToolError::not_found("a").with_status(404)),
-            Err(ToolError::not_found("b").with_status(404)),
-        ])
-        .unwrap();
-        assert_eq!(bulk.status(), "failed");
-        let bulk = Bulk::settle(vec![
-            Err(unauthorized()),
-            Err(ToolError::new(ErrorCode::Forbidden, "403").with_status(403)),
-        ])
-        .unwrap();
-        assert_eq!(bulk.failed.len(), 2);
-        let bulk = Bulk::settle(vec![Ok(json!(1)), Err(unauthorized())]).unwrap();
-        assert_eq!(bulk.status(), "partial");
-        let bulk = Bulk::settle(vec![Ok(json!(1))]).unwrap();
-        assert_eq!(bulk.status(), "completed");
-    }
-
-    #[test]
-    fn bulk_reply_matches_its_schema() {
-        let bulk = Bulk::settle(vec![
-            Ok(json!(7)),
-            Err(ToolError::not_found("user 9 not found").with_status(404)),
-        ])
-        .unwrap();
-        let Outcome::Reply(reply) = bulk.reply(Mode::Migrated, "activate") else {
+        let Ok(Outcome::Reply(reply)) = bulk_reply(Mode::Migrated, "activate", out) else {
             panic!("a reply")
         };
         assert_eq!(
@@ -885,6 +718,14 @@ mod tests {
         let validator =
             crate::contract::OutputValidator::new(bulk_schema().as_object().unwrap()).unwrap();
         assert!(validator.check(reply.data()).is_ok());
+        let out = crate::tools::fanout::run(vec![1, 2], |_, _: i32| async {
+            Err(ToolError::new(ErrorCode::Forbidden, "403").with_status(403))
+        })
+        .await;
+        let err = bulk_reply(Mode::Migrated, "activate", out)
+            .map(|_| ())
+            .unwrap_err();
+        assert_eq!(err.code(), ErrorCode::Forbidden);
     }
 
     #[test]

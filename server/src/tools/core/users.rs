@@ -11,15 +11,14 @@ use serde_json::{Value, json};
 
 use super::admin_users;
 use super::kit::{
-    self, BULK_CONCURRENCY, Bulk, Need, action_required, body, check_persisted, created_object,
-    fan_out, read_back, required,
+    self, Need, action_required, body, check_persisted, created_object, read_back, required,
 };
 use crate::config::Module;
 use crate::contract::schema::{self, Kind};
 use crate::contract::{PostCondition, ToolClass, ToolError};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::Paging;
-use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
+use crate::tools::{Call, CallError, ToolDef, ToolResult, fanout, tool};
 
 /// A team user as the API returns it (loose: echoed).
 pub(crate) fn user_schema() -> Value {
@@ -352,7 +351,7 @@ async fn bulk(call: Call, args: BulkArgs) -> ToolResult {
     let active = args.action == BulkAction::Activate;
     let users = admin_users();
     let client = call.client()?;
-    let results = fan_out(args.users, BULK_CONCURRENCY, |_, input| {
+    let out = fanout::run(args.users, |_, input| {
         let users = &users;
         async move {
             let found = users.find(client, &input, Need::Id).await?;
@@ -362,5 +361,5 @@ async fn bulk(call: Call, args: BulkArgs) -> ToolResult {
     })
     .await;
     let action = if active { "activate" } else { "deactivate" };
-    Ok(Bulk::settle(results)?.reply(call.mode, action))
+    Ok(kit::bulk_reply(call.mode, action, out)?)
 }

@@ -18,10 +18,9 @@ use crate::modyo::list::walk;
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::Paging;
 use crate::tools::core::kit::{
-    self, BULK_CONCURRENCY, Bulk, Collection, Found, Need, check_date, check_persisted, fan_out,
-    read_back, required,
+    self, Collection, Found, Need, check_date, check_persisted, read_back, required,
 };
-use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
+use crate::tools::{Call, CallError, ToolDef, ToolResult, fanout, tool};
 
 /// A submission as the API returns it (loose: echoed; keys from the customers API docs).
 pub(crate) fn submission_schema() -> Value {
@@ -371,7 +370,7 @@ async fn bulk(call: Call, args: BulkArgs) -> ToolResult {
         check_assignee(client, &realm, origination, *assignee).await?;
     }
     let base = realm.base();
-    let results = fan_out(args.submissions.clone(), BULK_CONCURRENCY, |_, id| {
+    let out = fanout::run(args.submissions.clone(), |_, id| {
         let change = &change;
         let base = &base;
         async move {
@@ -392,7 +391,7 @@ async fn bulk(call: Call, args: BulkArgs) -> ToolResult {
         }
     })
     .await;
-    Ok(Bulk::settle(results)?.reply(call.mode, args.action.as_str()))
+    Ok(kit::bulk_reply(call.mode, args.action.as_str(), out)?)
 }
 
 /// The keys of `persisted` that `wanted` has (so extra labels do not count as a mismatch).

@@ -16,11 +16,8 @@ use crate::contract::schema::{self, Kind};
 use crate::contract::{PostCondition, ToolClass, ToolError};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::Paging;
-use crate::tools::core::kit::{
-    self, BULK_CONCURRENCY, Bulk, body, check_persisted, confirmed, created_object, fan_out,
-    read_back,
-};
-use crate::tools::{Call, ToolDef, ToolResult, tool};
+use crate::tools::core::kit::{self, body, check_persisted, confirmed, created_object, read_back};
+use crate::tools::{Call, ToolDef, ToolResult, fanout, tool};
 
 /// An end user as the API returns it (loose: echoed).
 pub(crate) fn user_schema() -> Value {
@@ -294,12 +291,12 @@ async fn bulk(call: Call, args: BulkArgs) -> ToolResult {
     let client = call.client()?;
     let realm = resolve_realm(client, &args.realm).await?;
     let action = args.action;
-    let results = fan_out(args.users, BULK_CONCURRENCY, |_, user| {
+    let out = fanout::run(args.users, |_, user| {
         let realm = &realm;
         async move { one(client, realm, action, user).await }
     })
     .await;
-    Ok(Bulk::settle(results)?.reply(call.mode, action.as_str()))
+    Ok(kit::bulk_reply(call.mode, action.as_str(), out)?)
 }
 
 /// One item of a bulk call; its id on success.
