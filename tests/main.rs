@@ -2,6 +2,7 @@
 //!
 //! - `binary`: the production binary's configuration errors and public mode;
 //! - `cassettes`: every cassette under `cassettes/` loads, resolves and says where it is from;
+//! - `channels`: what channels scenarios cannot express (files on disk, no writes when read-only);
 //! - `content`: the content module's classes, read-only gate, coverage, C7 and bulk work;
 //! - `contract`: the contract rules of the foundation through the real server (C1-C21);
 //! - `core_customers`: classes, the read-only gate, fan-out bulk and legacy mode of two modules;
@@ -16,6 +17,7 @@
 
 mod binary;
 mod cassettes;
+mod channels;
 mod content;
 mod contract;
 mod core_customers;

@@ -20,6 +20,7 @@ use crate::contract::{Mode, Outcome, Slots, ToolClass, ToolError, schema};
 use crate::modyo::{CmsError, ModyoClient};
 
 pub(crate) mod args;
+pub(crate) mod channels;
 pub(crate) mod content;
 pub(crate) mod core;
 pub(crate) mod customers;
@@ -207,6 +208,7 @@ pub(crate) fn catalog() -> Vec<ToolDef> {
     all.extend(content::tools());
     all.extend(core::tools());
     all.extend(customers::tools());
+    all.extend(channels::tools());
     all.extend(widgets::tools());
     all
 }
