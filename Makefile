@@ -11,6 +11,8 @@ serve:
 	@$(CARGO) run --locked -q -p modyo-lab -- serve
 
 ## Everything CI checks: formatting, lints, the Rust tests, and the strict Python client.
+## The binaries are built first: the lab's tests probe the built modyo-mcp. Snapshots are
+## never written here (INSTA_UPDATE=no): review changes with `cargo insta review`.
 test: fmt-check clippy doc python-client
 	$(CARGO) build --workspace --bins --locked
 	INSTA_UPDATE=no $(CARGO) test --workspace --locked
@@ -36,6 +38,12 @@ $(VENV)/.installed: tests/python/requirements.txt
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r tests/python/requirements.txt
 	touch $@
+
+## Regenerate every module's rollout report under reports/ (the release server, before and after).
+## Extra arguments: make measure ARGS="--module content".
+measure:
+	$(CARGO) build --release --locked -p modyo-mcp -p modyo-lab
+	$(CARGO) run --release --locked -q -p modyo-lab -- measure $(ARGS)
 
 ## Regenerate the deterministic fixture cassettes.
 generate:

@@ -7,6 +7,7 @@
 //! - `contract`: the contract rules of the foundation through the real server (C1-C21);
 //! - `core_customers`: classes, the read-only gate, fan-out bulk and legacy mode of two modules;
 //! - `errors`: the upstream error table, timeouts, refused connections, malformed bodies;
+//! - `measure`: the lab end to end (snapshots of every module report, slot sums, determinism);
 //! - `python_client`: the strict Python `mcp` client through every scenario;
 //! - `record`: record mode against a local fake upstream, every VCR mode, redaction with a
 //!   canary, ordered repeats, latency, `cassettes check`, the drift check, the CLI;
@@ -22,6 +23,7 @@ mod content;
 mod contract;
 mod core_customers;
 mod errors;
+mod measure;
 mod python_client;
 mod record;
 mod replay;

@@ -132,7 +132,12 @@ impl ModyoClient {
                 .body(body.to_string());
         }
         let (status, bytes) = self.execute(&method, path, request).await?;
-        parse_json(method, path, status, &bytes)
+        json_body(&bytes).map_err(|e| CmsError::InvalidJson {
+            method,
+            path: path.to_owned(),
+            status: status.as_u16(),
+            detail: e.to_string(),
+        })
     }
 
     /// Sends a `multipart/form-data` request (asset uploads) and parses the JSON answer.
@@ -144,7 +149,12 @@ impl ModyoClient {
     ) -> Result<Value, CmsError> {
         let request = self.request(&method, path, &Query::new()).multipart(form);
         let (status, bytes) = self.execute(&method, path, request).await?;
-        parse_json(method, path, status, &bytes)
+        json_body(&bytes).map_err(|e| CmsError::InvalidJson {
+            method,
+            path: path.to_owned(),
+            status: status.as_u16(),
+            detail: e.to_string(),
+        })
     }
 
     /// `GET path?query` for a binary answer (a widget ZIP): the raw bytes of a 2xx body.
@@ -236,21 +246,11 @@ impl ModyoClient {
 }
 
 /// The JSON of a 2xx body (an empty body is `null`).
-fn parse_json(
-    method: Method,
-    path: &str,
-    status: StatusCode,
-    bytes: &[u8],
-) -> Result<Value, CmsError> {
+fn json_body(bytes: &[u8]) -> Result<Value, serde_json::Error> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(Value::Null);
     }
-    serde_json::from_slice(bytes).map_err(|e| CmsError::InvalidJson {
-        method,
-        path: path.to_owned(),
-        status: status.as_u16(),
-        detail: e.to_string(),
-    })
+    serde_json::from_slice(bytes)
 }
 
 fn status_error(
