@@ -1,6 +1,10 @@
 //! The core and customers modules: what their cassette scenarios cannot express.
 //!
 //! - the class of every tool and the per-module counts, with and without read-only (C19);
+//! - the coverage every tool owes (issue 6): a success per action, an upstream error, reads that
+//!   answer alike in read-only mode, a read-only refusal per gated write, an ambiguous lookup
+//!   wherever a tool resolves a name, and a partial failure for every bulk tool;
+//! - `customers-originations-validate`: faults as data, `state.searched` = steps + rules;
 //! - the read-only gate over every mutating action of every gated tool: `control`, and not one
 //!   request reaches the API;
 //! - fan-out bulk: results in input order whatever order the requests finish in, never more
@@ -459,5 +463,337 @@ async fn no_served_cassette_of_the_modules_shadows_another() -> anyhow::Result<(
     // Assert: a request recorded twice answers the same everywhere; a cassette that must
     // answer differently (an outage, a revoked token) is tagged `fault`.
     assert!(shadowed.is_empty(), "{}", shadowed.join("\n"));
+    Ok(())
+}
+
+/// The tools of both modules with their class, in catalogue order.
+fn all_tools() -> impl Iterator<Item = (&'static str, &'static str)> {
+    CORE.iter().chain(CUSTOMERS.iter()).copied()
+}
+
+/// The actions of the multi-action mutation tools (`catalog.md`).
+const MUTATION_ACTIONS: [(&str, &[&str]); 5] = [
+    ("core-users-bulk", &["activate", "deactivate"]),
+    (
+        "customers-users-bulk",
+        &["create", "activate", "deactivate", "delete"],
+    ),
+    (
+        "customers-submissions-bulk",
+        &["set_status", "assign", "extend_due"],
+    ),
+    (
+        "customers-originations-steps-edit",
+        &["add", "update", "remove", "reorder"],
+    ),
+    (
+        "customers-originations-rules-edit",
+        &["add", "update", "remove"],
+    ),
+];
+
+/// The fan-out bulk tools (`catalog.md`, "Bulk and async").
+const BULK: [&str; 3] = [
+    "core-users-bulk",
+    "customers-users-bulk",
+    "customers-submissions-bulk",
+];
+
+/// The tools that resolve nothing (no name, email, key or realm argument): every other tool of
+/// the two modules resolves at least one (`catalog.md`, "Heuristic resolution": every customers
+/// tool resolves its realm).
+const NOTHING_TO_RESOLVE: [&str; 2] = ["core-roles-create", "core-settings-manage"];
+
+/// Gated read actions: `core-settings-manage` has one account to `get`, no list.
+fn read_actions(tool: &str) -> &'static [&'static str] {
+    if tool == "core-settings-manage" {
+        &["get"]
+    } else {
+        &["list", "get"]
+    }
+}
+
+/// The action a scenario exercises: a `-manage` call without one is a `get`; `-` for a tool
+/// without actions.
+fn action_of(scenario: &modyo_lab::Scenario) -> String {
+    scenario.arguments["action"]
+        .as_str()
+        .unwrap_or(if scenario.tool.ends_with("-manage") {
+            "get"
+        } else {
+            "-"
+        })
+        .to_owned()
+}
+
+fn ours(cassette: &Cassette) -> bool {
+    let name = cassette.name();
+    name.starts_with("core/") || name.starts_with("customers/")
+}
+
+fn read_only(scenario: &modyo_lab::Scenario) -> bool {
+    scenario.env.get("MODYO_READ_ONLY").map(String::as_str) == Some("true")
+}
+
+#[test]
+fn every_tool_has_a_success_per_action_and_a_read_only_refusal_per_gated_write()
+-> anyhow::Result<()> {
+    // Arrange
+    let library = Library::workspace()?;
+    let mut success = std::collections::BTreeSet::new();
+    let mut refused = std::collections::BTreeSet::new();
+    for (cassette, scenario) in library.scenarios() {
+        if !ours(cassette) {
+            continue;
+        }
+        let key = (scenario.tool.clone(), action_of(scenario));
+        match (read_only(scenario), &scenario.expect.outcome) {
+            (false, Outcome::Success) => {
+                success.insert(key);
+            }
+            (true, Outcome::Control) => {
+                refused.insert(key);
+            }
+            _ => {}
+        }
+    }
+    let writes = gated_writes();
+
+    // Assert
+    let mut missing = Vec::new();
+    for (tool, class) in all_tools() {
+        let gated_writes: &[&str] = writes
+            .iter()
+            .find(|(t, _, _)| *t == tool)
+            .map(|(_, a, _)| a.as_slice())
+            .unwrap_or_default();
+        let actions: Vec<&str> = match class {
+            "gated" => read_actions(tool)
+                .iter()
+                .chain(gated_writes)
+                .copied()
+                .collect(),
+            _ => MUTATION_ACTIONS
+                .iter()
+                .find(|(t, _)| *t == tool)
+                .map_or(vec!["-"], |(_, a)| a.to_vec()),
+        };
+        for action in actions {
+            if !success.contains(&(tool.to_owned(), action.to_owned())) {
+                missing.push(format!("{tool} {action}: no success scenario"));
+            }
+        }
+        for action in gated_writes {
+            if !refused.contains(&(tool.to_owned(), (*action).to_owned())) {
+                missing.push(format!(
+                    "{tool} {action}: no read-only scenario refusing it"
+                ));
+            }
+        }
+    }
+    assert_eq!(
+        gated_writes().len(),
+        10,
+        "every gated tool has its writes listed"
+    );
+    assert!(missing.is_empty(), "{}", missing.join("\n"));
+    Ok(())
+}
+
+/// Replays one scenario of `cassette` with `env` and answers the result.
+async fn replay(
+    library: &Library,
+    cassette: &Cassette,
+    scenario: &modyo_lab::Scenario,
+    env: &[(String, String)],
+) -> anyhow::Result<CallToolResult> {
+    let session = Session::start(&library.mount_set(cassette.name())?, env).await?;
+    let result = session
+        .call(&scenario.tool, scenario.arguments.clone())
+        .await;
+    let misses = session.replay().misses();
+    session.close().await;
+    assert!(
+        misses.is_empty(),
+        "{}#{}: {misses:?}",
+        cassette.name(),
+        scenario.name
+    );
+    Ok(result?)
+}
+
+#[tokio::test]
+async fn every_tool_meets_an_upstream_error_and_an_ambiguous_name_reads_pass_read_only_bulk_goes_partial()
+-> anyhow::Result<()> {
+    // Arrange
+    let library = Library::workspace()?;
+    let read_only_env = [("MODYO_READ_ONLY".to_owned(), "true".to_owned())];
+    let mut upstream = std::collections::BTreeSet::new();
+    let mut ambiguous = std::collections::BTreeSet::new();
+    let mut read_in_read_only = std::collections::BTreeSet::new();
+    let mut partial = std::collections::BTreeSet::new();
+    let mut failures = Vec::new();
+    let class = |tool: &str| all_tools().find(|(t, _)| *t == tool).map(|(_, c)| c);
+
+    // One replay per thing to show (the first scenario that shows it); `tests/scenarios.rs`
+    // replays every scenario against its `expect` anyway.
+    for (cassette, scenario) in library.scenarios() {
+        if !ours(cassette) || read_only(scenario) {
+            continue;
+        }
+        let label = format!("{}#{}", cassette.name(), scenario.name);
+        let tool = scenario.tool.as_str();
+        let action = action_of(scenario);
+        let read = class(tool) == Some("read")
+            || (class(tool) == Some("gated") && read_actions(tool).contains(&action.as_str()));
+        match scenario.expect.outcome {
+            Outcome::Error if scenario.expect.code.as_deref() == Some("ambiguous") => {
+                ambiguous.insert(tool.to_owned());
+            }
+            // Act: an error the API caused carries its HTTP status (or is a read-back mismatch
+            // after a 2xx); a local refusal or a resolver miss carries none.
+            Outcome::Error if !upstream.contains(tool) => {
+                let result = replay(&library, cassette, scenario, &[]).await?;
+                let error = check::error(&result).unwrap_or_default();
+                let status = error["status"].as_u64().unwrap_or(0);
+                if status >= 400 || error["code"] == "persisted_mismatch" {
+                    upstream.insert(tool.to_owned());
+                }
+            }
+            // Act: a read (a read tool, or list/get of a gated one) answers the same in
+            // read-only mode.
+            Outcome::Success
+                if read && !read_in_read_only.contains(&(tool.to_owned(), action.clone())) =>
+            {
+                let normal = replay(&library, cassette, scenario, &[]).await?;
+                let gated = replay(&library, cassette, scenario, &read_only_env).await?;
+                if gated.structured_content.is_none()
+                    || normal.structured_content != gated.structured_content
+                {
+                    failures.push(format!(
+                        "{label}: read-only mode answers the read differently"
+                    ));
+                } else {
+                    read_in_read_only.insert((tool.to_owned(), action));
+                }
+            }
+            // Act: a bulk call where some items failed and others did not; an item whose
+            // name matched two entities fails alone with `ambiguous`.
+            Outcome::Success if BULK.contains(&tool) => {
+                let result = replay(&library, cassette, scenario, &[]).await?;
+                let s = result.structured_content.unwrap_or_default();
+                let count = |key: &str| s["data"][key].as_array().map_or(0, Vec::len);
+                if s["state"]["status"] == "partial" {
+                    if count("succeeded") == 0 || count("failed") == 0 {
+                        failures.push(format!("{label}: partial without both sides: {s}"));
+                    } else if s["state"]["affected"] != json!(count("succeeded")) {
+                        failures.push(format!("{label}: affected is not the successes: {s}"));
+                    } else {
+                        partial.insert(tool.to_owned());
+                    }
+                }
+                let failed = s["data"]["failed"].as_array().cloned().unwrap_or_default();
+                if failed.iter().any(|f| f["error"]["code"] == "ambiguous") {
+                    ambiguous.insert(tool.to_owned());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    // Assert
+    for (tool, class) in all_tools() {
+        if !upstream.contains(tool) {
+            failures.push(format!("{tool}: no scenario meets an upstream error"));
+        }
+        if !NOTHING_TO_RESOLVE.contains(&tool) && !ambiguous.contains(tool) {
+            failures.push(format!("{tool}: no ambiguous lookup scenario"));
+        }
+        let reads: &[&str] = match class {
+            "read" => &["-"],
+            "gated" => read_actions(tool),
+            _ => &[],
+        };
+        for read in reads {
+            if !read_in_read_only.contains(&(tool.to_owned(), (*read).to_owned())) {
+                failures.push(format!(
+                    "{tool} {read}: not shown to answer alike in read-only mode"
+                ));
+            }
+        }
+    }
+    for tool in BULK {
+        if !partial.contains(tool) {
+            failures.push(format!("{tool}: no partial failure scenario"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    Ok(())
+}
+
+#[tokio::test]
+async fn validate_reports_structural_faults_as_data_and_counts_what_it_searched()
+-> anyhow::Result<()> {
+    // Arrange: what the cassettes hold for the two originations validated.
+    let library = Library::workspace()?;
+    let cassette = library
+        .get("customers/originations-validate")
+        .expect("the validate cassette");
+    let base = library.get("customers/base").expect("the customers base");
+    let checked = |id: u64| {
+        let path = format!("/api/admin/customers/personas/originations/{id}");
+        let found = base
+            .interactions
+            .iter()
+            .find(|i| i.request.path == path)
+            .unwrap_or_else(|| panic!("{path} in customers/base"));
+        let modyo_lab::cassette::ResponseBody::Json(body) = &found.response.body else {
+            panic!("{path}: a JSON body");
+        };
+        let len = |key: &str| body[key].as_array().map_or(0, Vec::len);
+        len("steps") + len("rules")
+    };
+    let scenario = |name: &str| {
+        cassette
+            .scenarios
+            .iter()
+            .find(|s| s.name == name)
+            .unwrap_or_else(|| panic!("scenario {name}"))
+    };
+
+    for (name, origination, sound) in [("sound", 501, true), ("faults", 502, false)] {
+        // Act
+        let result = replay(&library, cassette, scenario(name), &[]).await?;
+
+        // Assert: a success either way; the faults are the data, each a {code, message} with
+        // the ids involved, and state says how many steps and rules were checked.
+        assert_eq!(check::kind(&result), Kind::Success, "{name}");
+        let s = result.structured_content.expect("structured");
+        let problems = s["data"].as_array().expect("data is the list of problems");
+        assert_eq!(problems.is_empty(), sound, "{name}: {s}");
+        for p in problems {
+            let p = p.as_object().expect("a problem is an object");
+            assert!(p["code"].as_str().is_some_and(|c| !c.is_empty()), "{p:?}");
+            assert!(
+                p["message"].as_str().is_some_and(|m| !m.is_empty()),
+                "{p:?}"
+            );
+            for (key, value) in p {
+                assert!(
+                    ["code", "message"].contains(&key.as_str())
+                        || (key.ends_with("_id") && value.is_u64()),
+                    "{name}: {key} = {value}"
+                );
+            }
+        }
+        assert_eq!(
+            s["state"]["searched"],
+            json!(checked(origination)),
+            "{name}: {s}"
+        );
+        assert_eq!(s["state"]["returned"], json!(problems.len()), "{name}");
+        assert_eq!(s["state"]["complete"], json!(true), "{name}");
+        assert_eq!(s["resource"]["id"], json!(origination), "{name}");
+    }
     Ok(())
 }
