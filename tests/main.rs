@@ -5,6 +5,7 @@
 //! - `channels`: what channels scenarios cannot express (files on disk, no writes when read-only);
 //! - `content`: the content module's classes, read-only gate, coverage, C7 and bulk work;
 //! - `contract`: the contract rules of the foundation through the real server (C1-C21);
+//! - `core_customers`: classes, the read-only gate, fan-out bulk and legacy mode of two modules;
 //! - `errors`: the upstream error table, timeouts, refused connections, malformed bodies;
 //! - `faults`: every fault kind as a C16 error, for every tool class;
 //! - `gate`: the read-only gate and the class pins (C18, C19);
@@ -24,6 +25,7 @@ mod cassettes;
 mod channels;
 mod content;
 mod contract;
+mod core_customers;
 mod errors;
 mod faults;
 mod gate;
