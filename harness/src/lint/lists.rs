@@ -189,6 +189,96 @@ pub const ECHOED_ROOT_TOOLS: &[Entry] = &[
         "channels-account-templates-manage",
         "C15 multi-action root: the API's account template object as persisted, or the listed templates",
     ),
+    // core and customers: every root below is one `schema::echo` of the Modyo object the call
+    // read or persisted (C7 read-back), its known keys declared (C11).
+    entry(
+        "core-users-manage",
+        "C15 multi-action root: the API's admin user object as persisted, or the listed admin users",
+    ),
+    entry(
+        "core-users-upsert",
+        "data is the API's admin user object as persisted",
+    ),
+    entry(
+        "core-groups-manage",
+        "C15 multi-action root: the API's group object as persisted, or the listed groups",
+    ),
+    entry(
+        "core-groups-upsert",
+        "data is the API's group object as persisted",
+    ),
+    entry(
+        "core-members-manage",
+        "C15 multi-action root: the API's team member object as persisted, or the listed members",
+    ),
+    entry(
+        "core-roles-manage",
+        "C15 multi-action root: the API's role object, or the listed roles",
+    ),
+    entry(
+        "core-roles-create",
+        "data is the API's role object as persisted",
+    ),
+    entry(
+        "core-settings-manage",
+        "data is the API's account object (its settings) as persisted",
+    ),
+    entry(
+        "customers-realms-manage",
+        "C15 multi-action root: the API's realm object as persisted, or the listed realms",
+    ),
+    entry(
+        "customers-users-list",
+        "rows are the API's customer user objects",
+    ),
+    entry(
+        "customers-users-upsert",
+        "data is the API's customer user object as persisted",
+    ),
+    entry(
+        "customers-segments-manage",
+        "C15 multi-action root: the API's segment object as persisted, or the listed segments",
+    ),
+    entry(
+        "customers-datasets-manage",
+        "C15 multi-action root: the API's data set object as persisted, or the listed data sets",
+    ),
+    entry(
+        "customers-datasets-copy",
+        "data is the API's data set object of the copy, as persisted",
+    ),
+    entry(
+        "customers-forms-manage",
+        "C15 multi-action root: the API's form object as persisted, or the listed forms",
+    ),
+    entry(
+        "customers-forms-copy",
+        "data is the API's form object of the copy, as persisted",
+    ),
+    entry(
+        "customers-submissions-list",
+        "rows are the API's form submission objects",
+    ),
+    entry(
+        "customers-originations-manage",
+        "C15 multi-action root: the API's origination object as persisted, or the listed originations",
+    ),
+    entry(
+        "customers-originations-copy",
+        "data is the API's origination object of the copy, as persisted",
+    ),
+    entry(
+        "customers-originations-steps-edit",
+        "C15 multi-action root: the API's step as persisted, or the origination with its steps (one echo of both key sets)",
+    ),
+    entry(
+        "customers-originations-steps-clone",
+        "data is the API's step object of the clone, as persisted",
+    ),
+    entry(
+        "customers-originations-rules-edit",
+        "data is the API's rule object as persisted",
+    ),
 ];
 
 /// C10 debt: roots the server builds but cannot enumerate. Empty: keep it so.
