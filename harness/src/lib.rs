@@ -9,10 +9,13 @@
 //! - [`cassette`]: format v1, strict loading, `include` resolution, the deterministic writer;
 //! - [`replay`]: exact-match replay through wiremock, loud misses with near-miss diagnostics;
 //! - [`check`]: what every tool result must satisfy, as a client sees it (C1, C2, C8, C16-C18);
+//! - [`corrupt`]: a test-only fault that makes one tool's results break their schema, to prove
+//!   strict clients would catch it;
 //! - [`fixtures`]: deterministic generators of synthetic cassettes (`modyo-lab generate`);
 //! - [`session`]: in-process sessions (replay + server + client over a duplex) and the
 //!   cassette library with mount sets, for tests, the lab and the lint;
-//! - [`serve`]: the offline server (`modyo-lab serve`): every cassette mounted, MCP on stdio.
+//! - [`serve`]: the offline server (`modyo-lab serve`): every cassette mounted, MCP on stdio or
+//!   streamable HTTP.
 //!
 //! # Example
 //!
@@ -30,6 +33,7 @@
 
 pub mod cassette;
 pub mod check;
+pub mod corrupt;
 pub mod fixtures;
 pub mod replay;
 pub mod serve;

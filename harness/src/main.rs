@@ -4,7 +4,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use modyo_lab::fixtures::{self, FixtureSet};
-use modyo_lab::serve::{self, ServeOptions};
+use modyo_lab::serve::{self, Offline, ServeOptions};
+use modyo_mcp::{HttpArgs, HttpListener};
 
 fn generate(set: FixtureSet, root: &std::path::Path, check: bool) -> anyhow::Result<()> {
     if check {
@@ -20,6 +21,20 @@ fn generate(set: FixtureSet, root: &std::path::Path, check: bool) -> anyhow::Res
     Ok(())
 }
 
+/// `modyo-lab serve`: stdio, or streamable HTTP with the URL announced on stderr.
+async fn serve(options: ServeOptions, http: &HttpArgs) -> anyhow::Result<()> {
+    let Some(http) = http.options()? else {
+        return Ok(serve::run_stdio(options).await?);
+    };
+    let listener = HttpListener::bind(http).await?;
+    let offline = Offline::start(&options).await?;
+    eprintln!("modyo-lab: MCP over streamable HTTP at {}", listener.url());
+    offline
+        .serve_http(listener, modyo_mcp::http::termination())
+        .await?;
+    Ok(())
+}
+
 #[derive(Parser)]
 #[command(
     version,
@@ -32,8 +47,14 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Serve MCP on stdio, answering from cassettes instead of a Modyo account.
-    Serve(ServeOptions),
+    /// Serve MCP on stdio (or streamable HTTP with --http), answering from cassettes instead of
+    /// a Modyo account.
+    Serve {
+        #[command(flatten)]
+        options: ServeOptions,
+        #[command(flatten)]
+        http: HttpArgs,
+    },
     /// Write a deterministic fixture set into the cassettes directory (`--check`: only compare).
     Generate {
         /// The fixture set.
@@ -58,9 +79,7 @@ async fn main() -> ExitCode {
         .with_ansi(false)
         .init();
     let result = match Cli::parse().command {
-        Command::Serve(options) => serve::run_stdio(options.env(std::env::vars()))
-            .await
-            .map_err(Into::into),
+        Command::Serve { options, http } => serve(options.env(std::env::vars()), &http).await,
         Command::Generate {
             set,
             cassettes,
