@@ -1,20 +1,27 @@
 //! Workspace integration tests: one binary, one module per topic.
 //!
 //! - `binary`: the production binary's configuration errors and public mode;
+//! - `cancellation`: `notifications/cancelled` stops upstream work; 64 concurrent calls on one
+//!   session, over the duplex and over HTTP;
 //! - `cassettes`: every cassette under `cassettes/` loads, resolves and says where it is from;
 //! - `contract`: the contract rules of the foundation through the real server (C1-C21);
 //! - `errors`: the upstream error table, timeouts, refused connections, malformed bodies;
-//! - `python_client`: the strict Python `mcp` client through every scenario;
+//! - `http`: the streamable HTTP transport (same answers as stdio, DNS-rebinding protection,
+//!   loopback only, both binaries with `--http`);
+//! - `peers`: the strict peers as programs (Python `mcp`, TypeScript SDK, MCP Inspector CLI,
+//!   conformance suite) through every scenario, and each rejecting an invalid output;
 //! - `replay`: exact matching, sequences, shadowing, response fidelity, loud misses;
 //! - `scenarios`: every cassette scenario through the real server, against its expectation;
 //! - `serve`: the offline server over an in-process duplex and as a child process;
 //! - `widgets`: the widgets module (public mode, catalogue, resources, scaffold, validate).
 
 mod binary;
+mod cancellation;
 mod cassettes;
 mod contract;
 mod errors;
-mod python_client;
+mod http;
+mod peers;
 mod replay;
 mod scenarios;
 mod serve;
