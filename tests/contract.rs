@@ -257,21 +257,42 @@ async fn a_delete_without_confirmation_is_cancelled_through_control() {
     session.close().await;
 }
 
+/// Every string value under a schema (the `enum` options of an `action`, however nested).
+fn strings_in(schema: &Value, out: &mut Vec<String>) {
+    match schema {
+        Value::String(s) => out.push(s.clone()),
+        Value::Array(items) => items.iter().for_each(|v| strings_in(v, out)),
+        Value::Object(map) => map
+            .iter()
+            .filter(|(k, _)| k.as_str() != "description" && k.as_str() != "type")
+            .for_each(|(_, v)| strings_in(v, out)),
+        _ => {}
+    }
+}
+
 #[tokio::test]
 async fn classes_follow_read_only_hints_and_actions() {
     let session = pilot("content/sucursales/base", &[]).await;
     for tool in session.tools().await.unwrap() {
         let read_only = tool.annotations.as_ref().and_then(|a| a.read_only_hint);
         let gated = tool.name.ends_with("-manage");
-        let has_action = tool
+        // C19 decides from the `action` options: a multi-action tool without a read action
+        // (`content-entries-bulk`, `channels-pages-widget`) is a mutation, not gated.
+        let mut options = Vec::new();
+        if let Some(action) = tool
             .input_schema
             .get("properties")
             .and_then(|p| p.get("action"))
-            .is_some();
+        {
+            strings_in(action, &mut options);
+        }
+        let has_read_action = options
+            .iter()
+            .any(|o| modyo_mcp::contract::class::is_read_action(o));
         assert_eq!(
             gated,
-            has_action && read_only == Some(false),
-            "{}: gated tools are the -manage ones with actions",
+            has_read_action && read_only == Some(false),
+            "{}: gated tools are the -manage ones with read actions",
             tool.name
         );
         assert!(read_only.is_some(), "{} declares readOnlyHint", tool.name);

@@ -4,12 +4,15 @@
 //! - `cancellation`: `notifications/cancelled` stops upstream work; 64 concurrent calls on one
 //!   session, over the duplex and over HTTP;
 //! - `cassettes`: every cassette under `cassettes/` loads, resolves and says where it is from;
+//! - `content`: the content module's classes, read-only gate, coverage, C7 and bulk work;
 //! - `contract`: the contract rules of the foundation through the real server (C1-C21);
 //! - `errors`: the upstream error table, timeouts, refused connections, malformed bodies;
 //! - `http`: the streamable HTTP transport (same answers as stdio, DNS-rebinding protection,
 //!   loopback only, both binaries with `--http`);
 //! - `peers`: the strict peers as programs (Python `mcp`, TypeScript SDK, MCP Inspector CLI,
 //!   conformance suite) through every scenario, and each rejecting an invalid output;
+//! - `record`: record mode against a local fake upstream, every VCR mode, redaction with a
+//!   canary, ordered repeats, latency, `cassettes check`, the drift check, the CLI;
 //! - `replay`: exact matching, sequences, shadowing, response fidelity, loud misses;
 //! - `scenarios`: every cassette scenario through the real server, against its expectation;
 //! - `serve`: the offline server over an in-process duplex and as a child process;
@@ -18,10 +21,12 @@
 mod binary;
 mod cancellation;
 mod cassettes;
+mod content;
 mod contract;
 mod errors;
 mod http;
 mod peers;
+mod record;
 mod replay;
 mod scenarios;
 mod serve;

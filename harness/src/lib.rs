@@ -14,6 +14,10 @@
 //! - [`fixtures`]: deterministic generators of synthetic cassettes (`modyo-lab generate`);
 //! - [`session`]: in-process sessions (replay + server + client over a duplex) and the
 //!   cassette library with mount sets, for tests, the lab and the lint;
+//! - [`record`]: record mode (a redacting proxy to a live account, VCR's modes, the drift
+//!   check) behind `modyo-lab record`;
+//! - [`lifecycle`]: `modyo-lab cassettes check` (parse, redaction, provenance, usage, unused
+//!   interactions);
 //! - [`serve`]: the offline server (`modyo-lab serve`): every cassette mounted, MCP on stdio or
 //!   streamable HTTP.
 //!
@@ -35,6 +39,8 @@ pub mod cassette;
 pub mod check;
 pub mod corrupt;
 pub mod fixtures;
+pub mod lifecycle;
+pub mod record;
 pub mod replay;
 pub mod serve;
 pub mod session;

@@ -4,8 +4,43 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use modyo_lab::fixtures::{self, FixtureSet};
+use modyo_lab::lifecycle::{self, CheckOptions};
+use modyo_lab::record::{self, Format, RecordOptions};
 use modyo_lab::serve::{self, Offline, ServeOptions};
 use modyo_mcp::{HttpArgs, HttpListener};
+
+/// Prints a report on stdout; an unsuccessful report makes the command fail.
+fn print_report(text: &str, ok: bool, what: &str) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(text.as_bytes())?;
+    if !text.ends_with('\n') {
+        stdout.write_all(b"\n")?;
+    }
+    stdout.flush()?;
+    anyhow::ensure!(ok, "{what}: problems found (see the report)");
+    Ok(())
+}
+
+async fn record(options: RecordOptions) -> anyhow::Result<()> {
+    let options = options.live_from_env(std::env::vars())?;
+    let report = record::run(&options).await?;
+    let text = match options.format {
+        Format::Text => report.to_text(),
+        Format::Json => report.to_json(),
+    };
+    print_report(&text, report.ok, "record")
+}
+
+async fn check_cassettes(mut options: CheckOptions) -> anyhow::Result<()> {
+    options.token = std::env::var("MODYO_TOKEN").ok().filter(|t| !t.is_empty());
+    let report = lifecycle::check(&options).await?;
+    let text = match options.format {
+        Format::Text => report.to_text(),
+        Format::Json => report.to_json(),
+    };
+    print_report(&text, report.ok, "cassettes check")
+}
 
 fn generate(set: FixtureSet, root: &std::path::Path, check: bool) -> anyhow::Result<()> {
     if check {
@@ -66,6 +101,19 @@ enum Command {
         #[arg(long)]
         check: bool,
     },
+    /// Record tool calls against the live account (MODYO_URL, MODYO_TOKEN) into a cassette,
+    /// redacted; or, with `--mode none --diff`, report how the live API drifted from it.
+    Record(Box<RecordOptions>),
+    /// Cassette lifecycle commands.
+    #[command(subcommand)]
+    Cassettes(CassettesCommand),
+}
+
+#[derive(Subcommand)]
+enum CassettesCommand {
+    /// Every cassette parses, is redacted, has provenance and is used by some scenario
+    /// (`--fail-on-unused`: and every interaction is played by some scenario).
+    Check(CheckOptions),
 }
 
 #[tokio::main]
@@ -85,6 +133,8 @@ async fn main() -> ExitCode {
             cassettes,
             check,
         } => generate(set, &cassettes, check),
+        Command::Record(options) => record(*options).await,
+        Command::Cassettes(CassettesCommand::Check(options)) => check_cassettes(options).await,
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -53,6 +53,9 @@ pub struct ServeOptions {
         hide = true
     )]
     pub corrupt_output: Option<String>,
+    /// Answer at once, ignoring the latency recorded as `delay_ms`.
+    #[arg(long)]
+    pub ignore_latency: bool,
     /// Server environment (`MODYO_READ_ONLY`, `MODYO_MCP_MODULES`...). `MODYO_URL` and
     /// `MODYO_TOKEN` are ignored: the offline server sets both.
     #[arg(skip)]
@@ -66,6 +69,7 @@ impl ServeOptions {
             cassettes: cassettes.into(),
             include_tags: Vec::new(),
             corrupt_output: None,
+            ignore_latency: false,
             env: Vec::new(),
         }
     }
@@ -141,7 +145,12 @@ impl Offline {
     /// Loads and mounts the cassettes and builds the server (does not serve yet).
     pub async fn start(options: &ServeOptions) -> Result<Offline, ServeError> {
         let cassettes = select(Cassette::load_all(&options.cassettes)?, options)?;
-        let replay = ReplayServer::start(ReplayOptions::default().allow_repeats(true)).await;
+        let replay = ReplayServer::start(
+            ReplayOptions::default()
+                .allow_repeats(true)
+                .ignore_latency(options.ignore_latency),
+        )
+        .await;
         replay.mount(&cassettes).await?;
         tracing::info!(
             cassettes = cassettes.len(),

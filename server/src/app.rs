@@ -1,8 +1,10 @@
-//! The state shared by every call: configuration, the platform identity, the Modyo client.
+//! The state shared by every call: configuration, the platform identity, the Modyo client,
+//! and the registry of the background jobs this instance started.
 
 use crate::config::Config;
 use crate::contract::Platform;
 use crate::modyo::{ModyoClient, SetupError};
+use crate::tools::content::jobs::JobRegistry;
 
 /// Shared by every call of one server instance.
 #[derive(Debug)]
@@ -10,6 +12,8 @@ pub(crate) struct App {
     pub(crate) config: Config,
     pub(crate) platform: Platform,
     pub(crate) client: Option<ModyoClient>,
+    /// Jobs started by `content-entries-bulk`, read by `content-jobs-manage list`.
+    pub(crate) jobs: JobRegistry,
 }
 
 impl App {
@@ -23,6 +27,7 @@ impl App {
             config,
             platform,
             client,
+            jobs: JobRegistry::default(),
         })
     }
 }

@@ -25,6 +25,20 @@ pub fn default_dir() -> PathBuf {
     }
 }
 
+/// The names of every cassette file under `root` (recursively, sorted), without loading
+/// them: the walk of [`Cassette::load_all`], for tools that report each broken file.
+pub fn names(root: &Path) -> Result<Vec<String>, CassetteError> {
+    if !root.is_dir() {
+        return Err(CassetteError::MissingRoot {
+            path: root.to_owned(),
+        });
+    }
+    let mut names = Vec::new();
+    walk(root, "", &mut names)?;
+    names.sort();
+    Ok(names)
+}
+
 /// The file that holds cassette `name` under `root`.
 pub fn path_of(root: &Path, name: &str) -> PathBuf {
     root.join(format!("{name}.json"))

@@ -96,7 +96,8 @@ impl Ledger {
                     Some(sequence) if sequence >= owned_from => {
                         let seq = &mut self.sequences[sequence];
                         seq.responses.push(interaction.response.clone());
-                        seq.templates.push(template(&interaction.response));
+                        seq.templates
+                            .push(template(&interaction.response, self.options));
                         Slot::Played {
                             sequence,
                             position: seq.responses.len() - 1,
@@ -131,7 +132,7 @@ impl Ledger {
                             cassette: cassette.name().to_owned(),
                             first_index: index,
                             responses: vec![interaction.response.clone()],
-                            templates: vec![template(&interaction.response)],
+                            templates: vec![template(&interaction.response, self.options)],
                             played: 0,
                         });
                         created.push(self.sequences.len() - 1);
@@ -181,8 +182,9 @@ pub(crate) fn lock(ledger: &Mutex<Ledger>) -> MutexGuard<'_, Ledger> {
     ledger.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// The wiremock response for a recorded one: status, headers, body, delay.
-fn template(response: &RecordedResponse) -> ResponseTemplate {
+/// The wiremock response for a recorded one: status, headers, body, delay (unless the
+/// options ignore latency).
+fn template(response: &RecordedResponse, options: ReplayOptions) -> ResponseTemplate {
     let mut template = ResponseTemplate::new(response.status);
     let content_type = response.headers.get_ignore_case("content-type");
     for (name, value) in response.headers.iter() {
@@ -209,7 +211,9 @@ fn template(response: &RecordedResponse) -> ResponseTemplate {
         ),
     };
     match response.delay_ms {
-        Some(ms) if ms > 0 => template.set_delay(Duration::from_millis(ms)),
+        Some(ms) if ms > 0 && !options.ignore_latency => {
+            template.set_delay(Duration::from_millis(ms))
+        }
         _ => template,
     }
 }

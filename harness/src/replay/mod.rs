@@ -26,11 +26,12 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
 use wiremock::matchers::any;
-use wiremock::{Mock, MockServer};
+use wiremock::{Match, Mock, MockServer, Request, ResponseTemplate};
 
 pub use diagnose::Miss;
 pub use ledger::MISS_HEADER;
 use ledger::{KeyMatcher, KeyResponder, Ledger, MissResponder, lock};
+pub(crate) use request::RequestKey;
 pub use request::{ReceivedBody, ReceivedRequest};
 
 use crate::cassette::{Cassette, CassetteError};
@@ -45,12 +46,21 @@ pub struct ReplayOptions {
     /// Once a sequence is exhausted, keep answering its last response instead of missing
     /// (the offline server needs this; tests usually do not).
     pub allow_repeats: bool,
+    /// Answer at once, ignoring recorded `delay_ms` (by default replay honours it, for
+    /// realistic timing; lints and bulk replays turn it off).
+    pub ignore_latency: bool,
 }
 
 impl ReplayOptions {
     /// Sets [`ReplayOptions::allow_repeats`].
     pub fn allow_repeats(mut self, allow: bool) -> ReplayOptions {
         self.allow_repeats = allow;
+        self
+    }
+
+    /// Sets [`ReplayOptions::ignore_latency`].
+    pub fn ignore_latency(mut self, ignore: bool) -> ReplayOptions {
+        self.ignore_latency = ignore;
         self
     }
 }
@@ -90,6 +100,19 @@ impl fmt::Display for UnusedInteraction {
             Some(by) => write!(f, "shadowed by {by}"),
             None => f.write_str("never played"),
         }
+    }
+}
+
+/// Matches requests whose `Authorization` is missing or not the expected value.
+struct WrongAuthorization(String);
+
+impl Match for WrongAuthorization {
+    fn matches(&self, request: &Request) -> bool {
+        request
+            .headers
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            != Some(self.0.as_str())
     }
 }
 
@@ -186,6 +209,19 @@ impl ReplayServer {
             "mounted cassettes"
         );
         Ok(())
+    }
+
+    /// Answers `401 {}` (Modyo's answer to a bad token) to every request whose
+    /// `Authorization` header is not exactly `expected`, before any cassette is consulted:
+    /// a replay server that plays a fake Modyo account checking its token. The header is
+    /// compared, never stored or logged.
+    pub async fn require_authorization(&self, expected: &str) {
+        Mock::given(WrongAuthorization(expected.to_owned()))
+            .respond_with(ResponseTemplate::new(401).set_body_json(serde_json::json!({})))
+            .with_priority(1)
+            .named("wrong authorization")
+            .mount(&self.server)
+            .await;
     }
 
     /// The base URI, `http://127.0.0.1:<port>`.

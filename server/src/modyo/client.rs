@@ -125,16 +125,41 @@ impl ModyoClient {
         query: &Query,
         body: Option<&Value>,
     ) -> Result<Value, CmsError> {
-        let url = format!("{}{}", self.base, path);
-        let mut request = self.http.request(method.clone(), &url);
-        if !query.pairs().is_empty() {
-            request = request.query(query.pairs());
-        }
+        let mut request = self.request(&method, path, query);
         if let Some(body) = body {
             request = request
                 .header(CONTENT_TYPE, "application/json")
                 .body(body.to_string());
         }
+        self.execute(method, path, request).await
+    }
+
+    /// Sends a `multipart/form-data` request (asset uploads) and parses the JSON answer.
+    pub async fn send_multipart(
+        &self,
+        method: Method,
+        path: &str,
+        form: reqwest::multipart::Form,
+    ) -> Result<Value, CmsError> {
+        let request = self.request(&method, path, &Query::new()).multipart(form);
+        self.execute(method, path, request).await
+    }
+
+    fn request(&self, method: &Method, path: &str, query: &Query) -> reqwest::RequestBuilder {
+        let url = format!("{}{}", self.base, path);
+        let mut request = self.http.request(method.clone(), &url);
+        if !query.pairs().is_empty() {
+            request = request.query(query.pairs());
+        }
+        request
+    }
+
+    async fn execute(
+        &self,
+        method: Method,
+        path: &str,
+        request: reqwest::RequestBuilder,
+    ) -> Result<Value, CmsError> {
         let started = Instant::now();
         let response = request
             .send()

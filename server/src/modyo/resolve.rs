@@ -28,6 +28,17 @@ impl<'a> Stage<'a> {
         }
     }
 
+    /// A stage with its own predicate (a computed value such as a category's slug path).
+    pub fn when(
+        label: &'static str,
+        test: impl Fn(&Value) -> bool + Send + Sync + 'a,
+    ) -> Stage<'a> {
+        Stage {
+            label,
+            test: Box::new(test),
+        }
+    }
+
     /// A stage matching string `key` against `wanted` without regard to case.
     pub fn caseless(label: &'static str, key: &'a str, wanted: &'a str) -> Stage<'a> {
         Stage {
@@ -60,7 +71,12 @@ pub fn pick<'v>(
                     .collect();
                 return Err(ToolError::new(
                     ErrorCode::Ambiguous,
-                    format!("{what} '{input}' matches {} {what}s by {}; pass the id of the one you mean", many.len(), stage.label),
+                    format!(
+                        "{what} '{input}' matches {} {} by {}; pass the id of the one you mean",
+                        many.len(),
+                        plural(what),
+                        stage.label
+                    ),
                 )
                 .detail("candidates", Value::Array(list)));
             }
@@ -72,6 +88,14 @@ pub fn pick<'v>(
         tried.join(", ")
     ))
     .detail("tried", json!(tried)))
+}
+
+/// `entry` -> `entries`, `space` -> `spaces` (the nouns lookups name).
+fn plural(what: &str) -> String {
+    match what.strip_suffix('y') {
+        Some(stem) if !stem.ends_with(['a', 'e', 'o', 'u']) => format!("{stem}ies"),
+        _ => format!("{what}s"),
+    }
 }
 
 /// Whether an identifier is all digits (and so an id).
@@ -130,6 +154,14 @@ mod tests {
             .unwrap_err();
         assert_eq!(err.code(), ErrorCode::Ambiguous);
         assert_eq!(err.to_value()["candidates"].as_array().unwrap().len(), 2);
+        assert!(
+            err.message().contains("matches 2 spaces"),
+            "{}",
+            err.message()
+        );
+        assert_eq!(plural("category"), "categories");
+        assert_eq!(plural("entry"), "entries");
+        assert_eq!(plural("key"), "keys");
     }
 
     #[test]

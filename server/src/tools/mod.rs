@@ -21,6 +21,7 @@ use crate::modyo::{CmsError, ModyoClient};
 
 pub(crate) mod args;
 pub(crate) mod content;
+pub(crate) mod fanout;
 pub(crate) mod widgets;
 
 /// What a handler returns: an outcome, or a failure.
@@ -212,7 +213,7 @@ pub(crate) async fn persisted(
     client: &ModyoClient,
     response: Value,
     read_path: &str,
-) -> Result<Value, CallError> {
+) -> Result<Value, ToolError> {
     if response.is_object() {
         return Ok(response);
     }

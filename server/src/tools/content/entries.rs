@@ -1,4 +1,5 @@
-//! Content entries: `content-entries-list` (the projection pilot, C14) and `content-entries-get`.
+//! Content entries: `content-entries-list` (the projection pilot, C14) and `content-entries-get`;
+//! the writes live in [`write`] (`-manage`, `-upsert`) and [`bulk`] (`-bulk`).
 //!
 //! The list endpoint returns admin metadata, never field values. With `fields`, the server
 //! reads every entry of the requested page (bounded concurrency, in page order), reads each
@@ -14,7 +15,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::types::fetch_type;
-use super::{Need, Space, resolve_space};
+use super::{Need, Space, id_key, read_one, resolve_space};
 use crate::config::Module;
 use crate::contract::schema::{self, Kind};
 use crate::contract::{Coverage, ErrorCode, Reply, Resource, ToolClass, ToolError, legacy};
@@ -23,6 +24,13 @@ use crate::modyo::resolve::{Stage, is_id, is_uuid, pick};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::Paging;
 use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
+
+mod bulk;
+mod write;
+
+pub(crate) use bulk::bulk_tool;
+pub(in crate::tools::content) use write::copied_field_values;
+pub(crate) use write::{manage_tool, upsert_tool};
 
 /// Entry status filter.
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
@@ -236,13 +244,6 @@ impl FieldMap {
     }
 }
 
-fn id_key(value: &Value) -> String {
-    match value {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
 async fn project(
     client: &ModyoClient,
     space: &Space,
@@ -386,9 +387,17 @@ fn pick_fields(detail: &Value, fields: Option<&FieldMap>, wanted: &[String]) -> 
     out
 }
 
+/// The field kinds whose values are asset references.
+const ASSET_KINDS: [&str; 5] = ["asset", "file", "image", "asset_list", "media"];
+
+/// Whether a field kind holds asset references.
+fn is_asset_kind(kind: &str) -> bool {
+    ASSET_KINDS.contains(&kind)
+}
+
 /// Assets become `{name, url}`: by field kind, or by shape (an object with a `url` and a file).
 fn reduce_assets(value: Value, kind: &str) -> Value {
-    let asset_kind = matches!(kind, "asset" | "file" | "image" | "asset_list" | "media");
+    let asset_kind = is_asset_kind(kind);
     match value {
         Value::Array(items) => {
             Value::Array(items.into_iter().map(|v| reduce_assets(v, kind)).collect())
@@ -460,41 +469,66 @@ pub(crate) fn get_tool() -> ToolDef {
 async fn get(call: Call, args: GetArgs) -> ToolResult {
     let client = call.client()?;
     let space = resolve_space(client, &args.space, Need::Id).await?;
-    let input = args.entry.trim();
-    let id = if is_id(input) {
-        input.to_owned()
+    let id = resolve_entry_id(client, &space, &args.entry).await?;
+    let detail = read_entry(client, &space, &id).await?;
+    let (data, resource) = present(client, &space, &detail, None).await?;
+    Ok(Reply::new(data)
+        .resource(resource)
+        .legacy(call.mode, || detail)
+        .into())
+}
+
+/// The id of an entry named by id (no request), uuid or slug (a filtered walk of the list).
+pub(crate) async fn resolve_entry_id(
+    client: &ModyoClient,
+    space: &Space,
+    input: &str,
+) -> Result<String, ToolError> {
+    let input = input.trim();
+    if is_id(input) {
+        return Ok(input.to_owned());
+    }
+    let (key, label) = if is_uuid(input) {
+        ("uuid", "uuid")
     } else {
-        let (key, label) = if is_uuid(input) {
-            ("uuid", "uuid")
-        } else {
-            ("slug", "slug")
-        };
-        let filter = Query::new().push(key, input);
-        let (rows, _) = walk(
-            client,
-            &format!("{}/entries", space.path()),
-            "entries",
-            &filter,
-        )
-        .await?;
-        let row = pick("entry", input, &rows, &[Stage::exact(label, key, input)])?;
-        row.get("id").map(id_key).unwrap_or_default()
+        ("slug", "slug")
     };
-    let detail = client
-        .get(&format!("{}/entries/{id}", space.path()), &Query::new())
-        .await
-        .map_err(|e| {
-            let not_found = e.is_not_found();
-            let error = ToolError::from(e);
-            if not_found {
-                error.with_message(format!(
-                    "entry {id} not found in space {}; call content-entries-list to see its entries",
-                    space.id
-                ))
-            } else {
-                error
-            }
-        })?;
+    let filter = Query::new().push(key, input);
+    let (rows, _) = walk(
+        client,
+        &format!("{}/entries", space.path()),
+        "entries",
+        &filter,
+    )
+    .await?;
+    let row = pick("entry", input, &rows, &[Stage::exact(label, key, input)])?;
+    Ok(row.get("id").map(id_key).unwrap_or_default())
+}
+
+/// `GET .../entries/{id}`, with a 404 that says what to call next.
+pub(crate) async fn read_entry(
+    client: &ModyoClient,
+    space: &Space,
+    id: &str,
+) -> Result<Value, ToolError> {
+    read_one(client, &format!("{}/entries/{id}", space.path()), || {
+        format!(
+            "entry {id} not found in space {}; call content-entries-list to see its entries",
+            space.id
+        )
+    })
+    .await
+}
+
+/// An entry detail as `data` (the API object without `field_values` and `json`, with every
+/// field value once, by name, under `fields`) and its `resource`. `known_type` saves the type
+/// read when the caller already has it.
+pub(crate) async fn present(
+    client: &ModyoClient,
+    space: &Space,
+    detail: &Value,
+    known_type: Option<&Value>,
+) -> Result<(Value, Resource), ToolError> {
     let fields = match detail.pointer("/json/fields").and_then(Value::as_object) {
         Some(by_name) => by_name.clone(),
         None => match detail
@@ -503,26 +537,28 @@ async fn get(call: Call, args: GetArgs) -> ToolResult {
             .map(id_key)
         {
             Some(type_id) => {
-                let map = FieldMap::of(&fetch_type(client, &space, &type_id).await?);
+                let known = known_type
+                    .filter(|t| t.get("id").map(id_key).as_deref() == Some(type_id.as_str()));
+                let content_type = match known {
+                    Some(t) => t.clone(),
+                    None => fetch_type(client, space, &type_id).await?,
+                };
+                let map = FieldMap::of(&content_type);
                 let names: Vec<String> = map.names.iter().cloned().collect();
-                pick_fields(&detail, Some(&map), &names)
+                pick_fields(detail, Some(&map), &names)
             }
             None => Map::new(),
         },
     };
-    let resource = Resource::from_object("entry", &detail, Some("slug"));
-    let legacy_detail = (call.mode == crate::contract::Mode::Legacy).then(|| detail.clone());
+    let resource = Resource::from_object("entry", detail, Some("slug"));
     let mut data = match detail {
-        Value::Object(map) => map,
+        Value::Object(map) => map.clone(),
         _ => Map::new(),
     };
     data.remove("field_values");
     data.remove("json");
     data.insert("fields".into(), Value::Object(fields));
-    Ok(Reply::new(Value::Object(data))
-        .resource(resource)
-        .legacy(call.mode, || legacy_detail.unwrap_or_default())
-        .into())
+    Ok((Value::Object(data), resource))
 }
 
 #[cfg(test)]

@@ -1,18 +1,23 @@
 //! The content module: spaces, types, entries, assets, categories and jobs.
 //!
 //! Everything hangs off a space; [`resolve_space`] turns the `space` argument (an id, a uid or
-//! a name) into one space and the `resource` that echoes it (C4).
+//! a name) into one space and the `resource` that echoes it (C4). The helpers below are the
+//! pieces every content tool shares: reading one object with an actionable `not_found`, the
+//! unconfirmed-delete `control`, and the id of an API object.
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
-use crate::contract::{Resource, ToolError};
+use crate::contract::{Control, ErrorCode, Outcome, Resource, ToolError};
 use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, is_id, pick};
 use crate::modyo::{ModyoClient, Query};
 
 use super::ToolDef;
 
+mod assets;
+mod categories;
 mod entries;
+pub(crate) mod jobs;
 mod spaces;
 mod types;
 
@@ -22,10 +27,69 @@ pub(crate) fn tools() -> Vec<ToolDef> {
         spaces::list_tool(),
         spaces::get_tool(),
         spaces::manage_tool(),
+        spaces::copy_tool(),
+        types::list_tool(),
         types::get_tool(),
+        types::manage_tool(),
+        types::upsert_tool(),
+        types::copy_tool(),
         entries::list_tool(),
         entries::get_tool(),
+        entries::manage_tool(),
+        entries::upsert_tool(),
+        entries::bulk_tool(),
+        assets::list_tool(),
+        assets::get_tool(),
+        assets::manage_tool(),
+        assets::bulk_tool(),
+        categories::list_tool(),
+        categories::get_tool(),
+        categories::manage_tool(),
+        jobs::manage_tool(),
     ]
+}
+
+/// `GET path`, with a 404 turned into a `not_found` that says what to call next.
+pub(crate) async fn read_one(
+    client: &ModyoClient,
+    path: &str,
+    not_found: impl FnOnce() -> String,
+) -> Result<Value, ToolError> {
+    client.get(path, &Query::new()).await.map_err(|e| {
+        let missing = e.is_not_found();
+        let error = ToolError::from(e);
+        if missing {
+            error.with_message(not_found())
+        } else {
+            error
+        }
+    })
+}
+
+/// The `control` answer of a delete-type action called without `confirmDelete: true` (C18),
+/// decided before any request is sent.
+pub(crate) fn unconfirmed(tool: &str, action: &str) -> Outcome {
+    let control = Control::cancelled_unconfirmed(tool, action);
+    let legacy = json!({"message": control.message(), "action": "cancelled"});
+    Outcome::Control { control, legacy }
+}
+
+/// An API id as a map key or path segment: numbers and strings alike, without quotes.
+pub(crate) fn id_key(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The numeric `id` of an API object, or `invalid_upstream_response` naming what lacked it.
+pub(crate) fn numeric_id(object: &Value, what: &str) -> Result<u64, ToolError> {
+    object.get("id").and_then(Value::as_u64).ok_or_else(|| {
+        ToolError::new(
+            ErrorCode::InvalidUpstreamResponse,
+            format!("the API returned {what} without a numeric id"),
+        )
+    })
 }
 
 pub(crate) const SPACES: &str = "/api/admin/content/spaces";

@@ -1,0 +1,344 @@
+//! `content-entries-bulk`: up to 100 entries in one request.
+//!
+//! `create` posts `{target_locale?, entries: [...]}` to `.../entries/bulk?bulk_action=create`
+//! (documented: drafts, 202 `{"job_id"}`); the other actions post `{"entry_ids": [...]}` with
+//! `bulk_action` set to the action (synthetic). A 202 job is recorded in the server's job
+//! registry and answered with `data.job_id`, `state.status: queued`, `state.pending: true`, and
+//! nothing else: nothing has run yet (`content-jobs-manage get` follows it). A 200 where a job
+//! was expected is reported directly, with `state.affected` only when the body counts.
+
+use std::collections::BTreeMap;
+
+use reqwest::Method;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::super::jobs::{JobRecord, item_errors, item_errors_schema};
+use super::super::types::fetch_type;
+use super::super::{Need, Space, categories, numeric_id, resolve_space, unconfirmed};
+use super::write::encode_fields;
+use crate::config::Module;
+use crate::contract::schema::{strict, string};
+use crate::contract::{ErrorCode, PostCondition, Reply, ToolClass, ToolError};
+use crate::modyo::resolve::{is_id, is_uuid};
+use crate::modyo::{ModyoClient, Query};
+use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
+
+/// The most items one bulk request takes.
+const MAX_ITEMS: usize = 100;
+
+/// Actions of `content-entries-bulk`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Action {
+    Create,
+    Publish,
+    Unpublish,
+    Archive,
+    Delete,
+}
+
+impl Action {
+    fn as_str(self) -> &'static str {
+        match self {
+            Action::Create => "create",
+            Action::Publish => "publish",
+            Action::Unpublish => "unpublish",
+            Action::Archive => "archive",
+            Action::Delete => "delete",
+        }
+    }
+}
+
+/// One entry to create.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub(crate) struct NewEntry {
+    /// Content type id or uid.
+    #[serde(rename = "type")]
+    content_type: String,
+    /// Name.
+    name: String,
+    /// Slug.
+    slug: Option<String>,
+    /// Tags.
+    tags: Option<Vec<String>>,
+    /// Category id or slug path.
+    category: Option<String>,
+    /// uuid of an existing entry: creates its translation in target_locale.
+    uuid: Option<String>,
+    /// Field values by name; asset fields take an asset uuid.
+    fields: Option<Map<String, Value>>,
+}
+
+/// Arguments of `content-entries-bulk`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct BulkArgs {
+    /// create, publish, unpublish, archive or delete.
+    action: Action,
+    /// Space id, uid or name.
+    space: String,
+    /// create: the entries (1 to 100), made as drafts.
+    #[schemars(length(min = 1, max = 100))]
+    entries: Option<Vec<NewEntry>>,
+    /// create: locale of the new entries (default: the space's).
+    target_locale: Option<String>,
+    /// publish, unpublish, archive, delete: entry ids or uuids (1 to 100).
+    #[schemars(length(min = 1, max = 100))]
+    ids: Option<Vec<String>>,
+    /// Must be true for delete.
+    #[serde(rename = "confirmDelete")]
+    confirm_delete: Option<bool>,
+}
+
+fn bulk_schema() -> Value {
+    strict(
+        &[("job_id", string()), ("errors", item_errors_schema())],
+        &[],
+    )
+}
+
+pub(crate) fn bulk_tool() -> ToolDef {
+    tool("content-entries-bulk", Module::Content, ToolClass::Mutation)
+        .describe(
+            "Create (as drafts), publish, unpublish, archive or delete up to 100 entries in one request. The API runs \
+it as a background job: data.job_id, state.status queued, state.pending true; follow it with content-jobs-manage \
+get (wait_s). delete needs confirmDelete: true.",
+        )
+        .data(bulk_schema())
+        .state()
+        .control()
+        .handle(bulk)
+}
+
+async fn bulk(call: Call, args: BulkArgs) -> ToolResult {
+    if args.action == Action::Delete && args.confirm_delete != Some(true) {
+        return Ok(unconfirmed("content-entries-bulk", "delete"));
+    }
+    let client = call.client()?;
+    let (body, items) = match args.action {
+        Action::Create => {
+            let entries = args.entries.as_deref().unwrap_or_default();
+            if entries.is_empty() || args.ids.is_some() {
+                return Err(CallError::Arguments(
+                    "create takes entries (1 to 100), not ids".into(),
+                ));
+            }
+            let space = resolve_space(client, &args.space, Need::Id).await?;
+            let body = create_body(client, &space, entries, args.target_locale.as_deref()).await?;
+            (
+                send(&call, &space, Action::Create, body).await?,
+                entries.len(),
+            )
+        }
+        action => {
+            let ids = args.ids.as_deref().unwrap_or_default();
+            if ids.is_empty() || args.entries.is_some() {
+                return Err(CallError::Arguments(format!(
+                    "{} takes ids (1 to 100 entry ids or uuids), not entries",
+                    action.as_str()
+                )));
+            }
+            let entry_ids = ids
+                .iter()
+                .map(|id| entry_ref(id))
+                .collect::<Result<Vec<_>, _>>()?;
+            let space = resolve_space(client, &args.space, Need::Id).await?;
+            let body = json!({"entry_ids": entry_ids});
+            (send(&call, &space, action, body).await?, ids.len())
+        }
+    };
+    Ok(answer(&call, args.action, body, items).into())
+}
+
+/// An entry id as the bulk body sends it: a number for an id, a string for a uuid.
+fn entry_ref(input: &str) -> Result<Value, CallError> {
+    let input = input.trim();
+    if is_id(input)
+        && let Ok(id) = input.parse::<u64>()
+    {
+        return Ok(Value::from(id));
+    }
+    if is_uuid(input) {
+        return Ok(Value::from(input));
+    }
+    Err(CallError::Arguments(format!(
+        "'{input}' is neither an entry id nor a uuid (bulk actions do not look slugs up)"
+    )))
+}
+
+/// The create body: each entry's type and category resolved once, its values encoded by name.
+async fn create_body(
+    client: &ModyoClient,
+    space: &Space,
+    entries: &[NewEntry],
+    target_locale: Option<&str>,
+) -> Result<Value, ToolError> {
+    if entries.len() > MAX_ITEMS {
+        return Err(ToolError::invalid_parameters(format!(
+            "{} entries; one bulk request takes at most {MAX_ITEMS}",
+            entries.len()
+        )));
+    }
+    let mut types: BTreeMap<&str, Value> = BTreeMap::new();
+    let mut categories: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut items = Vec::with_capacity(entries.len());
+    for (index, entry) in entries.iter().enumerate() {
+        let at = |e: ToolError| e.context(format!("entries[{index}]"));
+        let type_key = entry.content_type.trim();
+        if !types.contains_key(type_key) {
+            let content_type = fetch_type(client, space, type_key).await.map_err(at)?;
+            types.insert(type_key, content_type);
+        }
+        let content_type = &types[type_key];
+        let mut item = Map::new();
+        item.insert(
+            "content_type_id".into(),
+            Value::from(numeric_id(content_type, "a content type").map_err(at)?),
+        );
+        if let Some(uuid) = &entry.uuid {
+            if !is_uuid(uuid.trim()) {
+                return Err(at(ToolError::invalid_parameters(format!(
+                    "uuid '{uuid}' is not a uuid"
+                ))));
+            }
+            item.insert("uuid".into(), Value::from(uuid.trim()));
+        }
+        item.insert("name".into(), Value::from(entry.name.clone()));
+        if let Some(slug) = &entry.slug {
+            item.insert("slug".into(), Value::from(slug.clone()));
+        }
+        if let Some(tags) = &entry.tags {
+            item.insert("tags".into(), json!(tags));
+        }
+        if let Some(category) = entry.category.as_deref().map(str::trim) {
+            if !categories.contains_key(category) {
+                let id = categories::resolve_id(client, space, category)
+                    .await
+                    .map_err(at)?;
+                categories.insert(category, id);
+            }
+            item.insert("category_id".into(), Value::from(categories[category]));
+        }
+        if let Some(fields) = &entry.fields {
+            let encoded = encode_fields(content_type, fields).map_err(at)?;
+            item.insert("field_values".into(), Value::Array(encoded.field_values));
+        }
+        items.push(Value::Object(item));
+    }
+    let mut body = Map::new();
+    if let Some(locale) = target_locale {
+        body.insert("target_locale".into(), Value::from(locale));
+    }
+    body.insert("entries".into(), Value::Array(items));
+    Ok(Value::Object(body))
+}
+
+/// Posts the bulk request; a job it starts is recorded in the server's registry.
+async fn send(call: &Call, space: &Space, action: Action, body: Value) -> Result<Value, CallError> {
+    let client = call.client()?;
+    let items = body
+        .get("entries")
+        .or_else(|| body.get("entry_ids"))
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    let query = Query::new().push("bulk_action", action.as_str());
+    let response = client
+        .send(
+            Method::POST,
+            &format!("{}/entries/bulk", space.path()),
+            &query,
+            Some(&body),
+        )
+        .await?;
+    if let Some(job_id) = response.get("job_id").and_then(Value::as_str) {
+        call.app.jobs.record(JobRecord {
+            job_id: job_id.to_owned(),
+            action: action.as_str().to_owned(),
+            space_id: space.id,
+            items,
+            status: "queued".into(),
+            affected: None,
+        });
+    } else if action == Action::Create && !response.is_object() {
+        return Err(ToolError::new(
+            ErrorCode::InvalidUpstreamResponse,
+            "the bulk create answered without a job_id or a result object",
+        )
+        .into());
+    }
+    Ok(response)
+}
+
+/// The reply: a queued job, or the result a 200 reported directly.
+fn answer(call: &Call, action: Action, response: Value, items: usize) -> Reply {
+    if let Some(job_id) = response.get("job_id").and_then(Value::as_str) {
+        let job_id = job_id.to_owned();
+        let legacy_id = job_id.clone();
+        return Reply::new(json!({"job_id": job_id}))
+            .state(PostCondition::status("queued").pending(true))
+            .legacy(call.mode, || {
+                json!({
+                    "message": format!("Bulk {} of {items} entries queued", action.as_str()),
+                    "action": "queued",
+                    "jobId": legacy_id,
+                })
+            });
+    }
+    let errors = item_errors(response.get("errors"));
+    let affected = response
+        .get("affected")
+        .or_else(|| response.get("count"))
+        .and_then(Value::as_u64)
+        .map(|n| n as usize)
+        .or_else(|| {
+            response
+                .get("entries")
+                .and_then(Value::as_array)
+                .map(Vec::len)
+        });
+    let status = match (errors.is_empty(), affected) {
+        (true, _) => "completed",
+        (false, Some(0)) => "failed",
+        (false, _) => "partial",
+    };
+    let mut post = PostCondition::status(status);
+    if let Some(affected) = affected {
+        post = post.affected(affected);
+    }
+    let mut data = Map::new();
+    if !errors.is_empty() {
+        data.insert("errors".into(), Value::Array(errors));
+    }
+    Reply::new(Value::Object(data))
+        .state(post)
+        .legacy(call.mode, || {
+            json!({
+                "message": format!("Bulk {} of {items} entries done", action.as_str()),
+                "action": action.as_str(),
+                "result": response,
+            })
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bulk_refs_are_ids_or_uuids() {
+        assert_eq!(entry_ref("1000042").unwrap(), json!(1000042));
+        assert_eq!(
+            entry_ref("512b62d6-2cc7-42af-82d0-bf6c2e4b8c1a").unwrap(),
+            json!("512b62d6-2cc7-42af-82d0-bf6c2e4b8c1a")
+        );
+        assert!(entry_ref("sucursal-centro").is_err());
+    }
+
+    #[test]
+    fn the_schema_is_strict_and_has_no_union() {
+        let s = bulk_schema();
+        assert_eq!(s["additionalProperties"], json!(false));
+        assert!(!s.to_string().contains("anyOf"));
+    }
+}

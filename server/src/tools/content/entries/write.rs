@@ -1,0 +1,931 @@
+//! Entry writes: `content-entries-manage` (list, get, create, update, delete, publish,
+//! unpublish, archive, clone) and `content-entries-upsert` (by slug, type and locale).
+//!
+//! Field values are given by name and sent as `field_values: [{field_id, type, value}]`
+//! through the entry's content type; a name the type does not have fails with
+//! `unknown_fields` before anything is sent. Asset fields take an asset uuid (or an object
+//! carrying one); anything else is refused locally. What a write reports is read back (C7):
+//! the API's answer when it carries the field values, else a re-read.
+//!
+//! Decision (C7, "a string persisted where an asset reference belonged must surface as a
+//! visible error in the same call"): when an asset field the call set comes back as a plain
+//! string (or missing), the call fails with `persisted_mismatch`. The write did happen, so the
+//! error says so and carries the entry's identifiers and the persisted values (`entry`,
+//! `fields`), for the agent to repair it. A success with a flag in `state` would be read as
+//! "done" by a client that only looks at `isError`.
+
+use reqwest::Method;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::super::categories;
+use super::super::types::fetch_type;
+use super::super::{Need, Space, id_key, numeric_id, resolve_space, unconfirmed};
+use super::{
+    Status, entry_schema, is_asset_kind, minimal, present, read_entry, resolve_entry_id, row_schema,
+};
+use crate::config::Module;
+use crate::contract::schema;
+use crate::contract::{Coverage, ErrorCode, PostCondition, Reply, ToolClass, ToolError, legacy};
+use crate::modyo::list::walk;
+use crate::modyo::resolve::is_uuid;
+use crate::modyo::{ModyoClient, Query};
+use crate::tools::args::{Paging, any_given};
+use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
+
+/// A value as a write sends it: asset kinds take the asset's uuid (an asset list, a list of
+/// them); other kinds are sent as given.
+pub(in crate::tools::content) fn write_value(kind: &str, value: &Value) -> Result<Value, String> {
+    if !is_asset_kind(kind) {
+        return Ok(value.clone());
+    }
+    let one = |v: &Value| -> Result<Value, String> {
+        match v {
+            Value::Null => Ok(Value::Null),
+            Value::String(s) if is_uuid(s.trim()) => Ok(Value::from(s.trim())),
+            Value::Object(o) => match o.get("uuid").and_then(Value::as_str) {
+                Some(uuid) if is_uuid(uuid) => Ok(Value::from(uuid)),
+                _ => Err("an asset object without its uuid".to_owned()),
+            },
+            Value::String(s) => Err(format!("'{s}', which is not an asset uuid")),
+            other => Err(format!("{other}, which is not an asset uuid")),
+        }
+    };
+    match value {
+        Value::Array(items) => items
+            .iter()
+            .map(one)
+            .collect::<Result<Vec<_>, _>>()
+            .map(Value::Array),
+        other => one(other),
+    }
+}
+
+/// `field_values` for the given values by name, and the asset fields set to a value (their
+/// `(field_id, name)`, checked after the write).
+pub(in crate::tools::content) struct Encoded {
+    pub(in crate::tools::content) field_values: Vec<Value>,
+    assets: Vec<(String, String)>,
+}
+
+/// Encodes values by name through the content type.
+pub(in crate::tools::content) fn encode_fields(
+    content_type: &Value,
+    fields: &Map<String, Value>,
+) -> Result<Encoded, ToolError> {
+    let defined: Vec<(&str, &Value, &str)> = content_type
+        .get("fields")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|f| {
+            Some((
+                f.get("name")?.as_str()?,
+                f.get("id")?,
+                f.get("type").and_then(Value::as_str).unwrap_or(""),
+            ))
+        })
+        .collect();
+    let unknown: Vec<&String> = fields
+        .keys()
+        .filter(|name| !defined.iter().any(|(n, _, _)| n == name))
+        .collect();
+    if !unknown.is_empty() {
+        let available: Vec<&str> = defined.iter().map(|(n, _, _)| *n).collect();
+        return Err(ToolError::new(
+            ErrorCode::UnknownFields,
+            format!(
+                "unknown field name(s): {}. Fields of the content type: {}",
+                unknown
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                available.join(", ")
+            ),
+        )
+        .detail("unknown", json!(unknown))
+        .detail("available", json!(available)));
+    }
+    let mut encoded = Encoded {
+        field_values: Vec::new(),
+        assets: Vec::new(),
+    };
+    for (name, value) in fields {
+        let Some((_, id, kind)) = defined.iter().find(|(n, _, _)| n == name) else {
+            continue;
+        };
+        let sent = write_value(kind, value).map_err(|why| {
+            ToolError::invalid_parameters(format!(
+                "field '{name}' is an {kind} field and got {why}; pass the uuid of an asset of this space (content-assets-list), or null"
+            ))
+        })?;
+        if is_asset_kind(kind) && !sent.is_null() {
+            encoded.assets.push((id_key(id), name.clone()));
+        }
+        encoded
+            .field_values
+            .push(json!({"field_id": id, "type": kind, "value": sent}));
+    }
+    Ok(encoded)
+}
+
+/// The persisted value of a field in an entry detail: `field_values` by id, else `json.fields`.
+fn persisted_value<'d>(detail: &'d Value, field_id: &str, name: &str) -> Option<&'d Value> {
+    detail
+        .get("field_values")
+        .and_then(Value::as_array)
+        .and_then(|values| {
+            values
+                .iter()
+                .find(|fv| fv.get("field_id").map(id_key).as_deref() == Some(field_id))
+        })
+        .and_then(|fv| fv.get("value"))
+        .or_else(|| detail.pointer("/json/fields").and_then(|f| f.get(name)))
+}
+
+/// C7: every asset field the write set must hold an asset reference after it, not a string.
+fn check_assets(detail: &Value, encoded: &Encoded) -> Result<(), ToolError> {
+    let broken: Vec<Value> = encoded
+        .assets
+        .iter()
+        .filter_map(|(id, name)| {
+            let value = persisted_value(detail, id, name);
+            let holds_reference = match value {
+                Some(Value::Object(_)) => true,
+                Some(Value::Array(items)) => items.iter().all(Value::is_object),
+                _ => false,
+            };
+            (!holds_reference)
+                .then(|| json!({"field": name, "persisted": value.cloned().unwrap_or(Value::Null)}))
+        })
+        .collect();
+    if broken.is_empty() {
+        return Ok(());
+    }
+    let names: Vec<&str> = broken
+        .iter()
+        .filter_map(|b| b.get("field").and_then(Value::as_str))
+        .collect();
+    let id = detail.get("id").cloned().unwrap_or(Value::Null);
+    Err(ToolError::new(
+        ErrorCode::PersistedMismatch,
+        format!(
+            "entry {id} was saved, but asset field(s) {} did not persist as asset references (the API kept a plain string or nothing); the entry now holds broken asset values. Set them again with the uuid of an asset of this space (content-assets-list), or null to clear them",
+            names.join(", ")
+        ),
+    )
+    .detail(
+        "entry",
+        json!({"id": id, "uuid": detail.get("uuid"), "slug": detail.get("slug")}),
+    )
+    .detail("fields", Value::Array(broken)))
+}
+
+/// The entry as persisted after a write: the answer when it carries field values, else a
+/// re-read (an empty or summary answer says nothing about them).
+async fn persisted_entry(
+    client: &ModyoClient,
+    space: &Space,
+    response: Value,
+    id: &str,
+) -> Result<Value, ToolError> {
+    let complete = response.get("field_values").is_some_and(Value::is_array)
+        || response.pointer("/json/fields").is_some();
+    if complete {
+        return Ok(response);
+    }
+    let id = response
+        .get("id")
+        .map(id_key)
+        .unwrap_or_else(|| id.to_owned());
+    read_entry(client, space, &id).await
+}
+
+/// Whether the persisted entry is published: its `published` flag, else its `status`.
+fn published_of(detail: &Value) -> Option<bool> {
+    match detail.get("published") {
+        Some(Value::Bool(b)) => Some(*b),
+        _ => detail
+            .get("status")
+            .and_then(Value::as_str)
+            .map(|s| s == "published"),
+    }
+}
+
+/// The write's reply: the entry as `content-entries-get` shows it, its resource, and the
+/// post-condition read from it.
+async fn write_reply(
+    call: &Call,
+    space: &Space,
+    detail: Value,
+    content_type: Option<&Value>,
+    status: &str,
+    message: &str,
+) -> ToolResult {
+    let client = call.client()?;
+    let (data, resource) = present(client, space, &detail, content_type).await?;
+    let mut post = PostCondition::status(status);
+    if let Some(published) = published_of(&detail) {
+        post = post.published(published);
+    }
+    Ok(Reply::new(data)
+        .resource(resource)
+        .state(post)
+        .legacy(call.mode, || {
+            legacy::write(status, message, "entry", detail)
+        })
+        .into())
+}
+
+/// What a create or update sets, besides the type.
+struct EntryFields<'a> {
+    name: Option<&'a str>,
+    slug: Option<&'a str>,
+    tags: Option<&'a Vec<String>>,
+    category: Option<&'a str>,
+    locale: Option<&'a str>,
+    fields: Option<&'a Map<String, Value>>,
+}
+
+/// The body of an entry create or update, and what it sets in asset fields.
+async fn entry_body(
+    client: &ModyoClient,
+    space: &Space,
+    content_type: Option<&Value>,
+    given: &EntryFields<'_>,
+) -> Result<(Value, Encoded), ToolError> {
+    let mut body = Map::new();
+    if let Some(name) = given.name {
+        body.insert("name".into(), Value::from(name));
+    }
+    if let Some(slug) = given.slug {
+        body.insert("slug".into(), Value::from(slug));
+    }
+    if let Some(tags) = given.tags {
+        body.insert("tags".into(), json!(tags));
+    }
+    if let Some(locale) = given.locale {
+        body.insert("locale".into(), Value::from(locale));
+    }
+    if let Some(category) = given.category {
+        let id = categories::resolve_id(client, space, category).await?;
+        body.insert("category_id".into(), Value::from(id));
+    }
+    let encoded = match (given.fields, content_type) {
+        (Some(fields), Some(content_type)) => encode_fields(content_type, fields)?,
+        _ => Encoded {
+            field_values: Vec::new(),
+            assets: Vec::new(),
+        },
+    };
+    if given.fields.is_some() {
+        body.insert(
+            "field_values".into(),
+            Value::Array(encoded.field_values.clone()),
+        );
+    }
+    Ok((Value::Object(body), encoded))
+}
+
+/// Actions of `content-entries-manage`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Action {
+    List,
+    Get,
+    Create,
+    Update,
+    Delete,
+    Publish,
+    Unpublish,
+    Archive,
+    Clone,
+}
+
+impl Action {
+    fn as_str(self) -> &'static str {
+        match self {
+            Action::List => "list",
+            Action::Get => "get",
+            Action::Create => "create",
+            Action::Update => "update",
+            Action::Delete => "delete",
+            Action::Publish => "publish",
+            Action::Unpublish => "unpublish",
+            Action::Archive => "archive",
+            Action::Clone => "clone",
+        }
+    }
+}
+
+/// Arguments of `content-entries-manage`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct ManageArgs {
+    /// list, get (default), create, update, delete, publish, unpublish, archive or clone.
+    action: Option<Action>,
+    /// Space id, uid or name.
+    space: String,
+    /// Entry id, uuid or slug (all but list and create).
+    entry: Option<String>,
+    #[serde(flatten)]
+    paging: Paging,
+    /// Content type id or uid (create); list: filter by type uid.
+    #[serde(rename = "type")]
+    content_type: Option<String>,
+    /// list: only entries in this status.
+    status: Option<Status>,
+    /// list: full-text filter on names.
+    query: Option<String>,
+    /// Name (create, update, clone).
+    name: Option<String>,
+    /// Slug (create, update, clone).
+    slug: Option<String>,
+    /// Tags (create, update).
+    tags: Option<Vec<String>>,
+    /// Category id or slug path (create, update).
+    category: Option<String>,
+    /// Locale (create; default: the space's).
+    locale: Option<String>,
+    /// Field values by name (create, update); asset fields take an asset uuid.
+    fields: Option<Map<String, Value>>,
+    /// Must be true for delete.
+    #[serde(rename = "confirmDelete")]
+    confirm_delete: Option<bool>,
+    /// Accepted for compatibility; writes are always read back.
+    verify: Option<bool>,
+}
+
+fn manage_schema() -> Value {
+    let mut data = entry_schema();
+    data["properties"]["entries"] = schema::array(row_schema());
+    data
+}
+
+pub(crate) fn manage_tool() -> ToolDef {
+    tool("content-entries-manage", Module::Content, ToolClass::Gated)
+        .describe(
+            "List, get, create, update, delete, publish, unpublish, archive or clone entries. list: data.entries \
+(minimal rows) + coverage; other actions: data is the entry as persisted, field values by name under fields \
+(asset fields take an asset uuid); state.status and state.published are read back. delete needs confirmDelete: true.",
+        )
+        .data(manage_schema())
+        .resource()
+        .state()
+        .actions(
+            &["list", "get"],
+            &[
+                "create",
+                "update",
+                "delete",
+                "publish",
+                "unpublish",
+                "archive",
+                "clone",
+            ],
+        )
+        .handle(manage)
+}
+
+async fn manage(call: Call, args: ManageArgs) -> ToolResult {
+    let writes = any_given(&[
+        args.name.is_some(),
+        args.slug.is_some(),
+        args.tags.is_some(),
+        args.category.is_some(),
+        args.locale.is_some(),
+        args.fields.is_some(),
+    ]);
+    let action = match args.action {
+        Some(action) => action,
+        None if writes => {
+            return Err(CallError::Arguments(
+                "action is required when name, slug, tags, category, locale or fields are given (create or update)".into(),
+            ));
+        }
+        None => Action::Get,
+    };
+    let _ = args.verify;
+    if action == Action::Delete && args.confirm_delete != Some(true) {
+        return Ok(unconfirmed("content-entries-manage", "delete"));
+    }
+    let client = call.client()?;
+    let need_entry = || {
+        args.entry.as_deref().ok_or_else(|| {
+            CallError::Arguments(format!(
+                "{} needs entry (id, uuid or slug)",
+                action.as_str()
+            ))
+        })
+    };
+    let given = EntryFields {
+        name: args.name.as_deref(),
+        slug: args.slug.as_deref(),
+        tags: args.tags.as_ref(),
+        category: args.category.as_deref(),
+        locale: args.locale.as_deref(),
+        fields: args.fields.as_ref(),
+    };
+    match action {
+        Action::List => {
+            let space = resolve_space(client, &args.space, Need::Object).await?;
+            let query = Query::new()
+                .page(args.paging.page, args.paging.per_page)
+                .push_opt("type_uid", args.content_type.as_deref())
+                .push_opt("status", args.status.map(Status::as_str))
+                .push_opt("query", args.query.as_deref());
+            let page = client
+                .list(&format!("{}/entries", space.path()), "entries", &query)
+                .await?;
+            let coverage = Coverage::page(page.items.len(), page.meta.as_ref());
+            let rows: Vec<Value> = page.items.iter().map(minimal).collect();
+            let legacy_rows = Value::Array(page.items);
+            Ok(Reply::new(json!({"entries": rows}))
+                .resource(space.resource())
+                .state(coverage)
+                .legacy(call.mode, || {
+                    legacy::list("entries", legacy_rows, page.raw_meta.as_ref())
+                })
+                .into())
+        }
+        Action::Get => {
+            let space = resolve_space(client, &args.space, Need::Id).await?;
+            let id = resolve_entry_id(client, &space, need_entry()?).await?;
+            let detail = read_entry(client, &space, &id).await?;
+            let (data, resource) = present(client, &space, &detail, None).await?;
+            Ok(Reply::new(data)
+                .resource(resource)
+                .legacy(call.mode, || detail)
+                .into())
+        }
+        Action::Create => {
+            let (Some(type_input), Some(_)) = (args.content_type.as_deref(), args.name.as_deref())
+            else {
+                return Err(CallError::Arguments(
+                    "create needs type (id or uid) and name".into(),
+                ));
+            };
+            let space = resolve_space(client, &args.space, Need::Id).await?;
+            let content_type = fetch_type(client, &space, type_input).await?;
+            let (mut body, encoded) =
+                entry_body(client, &space, Some(&content_type), &given).await?;
+            body["content_type_id"] = Value::from(numeric_id(&content_type, "a content type")?);
+            let response = client
+                .send(
+                    Method::POST,
+                    &format!("{}/entries", space.path()),
+                    &Query::new(),
+                    Some(&body),
+                )
+                .await?;
+            let detail = persisted_entry(client, &space, response, "").await?;
+            check_assets(&detail, &encoded)?;
+            write_reply(
+                &call,
+                &space,
+                detail,
+                Some(&content_type),
+                "created",
+                "Entry created successfully",
+            )
+            .await
+        }
+        Action::Update => {
+            if args.locale.is_some() {
+                return Err(CallError::Arguments(
+                    "update cannot change an entry's locale; a translation is a create (content-entries-bulk create with the entry's uuid and target_locale)".into(),
+                ));
+            }
+            if !writes {
+                return Err(CallError::Arguments(
+                    "update needs at least one of name, slug, tags, category, fields".into(),
+                ));
+            }
+            let space = resolve_space(client, &args.space, Need::Id).await?;
+            let id = resolve_entry_id(client, &space, need_entry()?).await?;
+            let path = format!("{}/entries/{id}", space.path());
+            // The type maps field names to ids; it is read only when fields are set.
+            let content_type = match &args.fields {
+                Some(_) => {
+                    let current = read_entry(client, &space, &id).await?;
+                    let type_id = current.get("content_type_id").map(id_key).ok_or_else(|| {
+                        ToolError::new(
+                            ErrorCode::InvalidUpstreamResponse,
+                            format!(
+                                "entry {id} has no content_type_id; its fields cannot be named"
+                            ),
+                        )
+                    })?;
+                    Some(fetch_type(client, &space, &type_id).await?)
+                }
+                None => None,
+            };
+            let update = EntryFields {
+                locale: None,
+                ..given
+            };
+            let (body, encoded) =
+                entry_body(client, &space, content_type.as_ref(), &update).await?;
+            let response = client
+                .send(Method::PUT, &path, &Query::new(), Some(&body))
+                .await?;
+            let detail = persisted_entry(client, &space, response, &id).await?;
+            check_assets(&detail, &encoded)?;
+            write_reply(
+                &call,
+                &space,
+                detail,
+                content_type.as_ref(),
+                "updated",
+                "Entry updated successfully",
+            )
+            .await
+        }
+        Action::Delete => {
+            let space = resolve_space(client, &args.space, Need::Id).await?;
+            let id = resolve_entry_id(client, &space, need_entry()?).await?;
+            let detail = read_entry(client, &space, &id).await?;
+            client
+                .send(
+                    Method::DELETE,
+                    &format!("{}/entries/{id}", space.path()),
+                    &Query::new(),
+                    None,
+                )
+                .await?;
+            let resource = crate::contract::Resource::from_object("entry", &detail, Some("slug"));
+            Ok(Reply::new(Value::Null)
+                .resource(resource)
+                .state(PostCondition::status("deleted"))
+                .legacy(call.mode, || {
+                    json!({"message": "Entry permanently deleted", "action": "deleted", "entryId": id})
+                })
+                .into())
+        }
+        Action::Publish | Action::Unpublish | Action::Archive => {
+            let space = resolve_space(client, &args.space, Need::Id).await?;
+            let id = resolve_entry_id(client, &space, need_entry()?).await?;
+            let response = client
+                .send(
+                    Method::POST,
+                    &format!("{}/entries/{id}/{}", space.path(), action.as_str()),
+                    &Query::new(),
+                    None,
+                )
+                .await?;
+            let detail = persisted_entry(client, &space, response, &id).await?;
+            // C7: the status the entry ended in, as the API reads it back (a space with team
+            // review can leave a published entry pending), never the action's name.
+            let fallback = match action {
+                Action::Publish => "published",
+                Action::Unpublish => "unpublished",
+                _ => "archived",
+            };
+            let status = detail
+                .get("status")
+                .and_then(Value::as_str)
+                .unwrap_or(fallback)
+                .to_owned();
+            let message = format!("Entry {fallback} successfully");
+            write_reply(&call, &space, detail, None, &status, &message).await
+        }
+        Action::Clone => {
+            let space = resolve_space(client, &args.space, Need::Id).await?;
+            let id = resolve_entry_id(client, &space, need_entry()?).await?;
+            let source = read_entry(client, &space, &id).await?;
+            let body = clone_body(&source, args.name.as_deref(), args.slug.as_deref())?;
+            let response = client
+                .send(
+                    Method::POST,
+                    &format!("{}/entries", space.path()),
+                    &Query::new(),
+                    Some(&body),
+                )
+                .await?;
+            let detail = persisted_entry(client, &space, response, "").await?;
+            write_reply(
+                &call,
+                &space,
+                detail,
+                None,
+                "created",
+                "Entry cloned successfully",
+            )
+            .await
+        }
+    }
+}
+
+/// The create body of a copy of `source`: its type, tags, category, locale and field values
+/// (asset objects sent as their uuid), with a new name and slug.
+pub(in crate::tools::content) fn clone_body(
+    source: &Value,
+    name: Option<&str>,
+    slug: Option<&str>,
+) -> Result<Value, ToolError> {
+    let text = |key: &str| source.get(key).and_then(Value::as_str).unwrap_or("");
+    let name = name.map_or_else(|| format!("{} (copy)", text("name")), str::to_owned);
+    let slug = slug.map_or_else(|| format!("{}-copy", text("slug")), str::to_owned);
+    let mut body = Map::new();
+    body.insert(
+        "content_type_id".into(),
+        source
+            .get("content_type_id")
+            .cloned()
+            .unwrap_or(Value::Null),
+    );
+    body.insert("name".into(), Value::from(name));
+    body.insert("slug".into(), Value::from(slug));
+    for key in ["tags", "category_id", "locale"] {
+        if let Some(value) = source.get(key).filter(|v| !v.is_null()) {
+            body.insert(key.into(), value.clone());
+        }
+    }
+    body.insert(
+        "field_values".into(),
+        Value::Array(copied_field_values(source, |id| Some(id.clone()))?),
+    );
+    Ok(Value::Object(body))
+}
+
+/// The field values of an entry detail ready to be sent again, with each field id passed
+/// through `map_id` (identity for a clone; old to new for a copy into another space). Values
+/// whose field has no counterpart are left out.
+pub(in crate::tools::content) fn copied_field_values(
+    source: &Value,
+    map_id: impl Fn(&Value) -> Option<Value>,
+) -> Result<Vec<Value>, ToolError> {
+    let mut out = Vec::new();
+    for fv in source
+        .get("field_values")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let (Some(id), Some(kind)) = (fv.get("field_id"), fv.get("type").and_then(Value::as_str))
+        else {
+            continue;
+        };
+        let Some(new_id) = map_id(id) else { continue };
+        let value = write_value(kind, fv.get("value").unwrap_or(&Value::Null)).map_err(|why| {
+            ToolError::new(
+                ErrorCode::InvalidUpstreamResponse,
+                format!(
+                    "field {id} of entry {} holds {why}",
+                    source.get("id").cloned().unwrap_or(Value::Null)
+                ),
+            )
+        })?;
+        out.push(json!({"field_id": new_id, "type": kind, "value": value}));
+    }
+    Ok(out)
+}
+
+/// Arguments of `content-entries-upsert`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct UpsertArgs {
+    /// Space id, uid or name.
+    space: String,
+    /// Content type id or uid.
+    #[serde(rename = "type")]
+    content_type: String,
+    /// Slug: the natural key, with type and locale.
+    slug: String,
+    /// Locale (default: the space's); needed when the slug exists in several locales.
+    locale: Option<String>,
+    /// Name (required to create).
+    name: Option<String>,
+    /// Tags.
+    tags: Option<Vec<String>>,
+    /// Category id or slug path.
+    category: Option<String>,
+    /// Field values by name; asset fields take an asset uuid.
+    fields: Option<Map<String, Value>>,
+    /// Accepted for compatibility; writes are always read back.
+    verify: Option<bool>,
+}
+
+pub(crate) fn upsert_tool() -> ToolDef {
+    tool("content-entries-upsert", Module::Content, ToolClass::Mutation)
+        .describe(
+            "Create or update an entry by slug (with type and locale). data is the entry as persisted, field values by \
+name under fields; state.status created or updated, state.published read back.",
+        )
+        .data(entry_schema())
+        .resource()
+        .state()
+        .handle(upsert)
+}
+
+async fn upsert(call: Call, args: UpsertArgs) -> ToolResult {
+    let _ = args.verify;
+    let client = call.client()?;
+    let space = resolve_space(client, &args.space, Need::Id).await?;
+    let content_type = fetch_type(client, &space, &args.content_type).await?;
+    let type_id = numeric_id(&content_type, "a content type")?;
+    let slug = args.slug.trim();
+    let mut filter = Query::new().push("slug", slug);
+    if let Some(uid) = content_type.get("uid").and_then(Value::as_str) {
+        filter = filter.push("type_uid", uid);
+    }
+    if let Some(locale) = &args.locale {
+        filter = filter.push("locale", locale);
+    }
+    let (rows, _) = walk(
+        client,
+        &format!("{}/entries", space.path()),
+        "entries",
+        &filter,
+    )
+    .await?;
+    // The API's filters may match loosely: keep exact slug, type and locale matches only.
+    let found: Vec<&Value> = rows
+        .iter()
+        .filter(|r| r.get("slug").and_then(Value::as_str) == Some(slug))
+        .filter(|r| {
+            r.get("content_type_id")
+                .and_then(Value::as_u64)
+                .is_none_or(|t| t == type_id)
+        })
+        .filter(
+            |r| match (&args.locale, r.get("locale").and_then(Value::as_str)) {
+                (Some(wanted), Some(locale)) => wanted == locale,
+                _ => true,
+            },
+        )
+        .collect();
+    let given = EntryFields {
+        name: args.name.as_deref(),
+        slug: Some(slug),
+        tags: args.tags.as_ref(),
+        category: args.category.as_deref(),
+        locale: args.locale.as_deref(),
+        fields: args.fields.as_ref(),
+    };
+    match found.as_slice() {
+        [] => {
+            if args.name.is_none() {
+                return Err(CallError::Arguments(format!(
+                    "no entry of type {type_id} has slug '{slug}'; name is needed to create it"
+                )));
+            }
+            let (mut body, encoded) =
+                entry_body(client, &space, Some(&content_type), &given).await?;
+            body["content_type_id"] = Value::from(type_id);
+            let response = client
+                .send(
+                    Method::POST,
+                    &format!("{}/entries", space.path()),
+                    &Query::new(),
+                    Some(&body),
+                )
+                .await?;
+            let detail = persisted_entry(client, &space, response, "").await?;
+            check_assets(&detail, &encoded)?;
+            write_reply(
+                &call,
+                &space,
+                detail,
+                Some(&content_type),
+                "created",
+                "Entry created successfully",
+            )
+            .await
+        }
+        [existing] => {
+            let id = existing.get("id").map(id_key).unwrap_or_default();
+            let update = EntryFields {
+                locale: None,
+                ..given
+            };
+            let (body, encoded) = entry_body(client, &space, Some(&content_type), &update).await?;
+            let response = client
+                .send(
+                    Method::PUT,
+                    &format!("{}/entries/{id}", space.path()),
+                    &Query::new(),
+                    Some(&body),
+                )
+                .await?;
+            let detail = persisted_entry(client, &space, response, &id).await?;
+            check_assets(&detail, &encoded)?;
+            write_reply(
+                &call,
+                &space,
+                detail,
+                Some(&content_type),
+                "updated",
+                "Entry updated successfully",
+            )
+            .await
+        }
+        many => {
+            let candidates: Vec<Value> = many
+                .iter()
+                .map(|e| json!({"id": e.get("id"), "name": e.get("name"), "locale": e.get("locale")}))
+                .collect();
+            Err(ToolError::new(
+                ErrorCode::Ambiguous,
+                format!(
+                    "{} entries of type {type_id} have slug '{slug}'; pass locale to choose one",
+                    many.len()
+                ),
+            )
+            .detail("candidates", Value::Array(candidates))
+            .into())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const UUID: &str = "0f5c2a8e-6b1d-4c3e-9a7f-2d4e6f8a0b1c";
+
+    fn branch_type() -> Value {
+        json!({"id": 4021, "fields": [
+            {"id": 70001, "name": "title", "type": "text"},
+            {"id": 70029, "name": "facade_photo", "type": "asset"},
+            {"id": 70040, "name": "gallery", "type": "asset_list"}
+        ]})
+    }
+
+    #[test]
+    fn asset_fields_take_uuids_and_refuse_anything_else() {
+        assert_eq!(write_value("asset", &json!(UUID)).unwrap(), json!(UUID));
+        assert_eq!(
+            write_value("asset", &json!({"uuid": UUID, "url": "u"})).unwrap(),
+            json!(UUID)
+        );
+        assert_eq!(
+            write_value("asset_list", &json!([UUID])).unwrap(),
+            json!([UUID])
+        );
+        assert_eq!(write_value("asset", &Value::Null).unwrap(), Value::Null);
+        assert!(
+            write_value("asset", &json!("fachada.jpg"))
+                .unwrap_err()
+                .contains("fachada.jpg")
+        );
+        assert!(write_value("asset", &json!({"name": "x", "url": "u"})).is_err());
+        assert_eq!(
+            write_value("text", &json!("fachada.jpg")).unwrap(),
+            json!("fachada.jpg")
+        );
+    }
+
+    #[test]
+    fn fields_are_encoded_by_name_and_unknown_names_fail() {
+        let mut fields = Map::new();
+        fields.insert("title".into(), json!("Centro"));
+        fields.insert("facade_photo".into(), json!(UUID));
+        let encoded = encode_fields(&branch_type(), &fields).unwrap();
+        assert_eq!(
+            Value::Array(encoded.field_values.clone()),
+            json!([{"field_id": 70001, "type": "text", "value": "Centro"}, {"field_id": 70029, "type": "asset", "value": UUID}])
+        );
+        assert_eq!(
+            encoded.assets,
+            vec![("70029".to_owned(), "facade_photo".to_owned())]
+        );
+        fields.insert("titel".into(), json!("x"));
+        let err = encode_fields(&branch_type(), &fields)
+            .map(|_| ())
+            .unwrap_err();
+        assert_eq!(err.code(), ErrorCode::UnknownFields);
+        assert_eq!(err.to_value()["unknown"], json!(["titel"]));
+    }
+
+    #[test]
+    fn a_string_persisted_in_an_asset_field_is_a_mismatch() {
+        let mut fields = Map::new();
+        fields.insert("facade_photo".into(), json!(UUID));
+        let encoded = encode_fields(&branch_type(), &fields).unwrap();
+        let good = json!({"id": 1, "field_values": [{"field_id": 70029, "type": "asset", "value": {"uuid": UUID, "url": "u"}}]});
+        assert!(check_assets(&good, &encoded).is_ok());
+        let bad = json!({"id": 1, "uuid": "e", "slug": "s", "field_values": [{"field_id": 70029, "type": "asset", "value": UUID}]});
+        let err = check_assets(&bad, &encoded).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::PersistedMismatch);
+        let v = err.to_value();
+        assert_eq!(
+            v["fields"],
+            json!([{"field": "facade_photo", "persisted": UUID}])
+        );
+        assert_eq!(v["entry"]["id"], 1);
+        let missing = json!({"id": 1, "field_values": []});
+        assert!(check_assets(&missing, &encoded).is_err());
+    }
+
+    #[test]
+    fn clones_keep_values_and_send_asset_uuids() {
+        let source = json!({"id": 9, "name": "Centro", "slug": "centro", "content_type_id": 4021, "tags": ["a"], "category_id": null,
+            "field_values": [{"field_id": 70029, "type": "asset", "value": {"uuid": UUID, "url": "u"}}, {"field_id": 70001, "type": "text", "value": "T"}]});
+        assert_eq!(
+            clone_body(&source, None, None).unwrap(),
+            json!({"content_type_id": 4021, "name": "Centro (copy)", "slug": "centro-copy", "tags": ["a"],
+                "field_values": [{"field_id": 70029, "type": "asset", "value": UUID}, {"field_id": 70001, "type": "text", "value": "T"}]})
+        );
+    }
+}

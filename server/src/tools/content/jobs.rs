@@ -1,0 +1,660 @@
+//! Background jobs: `content-jobs-manage` and the in-memory registry of the jobs this server
+//! process started.
+//!
+//! `content-entries-bulk` answers 202 `{"job_id"}` and records the job in the [`JobRegistry`]
+//! of the server instance (in [`crate::app::App`]: no global state, so two servers in one
+//! process never see each other's jobs). `list` answers from that registry alone, the corpus the
+//! server holds whole (C6 case 3); it starts empty after a restart. `get` reads
+//! `GET /api/admin/background_jobs/{uuid}` for any job, registered or not, and with `wait_s`
+//! polls with backoff ([`poll`]) on `tokio::time`, so tests drive it with a paused clock.
+//! `cancel` is the one mutating action (`DELETE`, synthetic path) and reports the status the API
+//! reads back. It needs no `confirmDelete`: it stops work, it deletes no content (decision).
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
+
+use reqwest::Method;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use crate::config::Module;
+use crate::contract::schema::{array, integer, strict, string};
+use crate::contract::{
+    Coverage, ErrorCode, Evidence, PostCondition, Reply, Resource, ToolClass, ToolError, legacy,
+};
+use crate::modyo::resolve::is_uuid;
+use crate::modyo::{ModyoClient, Query};
+use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
+
+/// `/api/admin/background_jobs`.
+const JOBS: &str = "/api/admin/background_jobs";
+/// The longest `wait_s` a `get` accepts.
+pub(crate) const MAX_WAIT_S: u64 = 60;
+/// The first pause between two polls; each following one doubles, up to [`MAX_DELAY`].
+pub(crate) const FIRST_DELAY: Duration = Duration::from_millis(250);
+/// The longest pause between two polls.
+pub(crate) const MAX_DELAY: Duration = Duration::from_secs(5);
+/// How many jobs the registry keeps; older ones are dropped and `list` then says it is not
+/// complete.
+const REGISTRY_CAP: usize = 1000;
+
+/// One job this server started, as `list` reports it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct JobRecord {
+    pub(crate) job_id: String,
+    /// The bulk action that started it (`create`, `publish`, ...).
+    pub(crate) action: String,
+    pub(crate) space_id: u64,
+    /// Items sent in the request.
+    pub(crate) items: usize,
+    /// The last status the server saw (`queued` when started).
+    pub(crate) status: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) affected: Option<usize>,
+}
+
+/// The jobs this server instance started, oldest first (bounded; see [`REGISTRY_CAP`]).
+#[derive(Debug, Default)]
+pub(crate) struct JobRegistry {
+    inner: Mutex<Registry>,
+}
+
+#[derive(Debug, Default)]
+struct Registry {
+    jobs: VecDeque<JobRecord>,
+    dropped: usize,
+}
+
+impl JobRegistry {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Registry> {
+        // A panic elsewhere cannot leave a record half-written: every update is one assignment.
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Records a job that was just started.
+    pub(crate) fn record(&self, job: JobRecord) {
+        let mut registry = self.lock();
+        registry.jobs.retain(|j| j.job_id != job.job_id);
+        registry.jobs.push_back(job);
+        while registry.jobs.len() > REGISTRY_CAP {
+            registry.jobs.pop_front();
+            registry.dropped += 1;
+        }
+    }
+
+    /// Updates the last seen status of a registered job (an unknown id is ignored: `get` also
+    /// reads jobs another process started).
+    pub(crate) fn update(&self, job_id: &str, status: &str, affected: Option<usize>) {
+        let mut registry = self.lock();
+        if let Some(job) = registry.jobs.iter_mut().find(|j| j.job_id == job_id) {
+            job.status = status.to_owned();
+            if affected.is_some() {
+                job.affected = affected;
+            }
+        }
+    }
+
+    /// The registered jobs, oldest first, and how many were dropped to stay bounded.
+    pub(crate) fn snapshot(&self) -> (Vec<JobRecord>, usize) {
+        let registry = self.lock();
+        (registry.jobs.iter().cloned().collect(), registry.dropped)
+    }
+}
+
+/// Where a job is, from the API's `status` word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Queued,
+    Running,
+    Done,
+    Failed,
+    Cancelled,
+    /// A status word the server does not know: reported as is, and not taken as the end.
+    Unknown,
+}
+
+impl Phase {
+    fn of(status: &str) -> Phase {
+        match status.to_ascii_lowercase().as_str() {
+            "queued" | "pending" | "enqueued" | "waiting" | "scheduled" => Phase::Queued,
+            "running" | "in_progress" | "processing" | "working" | "started" => Phase::Running,
+            "completed" | "complete" | "finished" | "done" | "success" | "succeeded" => Phase::Done,
+            "failed" | "failure" | "error" | "errored" => Phase::Failed,
+            "cancelled" | "canceled" | "aborted" | "killed" => Phase::Cancelled,
+            _ => Phase::Unknown,
+        }
+    }
+
+    fn ended(self) -> bool {
+        matches!(self, Phase::Done | Phase::Failed | Phase::Cancelled)
+    }
+}
+
+/// What the server reads in a background job body
+/// (`{uuid, status, progress, total, created: [uuid], errors: {index: [text]}, ...}`).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct JobView {
+    phase: Phase,
+    status: String,
+    progress: Option<u64>,
+    created: Option<Vec<String>>,
+    succeeded: Option<usize>,
+    total: Option<usize>,
+    errors: Vec<Value>,
+}
+
+impl JobView {
+    /// Reads a job body; a body without a `status` word cannot say whether the job ended.
+    pub(crate) fn parse(job: &Value) -> Result<JobView, ToolError> {
+        let status = job
+            .get("status")
+            .and_then(Value::as_str)
+            .ok_or_else(|| {
+                ToolError::new(
+                    ErrorCode::InvalidUpstreamResponse,
+                    "the background job has no status; it cannot tell whether it ended",
+                )
+            })?
+            .to_owned();
+        let count = |key: &str| job.get(key).and_then(Value::as_u64).map(|n| n as usize);
+        let created = job
+            .get("created")
+            .or_else(|| job.get("uuids"))
+            .and_then(Value::as_array)
+            .map(|items| {
+                items
+                    .iter()
+                    .filter_map(|item| match item {
+                        Value::String(uuid) => Some(uuid.clone()),
+                        Value::Object(o) => {
+                            o.get("uuid").and_then(Value::as_str).map(str::to_owned)
+                        }
+                        _ => None,
+                    })
+                    .collect()
+            });
+        let progress = job
+            .get("progress")
+            .and_then(|p| p.as_u64().or_else(|| p.as_f64().map(|f| f.round() as u64)))
+            .map(|p| p.min(100));
+        Ok(JobView {
+            phase: Phase::of(&status),
+            status,
+            progress,
+            created,
+            succeeded: count("succeeded"),
+            total: count("total"),
+            errors: item_errors(job.get("errors")),
+        })
+    }
+
+    /// Whether the job ended (completed, failed or cancelled).
+    pub(crate) fn ended(&self) -> bool {
+        self.phase.ended()
+    }
+
+    /// The items that succeeded: the uuids created, else the API's own count, else the total
+    /// minus the items with errors. `None` when the body says none of these.
+    fn affected(&self) -> Option<usize> {
+        match (&self.created, self.succeeded, self.total) {
+            (Some(created), _, _) => Some(created.len()),
+            (None, Some(succeeded), _) => Some(succeeded),
+            (None, None, Some(total)) => Some(total.saturating_sub(self.errors.len())),
+            (None, None, None) => None,
+        }
+    }
+
+    /// The `state.status` word: `queued`/`running` while it runs; at the end `completed`,
+    /// `partial` (some items failed), `failed` or `cancelled`.
+    pub(crate) fn status(&self) -> String {
+        match self.phase {
+            Phase::Queued => "queued".into(),
+            Phase::Running => "running".into(),
+            Phase::Unknown => self.status.clone(),
+            Phase::Failed => "failed".into(),
+            Phase::Cancelled => "cancelled".into(),
+            Phase::Done if self.errors.is_empty() => "completed".into(),
+            Phase::Done if self.affected() == Some(0) => "failed".into(),
+            Phase::Done => "partial".into(),
+        }
+    }
+
+    /// The post-condition: `pending` while it runs, `status` and `affected` at the end.
+    pub(crate) fn post_condition(&self) -> PostCondition {
+        let post = PostCondition::status(self.status()).pending(!self.ended());
+        match (self.ended(), self.affected()) {
+            (true, Some(affected)) => post.affected(affected),
+            _ => post,
+        }
+    }
+
+    /// `data` of a `get`: `{job_id, progress?, created, errors}` (status lives in `state`).
+    fn data(&self, job_id: &str) -> Value {
+        let mut data = Map::new();
+        data.insert("job_id".into(), Value::from(job_id));
+        if let Some(progress) = self.progress {
+            data.insert("progress".into(), Value::from(progress));
+        }
+        data.insert(
+            "created".into(),
+            json!(self.created.clone().unwrap_or_default()),
+        );
+        data.insert("errors".into(), Value::Array(self.errors.clone()));
+        Value::Object(data)
+    }
+}
+
+/// `errors` keyed by item index (`{"3": ["Slug taken"]}` or `[{index, errors|messages}]`) as
+/// `[{index, errors: [text]}]`, sorted by index.
+pub(crate) fn item_errors(errors: Option<&Value>) -> Vec<Value> {
+    let mut out: Vec<(u64, Vec<String>)> = Vec::new();
+    match errors {
+        Some(Value::Object(by_index)) => {
+            for (index, said) in by_index {
+                if let Ok(index) = index.trim().parse::<u64>() {
+                    out.push((index, texts(said)));
+                }
+            }
+        }
+        Some(Value::Array(items)) => {
+            for item in items {
+                let Some(index) = item.get("index").and_then(Value::as_u64) else {
+                    continue;
+                };
+                let said = item
+                    .get("errors")
+                    .or_else(|| item.get("messages"))
+                    .unwrap_or(&Value::Null);
+                out.push((index, texts(said)));
+            }
+        }
+        _ => {}
+    }
+    out.sort_by_key(|(index, _)| *index);
+    out.into_iter()
+        .map(|(index, errors)| json!({"index": index, "errors": errors}))
+        .collect()
+}
+
+/// The human texts of one item's errors: strings, or `{field, messages}` objects.
+fn texts(said: &Value) -> Vec<String> {
+    match said {
+        Value::String(s) => vec![s.clone()],
+        Value::Array(items) => items
+            .iter()
+            .flat_map(|item| match item {
+                Value::String(s) => vec![s.clone()],
+                Value::Object(o) => {
+                    let field = o.get("field").and_then(Value::as_str).unwrap_or("");
+                    let messages = texts(o.get("messages").unwrap_or(&Value::Null));
+                    messages
+                        .into_iter()
+                        .map(|m| {
+                            if field.is_empty() {
+                                m
+                            } else {
+                                format!("{field}: {m}")
+                            }
+                        })
+                        .collect()
+                }
+                _ => Vec::new(),
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The last body read, what it says, and how many reads it took.
+#[derive(Debug)]
+pub(crate) struct Polled {
+    pub(crate) job: Value,
+    pub(crate) view: JobView,
+    pub(crate) polls: usize,
+}
+
+/// Reads the job with `fetch` until it ends or `wait` has passed, pausing [`FIRST_DELAY`],
+/// then twice as long each time up to [`MAX_DELAY`], never past the deadline; the last read
+/// happens at the deadline. `wait` zero reads once. Time is `tokio::time`, so a paused clock
+/// drives it in tests.
+pub(crate) async fn poll<F, Fut>(wait: Duration, mut fetch: F) -> Result<Polled, ToolError>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<Value, ToolError>>,
+{
+    let deadline = tokio::time::Instant::now() + wait;
+    let mut delay = FIRST_DELAY;
+    let mut polls = 0;
+    loop {
+        let job = fetch().await?;
+        polls += 1;
+        let view = JobView::parse(&job)?;
+        let now = tokio::time::Instant::now();
+        if view.ended() || now >= deadline {
+            return Ok(Polled { job, view, polls });
+        }
+        tokio::time::sleep(delay.min(deadline - now)).await;
+        delay = (delay * 2).min(MAX_DELAY);
+    }
+}
+
+/// `GET /api/admin/background_jobs/{uuid}`, with a 404 that says what to do.
+async fn read_job(client: &ModyoClient, job_id: &str) -> Result<Value, ToolError> {
+    super::read_one(client, &format!("{JOBS}/{job_id}"), || {
+        format!(
+            "background job {job_id} not found; jobs started by this server are listed by content-jobs-manage list"
+        )
+    })
+    .await
+}
+
+/// Actions of `content-jobs-manage`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Action {
+    List,
+    Get,
+    Cancel,
+}
+
+/// Arguments of `content-jobs-manage`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct ManageArgs {
+    /// list, get (default) or cancel.
+    action: Option<Action>,
+    /// Job uuid (get, cancel), as content-entries-bulk returned it.
+    job: Option<String>,
+    /// get: seconds to wait for the job to end, polling with backoff (0 to 60, default 0).
+    #[schemars(range(max = 60))]
+    wait_s: Option<u64>,
+}
+
+fn job_row_schema() -> Value {
+    strict(
+        &[
+            ("job_id", string()),
+            ("action", string()),
+            ("space_id", integer()),
+            ("items", integer()),
+            ("status", string()),
+            ("affected", integer()),
+        ],
+        &["job_id", "action", "space_id", "items", "status"],
+    )
+}
+
+/// `{index, errors: [text]}`: the errors of one item of a bulk request.
+pub(crate) fn item_errors_schema() -> Value {
+    array(strict(
+        &[("index", integer()), ("errors", array(string()))],
+        &["index", "errors"],
+    ))
+}
+
+fn manage_schema() -> Value {
+    strict(
+        &[
+            ("jobs", array(job_row_schema())),
+            ("job_id", string()),
+            (
+                "progress",
+                json!({"type": "integer", "minimum": 0, "maximum": 100}),
+            ),
+            ("created", array(string())),
+            ("errors", item_errors_schema()),
+        ],
+        &[],
+    )
+}
+
+pub(crate) fn manage_tool() -> ToolDef {
+    tool("content-jobs-manage", Module::Content, ToolClass::Gated)
+        .describe(
+            "Follow background jobs of content-entries-bulk. list: data.jobs, the jobs this server process started \
+(in memory, empty after a restart). get: job (uuid), optional wait_s (<=60) polls until the job ends; state.pending \
+while it runs, then state.status completed|partial|failed|cancelled, state.affected, data.created (uuids), \
+data.errors [{index, errors}]. cancel: stops a running job.",
+        )
+        .data(manage_schema())
+        .resource()
+        .state()
+        .actions(&["list", "get"], &["cancel"])
+        .handle(manage)
+}
+
+async fn manage(call: Call, args: ManageArgs) -> ToolResult {
+    let action = args.action.unwrap_or(Action::Get);
+    if action == Action::List {
+        return Ok(list(&call));
+    }
+    let job_id = match args.job.as_deref().map(str::trim) {
+        Some(id) if is_uuid(id) => id.to_owned(),
+        Some(other) => {
+            return Err(CallError::Arguments(format!(
+                "job must be the uuid content-entries-bulk returned (got '{other}')"
+            )));
+        }
+        None => {
+            return Err(CallError::Arguments(
+                "get and cancel need job (the job uuid content-entries-bulk returned)".into(),
+            ));
+        }
+    };
+    if action == Action::Cancel {
+        return cancel(&call, &job_id).await;
+    }
+    let client = call.client()?;
+    let wait = Duration::from_secs(args.wait_s.unwrap_or(0).min(MAX_WAIT_S));
+    let polled = poll(wait, || read_job(client, &job_id)).await?;
+    tracing::debug!(job = %job_id, polls = polled.polls, "job read");
+    let view = polled.view;
+    call.app.jobs.update(
+        &job_id,
+        &view.status(),
+        view.ended().then(|| view.affected()).flatten(),
+    );
+    let job = polled.job;
+    Ok(Reply::new(view.data(&job_id))
+        .resource(Resource::new("job").uuid(job_id))
+        .state(view.post_condition())
+        .legacy(call.mode, || job)
+        .into())
+}
+
+/// `list`: the registry, whole (C6 case 3) unless older jobs were dropped from it.
+fn list(call: &Call) -> crate::contract::Outcome {
+    let (jobs, dropped) = call.app.jobs.snapshot();
+    let returned = jobs.len();
+    let coverage = if dropped == 0 {
+        Coverage::with_evidence(returned, Evidence::WholeCorpus)
+    } else {
+        Coverage::with_evidence(returned, Evidence::Total((returned + dropped) as u64))
+    };
+    let rows = serde_json::to_value(&jobs).unwrap_or_else(|_| json!([]));
+    let legacy_rows = rows.clone();
+    Reply::new(json!({"jobs": rows}))
+        .state(coverage)
+        .legacy(
+            call.mode,
+            || json!({"jobs": legacy_rows, "total": returned}),
+        )
+        .into()
+}
+
+/// `cancel`: `DELETE` the job, then report the status the API reads back (a job that ended
+/// before the cancel arrived says so).
+async fn cancel(call: &Call, job_id: &str) -> ToolResult {
+    let client = call.client()?;
+    let path = format!("{JOBS}/{job_id}");
+    let response = client
+        .send(Method::DELETE, &path, &Query::new(), None)
+        .await?;
+    let job = if response.get("status").is_some() {
+        response
+    } else {
+        read_job(client, job_id).await?
+    };
+    let view = JobView::parse(&job)?;
+    call.app.jobs.update(
+        job_id,
+        &view.status(),
+        view.ended().then(|| view.affected()).flatten(),
+    );
+    Ok(Reply::new(view.data(job_id))
+        .resource(Resource::new("job").uuid(job_id))
+        .state(view.post_condition())
+        .legacy(call.mode, || {
+            legacy::write("cancelled", "Job cancelled", "job", job)
+        })
+        .into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    fn job(status: &str) -> Value {
+        json!({"uuid": "j", "status": status, "progress": 40, "total": 5, "created": ["a", "b"], "errors": {}})
+    }
+
+    #[test]
+    fn a_finished_job_with_item_errors_is_partial_and_counts_successes() {
+        let body = json!({
+            "status": "completed", "progress": 100, "total": 5,
+            "created": ["u1", "u2", "u3", "u4"],
+            "errors": {"3": ["Slug has already been taken"]}
+        });
+        let view = JobView::parse(&body).unwrap();
+        assert_eq!(view.status(), "partial");
+        assert_eq!(
+            serde_json::to_value(view.post_condition()).unwrap(),
+            json!({"status": "partial", "pending": false, "affected": 4})
+        );
+        assert_eq!(
+            view.data("j")["errors"],
+            json!([{"index": 3, "errors": ["Slug has already been taken"]}])
+        );
+    }
+
+    #[test]
+    fn running_jobs_are_pending_without_affected() {
+        let view = JobView::parse(&job("running")).unwrap();
+        assert!(!view.ended());
+        assert_eq!(
+            serde_json::to_value(view.post_condition()).unwrap(),
+            json!({"status": "running", "pending": true})
+        );
+        assert_eq!(
+            JobView::parse(&job("Whatever")).unwrap().status(),
+            "Whatever"
+        );
+        assert!(JobView::parse(&json!({"progress": 1})).is_err());
+    }
+
+    #[test]
+    fn finished_jobs_where_nothing_succeeded_failed() {
+        let body = json!({"status": "finished", "created": [], "errors": [{"index": 0, "messages": [{"field": "name", "messages": ["can't be blank"]}]}]});
+        let view = JobView::parse(&body).unwrap();
+        assert_eq!(view.status(), "failed");
+        assert_eq!(
+            view.data("j")["errors"],
+            json!([{"index": 0, "errors": ["name: can't be blank"]}])
+        );
+        let counted =
+            JobView::parse(&json!({"status": "done", "total": 3, "errors": {"1": "x"}})).unwrap();
+        assert_eq!(counted.affected(), Some(2));
+        assert_eq!(
+            JobView::parse(&json!({"status": "done"}))
+                .unwrap()
+                .affected(),
+            None
+        );
+    }
+
+    /// A fetcher that answers the statuses in order (the last one forever) and counts calls.
+    fn scripted(
+        statuses: &'static [&'static str],
+    ) -> (
+        Arc<AtomicUsize>,
+        impl FnMut() -> std::future::Ready<Result<Value, ToolError>>,
+    ) {
+        let calls = Arc::new(AtomicUsize::new(0));
+        let seen = calls.clone();
+        let fetch = move || {
+            let n = seen.fetch_add(1, Ordering::SeqCst);
+            let status = statuses[n.min(statuses.len() - 1)];
+            std::future::ready(Ok(job(status)))
+        };
+        (calls, fetch)
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn polling_backs_off_until_the_job_ends() {
+        let (calls, fetch) = scripted(&["queued", "running", "running", "completed"]);
+        let started = tokio::time::Instant::now();
+        let polled = poll(Duration::from_secs(60), fetch).await.unwrap();
+        assert_eq!(polled.polls, 4);
+        assert_eq!(calls.load(Ordering::SeqCst), 4);
+        assert_eq!(polled.view.status(), "completed");
+        // 250 + 500 + 1000 ms of backoff, on the paused clock.
+        assert_eq!(started.elapsed(), Duration::from_millis(1750));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn polling_stops_at_the_deadline_with_a_last_read() {
+        let (calls, fetch) = scripted(&["running"]);
+        let started = tokio::time::Instant::now();
+        let polled = poll(Duration::from_secs(12), fetch).await.unwrap();
+        assert_eq!(started.elapsed(), Duration::from_secs(12));
+        assert!(!polled.view.ended());
+        // Reads at 0, 0.25, 0.75, 1.75, 3.75, 7.75 and the deadline 12 (capped pause).
+        assert_eq!(calls.load(Ordering::SeqCst), 7);
+        assert_eq!(
+            polled.view.post_condition(),
+            PostCondition::status("running").pending(true)
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn wait_zero_reads_once_and_errors_stop_polling() {
+        let (calls, fetch) = scripted(&["running"]);
+        let polled = poll(Duration::ZERO, fetch).await.unwrap();
+        assert_eq!((polled.polls, calls.load(Ordering::SeqCst)), (1, 1));
+        let failing = || std::future::ready(Err(ToolError::not_found("gone")));
+        let err = poll(Duration::from_secs(5), failing).await.unwrap_err();
+        assert_eq!(err.code(), ErrorCode::NotFound);
+    }
+
+    #[test]
+    fn the_registry_keeps_order_updates_and_stays_bounded() {
+        let registry = JobRegistry::default();
+        let record = |id: usize| JobRecord {
+            job_id: format!("job-{id}"),
+            action: "create".into(),
+            space_id: 636,
+            items: 2,
+            status: "queued".into(),
+            affected: None,
+        };
+        registry.record(record(1));
+        registry.record(record(2));
+        registry.update("job-1", "partial", Some(1));
+        registry.update("unknown", "completed", None);
+        let (jobs, dropped) = registry.snapshot();
+        assert_eq!(dropped, 0);
+        assert_eq!(jobs[0].status, "partial");
+        assert_eq!(jobs[0].affected, Some(1));
+        assert_eq!(jobs[1].job_id, "job-2");
+        for id in 3..=REGISTRY_CAP + 2 {
+            registry.record(record(id));
+        }
+        let (jobs, dropped) = registry.snapshot();
+        assert_eq!((jobs.len(), dropped), (REGISTRY_CAP, 2));
+        assert_eq!(jobs[0].job_id, "job-3");
+    }
+}

@@ -1,0 +1,180 @@
+//! Fan-out bulk: one request per item, for the bulk tools the API has no batch endpoint for
+//! (`catalog.md`, "Bulk and async").
+//!
+//! Items run with bounded concurrency ([`CONCURRENCY`]), every item is attempted (no stop at
+//! the first failure), and results keep the caller's indexes. When every item failed with the
+//! same call-level error (401, 403, no connection) the call as a whole failed, and
+//! [`FanOut::call_level`] says so: one C16 error instead of N copies of it. When no item
+//! succeeded for item-level reasons (a missing local file, a 409 each), `state.status` is
+//! `failed` (decision: `catalog.md` names only `completed` and `partial`, and `partial` would
+//! claim something was done).
+
+use std::future::Future;
+
+use futures::{StreamExt, stream};
+use serde_json::{Value, json};
+
+use crate::contract::{ErrorCode, ToolError};
+
+/// How many item requests run at once.
+pub(crate) const CONCURRENCY: usize = 4;
+
+/// The results of a fan-out, in item order.
+#[derive(Debug)]
+pub(crate) struct FanOut {
+    /// `(index, result)` of each item that succeeded.
+    pub(crate) succeeded: Vec<(usize, Value)>,
+    /// `(index, error)` of each item that failed.
+    pub(crate) failed: Vec<(usize, ToolError)>,
+}
+
+/// Runs `each` over `items` with [`CONCURRENCY`] requests at a time.
+pub(crate) async fn run<T, F, Fut>(items: Vec<T>, each: F) -> FanOut
+where
+    F: Fn(usize, T) -> Fut,
+    Fut: Future<Output = Result<Value, ToolError>>,
+{
+    let results: Vec<(usize, Result<Value, ToolError>)> =
+        stream::iter(items.into_iter().enumerate().map(|(index, item)| {
+            let work = each(index, item);
+            async move { (index, work.await) }
+        }))
+        .buffered(CONCURRENCY)
+        .collect()
+        .await;
+    let mut out = FanOut {
+        succeeded: Vec::new(),
+        failed: Vec::new(),
+    };
+    for (index, result) in results {
+        match result {
+            Ok(value) => out.succeeded.push((index, value)),
+            Err(error) => out.failed.push((index, error)),
+        }
+    }
+    out
+}
+
+/// Whether an error is about the call rather than the item: the token (401, 403) or the
+/// connection (no status at all).
+fn is_call_level(error: &ToolError) -> bool {
+    match error.code() {
+        ErrorCode::Unauthorized | ErrorCode::Forbidden => true,
+        ErrorCode::UpstreamUnavailable => error.status().is_none(),
+        _ => false,
+    }
+}
+
+impl FanOut {
+    /// The one error to answer with when every item failed with the same call-level error.
+    pub(crate) fn call_level(&self) -> Option<ToolError> {
+        if !self.succeeded.is_empty() {
+            return None;
+        }
+        let (_, first) = self.failed.first()?;
+        let same = self.failed.iter().all(|(_, e)| {
+            is_call_level(e) && e.code() == first.code() && e.status() == first.status()
+        });
+        same.then(|| {
+            first.clone().context(format!(
+                "all {} items failed the same way",
+                self.failed.len()
+            ))
+        })
+    }
+
+    /// `completed` (no failure), `partial` (some), or `failed` (no item succeeded).
+    pub(crate) fn status(&self) -> &'static str {
+        match (self.succeeded.is_empty(), self.failed.is_empty()) {
+            (_, true) => "completed",
+            (false, false) => "partial",
+            (true, false) => "failed",
+        }
+    }
+
+    /// `data.failed`: `[{index, error: {code, message, status?, ...}}]`.
+    pub(crate) fn failed_json(&self) -> Value {
+        Value::Array(
+            self.failed
+                .iter()
+                .map(|(index, error)| json!({"index": index, "error": error.to_value()}))
+                .collect(),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    fn unauthorized() -> ToolError {
+        ToolError::new(ErrorCode::Unauthorized, "401").with_status(401)
+    }
+
+    #[tokio::test]
+    async fn every_item_runs_in_order_with_bounded_concurrency() {
+        let running = Arc::new(AtomicUsize::new(0));
+        let peak = Arc::new(AtomicUsize::new(0));
+        let out = run((0..10).collect(), |_, n: u32| {
+            let running = running.clone();
+            let peak = peak.clone();
+            async move {
+                let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+                peak.fetch_max(now, Ordering::SeqCst);
+                tokio::task::yield_now().await;
+                running.fetch_sub(1, Ordering::SeqCst);
+                if n.is_multiple_of(3) {
+                    Err(ToolError::new(ErrorCode::Rejected, "no"))
+                } else {
+                    Ok(json!(n))
+                }
+            }
+        })
+        .await;
+        assert!(peak.load(Ordering::SeqCst) <= CONCURRENCY);
+        assert_eq!(
+            out.failed.iter().map(|(i, _)| *i).collect::<Vec<_>>(),
+            vec![0, 3, 6, 9]
+        );
+        assert_eq!(out.succeeded.len(), 6);
+        assert_eq!(out.status(), "partial");
+        assert!(out.call_level().is_none());
+    }
+
+    #[tokio::test]
+    async fn the_same_call_level_error_everywhere_is_one_error() {
+        let out = run(vec![1, 2, 3], |_, _: i32| async { Err(unauthorized()) }).await;
+        let error = out.call_level().unwrap();
+        assert_eq!(error.code(), ErrorCode::Unauthorized);
+        assert!(
+            error
+                .message()
+                .starts_with("all 3 items failed the same way")
+        );
+        assert_eq!(out.status(), "failed");
+    }
+
+    #[tokio::test]
+    async fn item_level_or_mixed_failures_stay_per_item() {
+        let rejected = run(vec![1, 2], |_, _: i32| async {
+            Err(ToolError::new(ErrorCode::Rejected, "409").with_status(409))
+        })
+        .await;
+        assert!(rejected.call_level().is_none());
+        let mixed = run(vec![1, 2], |i, _: i32| async move {
+            if i == 0 {
+                Err(unauthorized())
+            } else {
+                Err(ToolError::new(ErrorCode::Forbidden, "403").with_status(403))
+            }
+        })
+        .await;
+        assert!(mixed.call_level().is_none());
+        assert_eq!(
+            mixed.failed_json()[0],
+            json!({"index": 0, "error": {"code": "unauthorized", "message": "401", "status": 401}})
+        );
+    }
+}
