@@ -146,12 +146,45 @@ async fn foreign_hosts_and_origins_are_refused_dns_rebinding() -> anyhow::Result
         403,
         "a foreign Origin"
     );
+    assert_eq!(
+        initialize_status(&url, &[("host", &format!("mcp.example.test:{port}"))]).await,
+        403,
+        "a name not allowed"
+    );
     let elsewhere = reqwest::Client::new()
         .post(url.replace("/mcp", "/other"))
         .send()
         .await?;
     assert_eq!(elsewhere.status().as_u16(), 404, "only /mcp answers");
     served.stop().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn allowed_hosts_and_origins_extend_the_loopback_ones() -> anyhow::Result<()> {
+    let server = ModyoServer::new(Config::from_vars(Vec::<(String, String)>::new())?)?;
+    let options = modyo_mcp::HttpOptions::loopback(0)
+        .allowed_host("mcp.example.test")
+        .allowed_origin("https://app.example.test");
+    let listener = modyo_mcp::HttpListener::bind(options).await?;
+    let url = listener.url();
+    let port = listener.local_addr().port();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(server.serve_http(listener, async {
+        let _ = stopped.await;
+    }));
+
+    let named = format!("mcp.example.test:{port}");
+    assert_eq!(initialize_status(&url, &[("host", &named)]).await, 200);
+    let origin = ("origin", "https://app.example.test");
+    assert_eq!(initialize_status(&url, &[origin]).await, 200);
+    let other = format!("other.example.test:{port}");
+    assert_eq!(initialize_status(&url, &[("host", &other)]).await, 403);
+    let foreign = ("origin", "https://other.example.test");
+    assert_eq!(initialize_status(&url, &[foreign]).await, 403);
+
+    let _ = stop.send(());
+    serving.await??;
     Ok(())
 }
 

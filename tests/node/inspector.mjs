@@ -47,7 +47,10 @@ const inspectorEnv = {
 /// Runs the Inspector CLI once; resolves to {code, stdout, stderr}.
 function inspector(args) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [launcher, "--cli", "--format", "json", "-q", ...args], {
+    // A generous connect timeout: over stdio every call starts a server that loads every
+    // cassette first, which takes seconds on a busy 2-core machine (the default is 15 s).
+    const options = ["--cli", "--format", "json", "-q", "--connect-timeout", "120000"];
+    const child = spawn(process.execPath, [launcher, ...options, ...args], {
       env: inspectorEnv,
       stdio: ["ignore", "pipe", "pipe"],
     });
