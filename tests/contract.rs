@@ -257,17 +257,23 @@ async fn a_delete_without_confirmation_is_cancelled_through_control() {
     session.close().await;
 }
 
-/// Every string value under a schema (the `enum` options of an `action`, however nested).
-fn strings_in(schema: &Value, out: &mut Vec<String>) {
-    match schema {
-        Value::String(s) => out.push(s.clone()),
-        Value::Array(items) => items.iter().for_each(|v| strings_in(v, out)),
-        Value::Object(map) => map
-            .iter()
-            .filter(|(k, _)| k.as_str() != "description" && k.as_str() != "type")
-            .for_each(|(_, v)| strings_in(v, out)),
-        _ => {}
+/// Every string of every `enum` in a schema, at any depth (`Option<Action>` nests them).
+fn enum_strings(schema: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![schema];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(map) => {
+                if let Some(Value::Array(values)) = map.get("enum") {
+                    out.extend(values.iter().filter_map(Value::as_str).map(str::to_owned));
+                }
+                stack.extend(map.values());
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
     }
+    out
 }
 
 #[tokio::test]
@@ -276,23 +282,21 @@ async fn classes_follow_read_only_hints_and_actions() {
     for tool in session.tools().await.unwrap() {
         let read_only = tool.annotations.as_ref().and_then(|a| a.read_only_hint);
         let gated = tool.name.ends_with("-manage");
-        // C19 decides from the `action` options: a multi-action tool without a read action
-        // (`content-entries-bulk`, `channels-pages-widget`) is a mutation, not gated.
-        let mut options = Vec::new();
-        if let Some(action) = tool
+        // C19: gated = a writing tool whose `action` offers a read action; a multi-action
+        // tool without one (channels-pages-widget) is a mutation (catalog.md, classes).
+        let actions = tool
             .input_schema
             .get("properties")
             .and_then(|p| p.get("action"))
-        {
-            strings_in(action, &mut options);
-        }
-        let has_read_action = options
+            .map(enum_strings)
+            .unwrap_or_default();
+        let has_read_action = actions
             .iter()
-            .any(|o| modyo_mcp::contract::class::is_read_action(o));
+            .any(|a| ["list", "get", "search", "find"].contains(&a.as_str()));
         assert_eq!(
             gated,
             has_read_action && read_only == Some(false),
-            "{}: gated tools are the -manage ones with read actions",
+            "{}: gated tools are the -manage ones whose actions include a read action ({actions:?})",
             tool.name
         );
         assert!(read_only.is_some(), "{} declares readOnlyHint", tool.name);

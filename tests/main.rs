@@ -4,11 +4,13 @@
 //! - `cancellation`: `notifications/cancelled` stops upstream work; 64 concurrent calls on one
 //!   session, over the duplex and over HTTP;
 //! - `cassettes`: every cassette under `cassettes/` loads, resolves and says where it is from;
+//! - `channels`: what channels scenarios cannot express (files on disk, no writes when read-only);
 //! - `content`: the content module's classes, read-only gate, coverage, C7 and bulk work;
 //! - `contract`: the contract rules of the foundation through the real server (C1-C21);
 //! - `errors`: the upstream error table, timeouts, refused connections, malformed bodies;
 //! - `http`: the streamable HTTP transport (same answers as stdio, DNS-rebinding protection,
 //!   loopback only, both binaries with `--http`);
+//! - `measure`: the lab end to end (snapshots of every module report, slot sums, determinism);
 //! - `peers`: the strict peers as programs (Python `mcp`, TypeScript SDK, MCP Inspector CLI,
 //!   conformance suite) through every scenario, and each rejecting an invalid output;
 //! - `record`: record mode against a local fake upstream, every VCR mode, redaction with a
@@ -21,10 +23,12 @@
 mod binary;
 mod cancellation;
 mod cassettes;
+mod channels;
 mod content;
 mod contract;
 mod errors;
 mod http;
+mod measure;
 mod peers;
 mod record;
 mod replay;

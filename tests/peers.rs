@@ -25,9 +25,9 @@ fn python() -> PathBuf {
     python
 }
 
-/// The Node 22 build installed from the npm registry with the pinned Node peers.
+/// The Node 22 build installed from the npm registry with the pinned Node peers (.tools/node).
 fn node() -> PathBuf {
-    let node = workspace().join("tests/node/node_modules/.bin/node");
+    let node = workspace().join(".tools/node/node_modules/.bin/node");
     assert!(
         node.exists(),
         "the pinned Node peers are not installed: run `make node-tools` (make test does it)"
@@ -231,7 +231,7 @@ fn the_conformance_suite_passes_the_scenarios_that_apply_to_a_real_server() {
 
     // Act
     let output = Command::new(node())
-        .arg(root.join("tests/node/node_modules/@modelcontextprotocol/conformance/dist/index.js"))
+        .arg(root.join(".tools/node/node_modules/@modelcontextprotocol/conformance/dist/index.js"))
         .args(["server", "--url", &spawned.url, "--expected-failures"])
         .arg(root.join("tests/node/conformance-expected-failures.yml"))
         .arg("--output-dir")

@@ -19,7 +19,11 @@
 //! - [`lifecycle`]: `modyo-lab cassettes check` (parse, redaction, provenance, usage, unused
 //!   interactions);
 //! - [`serve`]: the offline server (`modyo-lab serve`): every cassette mounted, MCP on stdio or
-//!   streamable HTTP.
+//!   streamable HTTP;
+//! - [`probe`]: the built server as a child process, raw JSON-RPC, exact response bytes (M1);
+//! - [`tokens`]: the three counters, chars/2.902, o200k_base, cl100k_base (M2);
+//! - [`measure`]: `modyo-lab measure`, before and after per module, the slot breakdown (M3, M4);
+//! - [`report`]: the report model and its Markdown, JSON and SVG renderings (M5).
 //!
 //! # Example
 //!
@@ -40,10 +44,14 @@ pub mod check;
 pub mod corrupt;
 pub mod fixtures;
 pub mod lifecycle;
+pub mod measure;
+pub mod probe;
 pub mod record;
 pub mod replay;
+pub mod report;
 pub mod serve;
 pub mod session;
+pub mod tokens;
 
 pub use cassette::{Cassette, CassetteError, Interaction, Provenance, RecordedResponse, Scenario};
 pub use replay::{

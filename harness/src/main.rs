@@ -90,6 +90,8 @@ enum Command {
         #[command(flatten)]
         http: HttpArgs,
     },
+    /// Measure every module before and after (legacy vs migrated) and write the reports.
+    Measure(modyo_lab::measure::MeasureArgs),
     /// Write a deterministic fixture set into the cassettes directory (`--check`: only compare).
     Generate {
         /// The fixture set.
@@ -118,21 +120,27 @@ enum CassettesCommand {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    // stdout is the MCP channel: logs go to stderr.
+    let cli = Cli::parse();
+    // stdout is the MCP channel: logs go to stderr. `measure` prints its own progress.
+    let default = match cli.command {
+        Command::Measure(_) => "warn",
+        _ => "info",
+    };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(filter)
         .with_ansi(false)
         .init();
-    let result = match Cli::parse().command {
+    let result = match cli.command {
         Command::Serve { options, http } => serve(options.env(std::env::vars()), &http).await,
         Command::Generate {
             set,
             cassettes,
             check,
         } => generate(set, &cassettes, check),
+        Command::Measure(args) => modyo_lab::measure::command(args).await.map_err(Into::into),
         Command::Record(options) => record(*options).await,
         Command::Cassettes(CassettesCommand::Check(options)) => check_cassettes(options).await,
     };

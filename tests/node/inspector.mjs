@@ -1,7 +1,7 @@
 // Acceptance through the MCP Inspector CLI (`mcp-inspector --cli --format json`), which lists
 // the tools, calls one, and fails the call when its `structuredContent` breaks the tool's
 // `outputSchema`. It needs Node >= 22.19: run this script with the Node 22 build installed by
-// `make node-tools` (tests/node/node_modules/.bin/node).
+// `make node-tools` (.tools/node/node_modules/.bin/node).
 //
 // Usage: node inspector.mjs <modyo-lab binary> <cassettes dir> <http|stdio>
 //
@@ -27,7 +27,7 @@ if (!binary || !cassettes || !["stdio", "http"].includes(transportName)) {
 }
 const [major, minor] = process.versions.node.split(".").map(Number);
 if (major < 22 || (major === 22 && minor < 19)) {
-  console.error(`the Inspector needs Node >= 22.19, this is ${process.version}: use tests/node/node_modules/.bin/node`);
+  console.error(`the Inspector needs Node >= 22.19, this is ${process.version}: use .tools/node/node_modules/.bin/node (make node-tools)`);
   process.exit(2);
 }
 

@@ -131,7 +131,13 @@ impl ModyoClient {
                 .header(CONTENT_TYPE, "application/json")
                 .body(body.to_string());
         }
-        self.execute(method, path, request).await
+        let (status, bytes) = self.execute(&method, path, request).await?;
+        json_body(&bytes).map_err(|e| CmsError::InvalidJson {
+            method,
+            path: path.to_owned(),
+            status: status.as_u16(),
+            detail: e.to_string(),
+        })
     }
 
     /// Sends a `multipart/form-data` request (asset uploads) and parses the JSON answer.
@@ -142,7 +148,22 @@ impl ModyoClient {
         form: reqwest::multipart::Form,
     ) -> Result<Value, CmsError> {
         let request = self.request(&method, path, &Query::new()).multipart(form);
-        self.execute(method, path, request).await
+        let (status, bytes) = self.execute(&method, path, request).await?;
+        json_body(&bytes).map_err(|e| CmsError::InvalidJson {
+            method,
+            path: path.to_owned(),
+            status: status.as_u16(),
+            detail: e.to_string(),
+        })
+    }
+
+    /// `GET path?query` for a binary answer (a widget ZIP): the raw bytes of a 2xx body.
+    pub async fn get_bytes(&self, path: &str, query: &Query) -> Result<Vec<u8>, CmsError> {
+        let request = self
+            .request(&Method::GET, path, query)
+            .header(ACCEPT, "*/*");
+        let (_, bytes) = self.execute(&Method::GET, path, request).await?;
+        Ok(bytes)
     }
 
     fn request(&self, method: &Method, path: &str, query: &Query) -> reqwest::RequestBuilder {
@@ -154,17 +175,18 @@ impl ModyoClient {
         request
     }
 
+    /// Sends one request: the status and whole body of a 2xx answer, or the mapped error.
     async fn execute(
         &self,
-        method: Method,
+        method: &Method,
         path: &str,
         request: reqwest::RequestBuilder,
-    ) -> Result<Value, CmsError> {
+    ) -> Result<(StatusCode, Vec<u8>), CmsError> {
         let started = Instant::now();
         let response = request
             .send()
             .await
-            .map_err(|e| self.transport_error(&method, path, &e))?;
+            .map_err(|e| self.transport_error(method, path, &e))?;
         let status = response.status();
         let retry_after = response
             .headers()
@@ -174,7 +196,7 @@ impl ModyoClient {
         let bytes = response
             .bytes()
             .await
-            .map_err(|e| self.transport_error(&method, path, &e))?;
+            .map_err(|e| self.transport_error(method, path, &e))?;
         tracing::debug!(
             %method,
             path,
@@ -184,17 +206,15 @@ impl ModyoClient {
             "modyo request"
         );
         if status.is_success() {
-            if bytes.iter().all(u8::is_ascii_whitespace) {
-                return Ok(Value::Null);
-            }
-            return serde_json::from_slice(&bytes).map_err(|e| CmsError::InvalidJson {
-                method,
-                path: path.to_owned(),
-                status: status.as_u16(),
-                detail: e.to_string(),
-            });
+            return Ok((status, bytes.to_vec()));
         }
-        Err(status_error(method, path, status, retry_after, &bytes))
+        Err(status_error(
+            method.clone(),
+            path,
+            status,
+            retry_after,
+            &bytes,
+        ))
     }
 
     fn transport_error(&self, method: &Method, path: &str, error: &reqwest::Error) -> CmsError {
@@ -223,6 +243,14 @@ impl ModyoClient {
             }
         }
     }
+}
+
+/// The JSON of a 2xx body (an empty body is `null`).
+fn json_body(bytes: &[u8]) -> Result<Value, serde_json::Error> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Value::Null);
+    }
+    serde_json::from_slice(bytes)
 }
 
 fn status_error(

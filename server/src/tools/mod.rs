@@ -20,6 +20,7 @@ use crate::contract::{Mode, Outcome, Slots, ToolClass, ToolError, schema};
 use crate::modyo::{CmsError, ModyoClient};
 
 pub(crate) mod args;
+pub(crate) mod channels;
 pub(crate) mod content;
 pub(crate) mod fanout;
 pub(crate) mod widgets;
@@ -203,6 +204,7 @@ impl ToolBuilder {
 pub(crate) fn catalog() -> Vec<ToolDef> {
     let mut all = Vec::new();
     all.extend(content::tools());
+    all.extend(channels::tools());
     all.extend(widgets::tools());
     all
 }

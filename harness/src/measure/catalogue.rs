@@ -1,0 +1,303 @@
+//! M3: the cost of `tools/list` before and after, broken down by slot.
+//!
+//! Everything here is in characters of the compact serialization the server sent (the probe
+//! checks every line is canonical, so the serialization of any sub-value is an exact slice of
+//! it). Characters add up inside one text, so the rows sum exactly to the difference of the two
+//! `tools` arrays: each member of a JSON object costs its key, its colon, its value and one
+//! comma (every member but the first), and each object its two braces. BPE counts are only
+//! given for the totals: a token can straddle two slots, so they do not add up by slot.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::tokens::chars_to_tokens;
+
+/// The envelope slots (C1) besides `data`, in envelope order.
+pub const ENVELOPE_SLOTS: [&str; 4] = ["platform", "resource", "state", "control"];
+
+/// What a row of the breakdown prices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Group {
+    /// An envelope slot (`platform`, `resource`, `state`, `control`), over every tool.
+    Envelope,
+    /// One tool's own `data` schema.
+    Data,
+    /// Schema scaffolding: the `outputSchema` key, `type`, `properties`, `required`,
+    /// `additionalProperties`, `$schema`, braces and commas.
+    Scaffolding,
+    /// Changes outside `outputSchema`: parameters, descriptions, annotations.
+    Outside,
+    /// Tools listed on one side only, and the `tools` array itself.
+    Tools,
+}
+
+/// One row of the breakdown.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SlotRow {
+    /// What kind of slot.
+    pub group: Group,
+    /// The slot (`platform`, `data: content-entries-list`, `content-entries-list: parameter fields`).
+    pub slot: String,
+    /// After minus before, in characters (additive).
+    pub chars: i64,
+    /// The same in tokens at 2.902 characters per token.
+    #[serde(rename = "chars/2.902")]
+    pub tokens: f64,
+}
+
+/// The compact serialization of a value (exactly the bytes the server sent for it).
+pub fn compact(value: &Value) -> String {
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+/// Characters of the compact serialization.
+pub fn chars(value: &Value) -> i64 {
+    compact(value).chars().count() as i64
+}
+
+/// The members of an object with their cost: key, colon, value, and a comma for every member
+/// but the first. The object itself costs these plus its two braces.
+pub fn members(object: &Map<String, Value>) -> Vec<(&str, &Value, i64)> {
+    object
+        .iter()
+        .enumerate()
+        .map(|(i, (key, value))| {
+            let key_chars = compact(&Value::String(key.clone())).chars().count() as i64;
+            (
+                key.as_str(),
+                value,
+                key_chars + 1 + chars(value) + i64::from(i > 0),
+            )
+        })
+        .collect()
+}
+
+/// The cost of a member's framing: its key, its colon and its comma (without the value).
+fn framing(key: &str, first: bool) -> i64 {
+    compact(&Value::String(key.to_owned())).chars().count() as i64 + 1 + i64::from(!first)
+}
+
+type Rows = BTreeMap<(Group, String), i64>;
+
+fn add(rows: &mut Rows, group: Group, slot: impl Into<String>, chars: i64) {
+    *rows.entry((group, slot.into())).or_default() += chars;
+}
+
+/// The rows of one tool, pricing every character of `tool` plus its comma in the array.
+fn decompose(name: &str, tool: &Map<String, Value>, rows: &mut Rows) {
+    add(rows, Group::Tools, "tools array", 1); // this tool's comma (the array gives one back)
+    add(
+        rows,
+        Group::Outside,
+        format!("{name}: tool object braces"),
+        2,
+    );
+    for (i, (key, value, cost)) in members(tool).into_iter().enumerate() {
+        match (key, value) {
+            ("outputSchema", Value::Object(schema)) => {
+                add(
+                    rows,
+                    Group::Scaffolding,
+                    "scaffolding",
+                    framing(key, i == 0) + 2,
+                );
+                for (j, (key2, value2, cost2)) in members(schema).into_iter().enumerate() {
+                    match (key2, value2) {
+                        ("properties", Value::Object(slots)) => {
+                            add(
+                                rows,
+                                Group::Scaffolding,
+                                "scaffolding",
+                                framing(key2, j == 0) + 2,
+                            );
+                            for (slot, _, cost3) in members(slots) {
+                                if ENVELOPE_SLOTS.contains(&slot) {
+                                    add(rows, Group::Envelope, slot, cost3);
+                                } else if slot == "data" {
+                                    add(rows, Group::Data, format!("data: {name}"), cost3);
+                                } else {
+                                    add(
+                                        rows,
+                                        Group::Data,
+                                        format!("{name}: outputSchema property {slot}"),
+                                        cost3,
+                                    );
+                                }
+                            }
+                        }
+                        _ => add(rows, Group::Scaffolding, "scaffolding", cost2),
+                    }
+                }
+            }
+            ("inputSchema", Value::Object(input)) => {
+                let other = format!("{name}: inputSchema (type, required, braces...)");
+                add(
+                    rows,
+                    Group::Outside,
+                    other.clone(),
+                    framing(key, i == 0) + 2,
+                );
+                for (j, (key2, value2, cost2)) in members(input).into_iter().enumerate() {
+                    match (key2, value2) {
+                        ("properties", Value::Object(params)) => {
+                            add(
+                                rows,
+                                Group::Outside,
+                                other.clone(),
+                                framing(key2, j == 0) + 2,
+                            );
+                            for (param, _, cost3) in members(params) {
+                                add(
+                                    rows,
+                                    Group::Outside,
+                                    format!("{name}: parameter {param}"),
+                                    cost3,
+                                );
+                            }
+                        }
+                        _ => add(rows, Group::Outside, other.clone(), cost2),
+                    }
+                }
+            }
+            _ => add(rows, Group::Outside, format!("{name}: {key}"), cost),
+        }
+    }
+}
+
+fn tool_name(tool: &Value) -> String {
+    tool.get("name")
+        .and_then(Value::as_str)
+        .unwrap_or("?")
+        .to_owned()
+}
+
+/// Adds `sign` times the rows of one side. Tools named in `whole` are priced as one row
+/// labelled `label`, not slot by slot.
+fn side(tools: &[Value], whole: &BTreeSet<String>, sign: i64, label: &str, rows: &mut Rows) {
+    // The array's brackets, less the comma the first tool does not have.
+    let brackets = if tools.is_empty() { 2 } else { 1 };
+    add(rows, Group::Tools, "tools array", sign * brackets);
+    for tool in tools {
+        let name = tool_name(tool);
+        match tool {
+            Value::Object(map) if !whole.contains(&name) => {
+                let mut own = Rows::new();
+                decompose(&name, map, &mut own);
+                for ((group, slot), cost) in own {
+                    add(rows, group, slot, sign * cost);
+                }
+            }
+            _ => add(
+                rows,
+                Group::Tools,
+                format!("{label}: {name}"),
+                sign * (chars(tool) + 1),
+            ),
+        }
+    }
+}
+
+/// The breakdown of `after - before` (two `tools` arrays as listed), every row included (zero
+/// rows too): the rows sum exactly to `chars(after) - chars(before)`.
+pub fn breakdown(before: &[Value], after: &[Value]) -> Vec<SlotRow> {
+    let names = |tools: &[Value]| -> BTreeSet<String> { tools.iter().map(tool_name).collect() };
+    let (before_names, after_names) = (names(before), names(after));
+    let removed = before_names.difference(&after_names).cloned().collect();
+    let added = after_names.difference(&before_names).cloned().collect();
+    let mut rows = Rows::new();
+    side(after, &added, 1, "tool added", &mut rows);
+    side(before, &removed, -1, "tool removed", &mut rows);
+    rows.into_iter()
+        .map(|((group, slot), chars)| SlotRow {
+            group,
+            slot,
+            chars,
+            tokens: chars_to_tokens(chars),
+        })
+        .collect()
+}
+
+/// The compact `tools` array (what the breakdown's totals are measured on).
+pub fn tools_text(tools: &[Value]) -> String {
+    compact(&Value::Array(tools.to_vec()))
+}
+
+/// The characters of one tool's `outputSchema` member (`,"outputSchema":{...}`), zero when it
+/// has none: what a client that maps the schema into every request pays per call.
+pub fn output_schema_text(tool: &Value) -> Option<String> {
+    tool.get("outputSchema").map(compact)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn text_chars(tools: &[Value]) -> i64 {
+        tools_text(tools).chars().count() as i64
+    }
+
+    fn sum(rows: &[SlotRow]) -> i64 {
+        rows.iter().map(|r| r.chars).sum()
+    }
+
+    fn before() -> Vec<Value> {
+        vec![
+            json!({"name": "a-list", "description": "List a.", "inputSchema": {"type": "object", "properties": {"space": {"type": "string"}}, "required": ["space"], "additionalProperties": false}, "annotations": {"readOnlyHint": true}}),
+            json!({"name": "a-get", "description": "Get ñ.", "inputSchema": {"type": "object", "properties": {}}}),
+        ]
+    }
+
+    fn output_schema(data: Value) -> Value {
+        json!({"type": "object", "properties": {"platform": {"type": "object", "properties": {"name": {"type": "string"}}}, "data": data, "state": {"type": "object"}}, "required": ["platform", "data"], "additionalProperties": false})
+    }
+
+    #[test]
+    fn rows_sum_to_the_difference_and_name_each_slot() {
+        let mut after = before();
+        after[0]["inputSchema"]["properties"]["fields"] =
+            json!({"type": "array", "items": {"type": "string"}});
+        after[0]["outputSchema"] = output_schema(json!({"type": "array"}));
+        after[1]["description"] = json!("Get one ñ.");
+        after[1]["outputSchema"] = output_schema(json!({"type": "object"}));
+        let rows = breakdown(&before(), &after);
+        assert_eq!(sum(&rows), text_chars(&after) - text_chars(&before()));
+        let row = |slot: &str| rows.iter().find(|r| r.slot == slot).map(|r| r.chars);
+        // `,"fields":{"type":"array","items":{"type":"string"}}`
+        assert_eq!(row("a-list: parameter fields"), Some(52));
+        assert_eq!(row("a-get: description"), Some(4));
+        assert_eq!(
+            row("data: a-list"),
+            Some(r#","data":{"type":"array"}"#.len() as i64)
+        );
+        assert_eq!(
+            row("platform"),
+            Some(
+                2 * r#""platform":{"type":"object","properties":{"name":{"type":"string"}}}"#.len()
+                    as i64
+            )
+        );
+        assert_eq!(row("a-list: annotations"), Some(0));
+        let scaffolding = r#","outputSchema":{"type":"object","properties":{},"required":["platform","data"],"additionalProperties":false}"#;
+        assert_eq!(row("scaffolding"), Some(2 * scaffolding.len() as i64));
+    }
+
+    #[test]
+    fn tools_on_one_side_only_are_priced_whole() {
+        let mut after = before();
+        after.push(json!({"name": "a-new", "description": "New.", "inputSchema": {}, "outputSchema": output_schema(json!({}))}));
+        let removed: Vec<Value> = before()[..1].to_vec();
+        let rows = breakdown(&removed, &after);
+        assert_eq!(sum(&rows), text_chars(&after) - text_chars(&removed));
+        let added: Vec<&SlotRow> = rows.iter().filter(|r| r.chars != 0).collect();
+        assert_eq!(added.len(), 2, "{added:?}");
+        assert_eq!(added[0].slot, "tool added: a-get");
+        assert_eq!(added[1].slot, "tool added: a-new");
+        assert_eq!(added[1].chars, chars(&after[2]) + 1);
+        let gone = breakdown(&after, &[]);
+        assert_eq!(sum(&gone), 2 - text_chars(&after));
+    }
+}

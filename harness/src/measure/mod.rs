@@ -1,0 +1,985 @@
+//! `modyo-lab measure`: price the response contract per module, before and after, from real
+//! probes (contract M1-M5).
+//!
+//! For each module that has cassette scenarios (the module is the tool name's prefix before
+//! the first `-`), the built server runs as a child process twice: with the module in legacy
+//! mode (`MODYO_MCP_LEGACY_MODULES=<module>`, "before") and migrated ("after"), same build
+//! (C21), only that module registered. Scenarios with an `env` run in a process of their own
+//! with that environment added. Between scenarios the replay server is reset and the
+//! scenario's cassette set mounted, so the HTTP requests it received are counted per call.
+//!
+//! A scenario whose arguments use a parameter the legacy tool does not have (`fields`) has no
+//! "before": that call was not possible; the projection section prices what it replaces.
+//!
+//! A probe failure (an outcome that differs from the cassette's `expect`, a contract problem,
+//! a replay miss, a leak of the token or of the replay address, a JSON-RPC error) is collected
+//! in [`Measurement::failures`]; a crash or a stale server binary aborts the run.
+
+pub mod catalogue;
+mod projection;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use modyo_mcp::{Module, ModyoServer};
+use serde_json::{Map, Value};
+
+use crate::cassette::{CassetteError, Outcome, Scenario};
+use crate::check::{self, Kind};
+use crate::probe::{PROTOCOL_VERSION, Probe, ProbeError, Response};
+use crate::replay::{ReplayError, ReplayOptions, ReplayServer};
+use crate::report::{
+    BreakEven, Catalogue, Counters, Deltas, EnvelopeCost, EnvelopeSlot, EnvelopeSummary, FORMAT,
+    Measured, ModuleReport, Profile, ScenarioReport, Side, Summary,
+};
+use crate::serve::{OFFLINE_PLATFORM_NAME, ServeError, offline_config};
+use crate::session::{CANARY_TOKEN, Library};
+use crate::tokens::{Count, Delta, round1};
+
+use catalogue::{ENVELOPE_SLOTS, breakdown, chars, compact, members, tools_text};
+
+/// What to measure.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The cassettes directory.
+    pub cassettes: PathBuf,
+    /// The server binary.
+    pub server: PathBuf,
+    /// Only this module.
+    pub module: Option<String>,
+    /// Only scenarios whose `cassette#scenario` contains this (and the projection only if it
+    /// contains `projection`).
+    pub scenario: Option<String>,
+    /// Fail when the binary's `tools/list` differs from the server this lab links (a stale
+    /// build); otherwise only warn.
+    pub strict_binary: bool,
+}
+
+/// Why a run could not complete.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum MeasureError {
+    /// The cassettes did not load.
+    #[error(transparent)]
+    Cassette(#[from] CassetteError),
+    /// The cassettes did not mount.
+    #[error(transparent)]
+    Replay(#[from] ReplayError),
+    /// The server child failed.
+    #[error(transparent)]
+    Probe(#[from] ProbeError),
+    /// The in-process reference server could not be built.
+    #[error(transparent)]
+    Serve(#[from] ServeError),
+    /// `--module` named no module.
+    #[error("unknown module '{0}'; valid: core, content, channels, customers, widgets")]
+    UnknownModule(String),
+    /// The binary is not the build this lab links.
+    #[error(
+        "{0}: its tools/list differs from the server modyo-lab was built with; rebuild it (cargo build -p modyo-mcp, or make measure)"
+    )]
+    StaleBinary(String),
+    /// A result did not have the shape of an MCP result.
+    #[error("{0}")]
+    Shape(String),
+    /// `--module` or `--scenario` selected nothing.
+    #[error(
+        "no scenario matches --module/--scenario (scenario filters match `cassette#scenario`; `projection` selects the projection)"
+    )]
+    NothingToMeasure,
+    /// Some probes failed (listed on stderr); no report was written.
+    #[error("{0} probe failure(s); no report written")]
+    Failed(usize),
+    /// The reports could not be written.
+    #[error("writing reports: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// The arguments of `modyo-lab measure`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct MeasureArgs {
+    /// Only this module (content, core, channels, customers, widgets).
+    #[arg(long)]
+    pub module: Option<String>,
+    /// Only scenarios whose `cassette#scenario` contains this; the reports then go to stdout
+    /// unless --reports is given.
+    #[arg(long)]
+    pub scenario: Option<String>,
+    /// Where to write the reports (default: the workspace's reports/).
+    #[arg(long)]
+    pub reports: Option<PathBuf>,
+    /// The server binary (default: modyo-mcp next to this executable).
+    #[arg(long)]
+    pub server: Option<PathBuf>,
+    /// The cassettes directory.
+    #[arg(long, default_value_os_t = crate::cassette::default_dir())]
+    pub cassettes: PathBuf,
+}
+
+/// `modyo-lab measure`: runs the probes, prints progress, failures and the wall time on
+/// stderr, and writes the reports (and `last-run.md`) unless a probe failed.
+pub async fn command(args: MeasureArgs) -> Result<(), MeasureError> {
+    let server = crate::probe::locate_server(args.server.as_deref())?;
+    let options = Options {
+        cassettes: args.cassettes.clone(),
+        server,
+        module: args.module.clone(),
+        scenario: args.scenario.clone(),
+        strict_binary: args.server.is_none(),
+    };
+    let started = Instant::now();
+    let measurement = run(&options, &mut |line: &str| eprintln!("measure: {line}")).await?;
+    let elapsed = started.elapsed();
+    eprintln!(
+        "measure: {} module(s) measured in {:.2} s",
+        measurement.reports.len(),
+        elapsed.as_secs_f64()
+    );
+    if !measurement.failures.is_empty() {
+        for failure in &measurement.failures {
+            eprintln!("measure: FAILED {failure}");
+        }
+        return Err(MeasureError::Failed(measurement.failures.len()));
+    }
+    let measured: Vec<String> = measurement
+        .reports
+        .iter()
+        .map(|r| r.module.clone())
+        .collect();
+    let dir = args
+        .reports
+        .clone()
+        .unwrap_or_else(crate::report::default_dir);
+    let mut all: Vec<Summary> = measurement
+        .reports
+        .iter()
+        .map(|r| r.summary.clone())
+        .collect();
+    let full = args.module.is_none() && args.scenario.is_none();
+    if !full {
+        all.extend(crate::report::existing_summaries(&dir, &measured));
+    }
+    let files = crate::report::render(&measurement.reports, &all);
+    if args.scenario.is_some() && args.reports.is_none() {
+        use std::io::Write as _;
+        let mut stdout = std::io::stdout().lock();
+        for report in &measurement.reports {
+            if let Some(text) = files.get(&format!("{}.md", report.module)) {
+                stdout.write_all(text.as_bytes())?;
+            }
+        }
+        return Ok(());
+    }
+    let written = crate::report::write(&dir, &files, full)?;
+    std::fs::write(
+        dir.join(crate::report::LAST_RUN),
+        crate::report::last_run(elapsed, &measurement.phases),
+    )?;
+    for path in written {
+        eprintln!(
+            "measure: wrote {}",
+            path.file_name().unwrap_or_default().to_string_lossy()
+        );
+    }
+    Ok(())
+}
+
+/// The outcome of a run.
+#[derive(Debug, Clone)]
+pub struct Measurement {
+    /// One report per module with scenarios, sorted by module name.
+    pub reports: Vec<ModuleReport>,
+    /// Every probe failure; a run with any is a failed run.
+    pub failures: Vec<String>,
+    /// Wall time per phase (not part of any report).
+    pub phases: Vec<(String, Duration)>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Before,
+    After,
+}
+
+impl Mode {
+    fn label(self) -> &'static str {
+        match self {
+            Mode::Before => "before (legacy)",
+            Mode::After => "after (migrated)",
+        }
+    }
+}
+
+/// One scenario to run.
+#[derive(Debug, Clone)]
+struct Planned {
+    cassette: String,
+    scenario: Scenario,
+}
+
+impl Planned {
+    fn id(&self) -> String {
+        format!("{}#{}", self.cassette, self.scenario.name)
+    }
+    fn env(&self) -> Vec<(String, String)> {
+        self.scenario
+            .env
+            .iter()
+            .map(|(k, v)| (k.to_owned(), v.clone()))
+            .collect()
+    }
+}
+
+/// The module of a tool: its name up to the first `-`.
+pub fn module_of(tool: &str) -> Option<Module> {
+    Module::parse(tool.split('-').next().unwrap_or(""))
+}
+
+/// Runs the measurement. `progress` receives one line per phase (for stderr).
+pub async fn run(
+    options: &Options,
+    progress: &mut (dyn FnMut(&str) + Send),
+) -> Result<Measurement, MeasureError> {
+    let only = match &options.module {
+        Some(name) => {
+            Some(Module::parse(name).ok_or_else(|| MeasureError::UnknownModule(name.clone()))?)
+        }
+        None => None,
+    };
+    let library = Library::load(&options.cassettes)?;
+    let mut failures = Vec::new();
+    let mut plan: BTreeMap<&'static str, (Module, Vec<Planned>)> = BTreeMap::new();
+    for (cassette, scenario) in library.scenarios() {
+        let planned = Planned {
+            cassette: cassette.name().to_owned(),
+            scenario: scenario.clone(),
+        };
+        let Some(module) = module_of(&scenario.tool) else {
+            failures.push(format!(
+                "{}: tool {} belongs to no module",
+                planned.id(),
+                scenario.tool
+            ));
+            continue;
+        };
+        if only.is_some_and(|m| m != module) {
+            continue;
+        }
+        if let Some(filter) = &options.scenario
+            && !planned.id().contains(filter.as_str())
+        {
+            continue;
+        }
+        plan.entry(module.as_str())
+            .or_insert_with(|| (module, Vec::new()))
+            .1
+            .push(planned);
+    }
+    let with_projection = options
+        .scenario
+        .as_deref()
+        .is_none_or(|f| f.contains("projection"))
+        && only.is_none_or(|m| m == Module::Content)
+        && projection::available(&library);
+    if with_projection {
+        plan.entry(Module::Content.as_str())
+            .or_insert_with(|| (Module::Content, Vec::new()));
+    }
+    if plan.is_empty() && (options.scenario.is_some() || only.is_some()) {
+        return Err(MeasureError::NothingToMeasure);
+    }
+    let replay = ReplayServer::start(ReplayOptions::default().allow_repeats(true)).await;
+    let mut reports = Vec::new();
+    let mut phases = Vec::new();
+    for (_, (module, planned)) in plan {
+        let mut lab = Lab {
+            options,
+            library: &library,
+            replay: &replay,
+            failures: &mut failures,
+            phases: &mut phases,
+            progress: &mut *progress,
+        };
+        let projection = with_projection && module == Module::Content;
+        reports.push(lab.module(module, &planned, projection).await?);
+    }
+    Ok(Measurement {
+        reports,
+        failures,
+        phases,
+    })
+}
+
+struct Lab<'a> {
+    options: &'a Options,
+    library: &'a Library,
+    replay: &'a ReplayServer,
+    failures: &'a mut Vec<String>,
+    phases: &'a mut Vec<(String, Duration)>,
+    progress: &'a mut (dyn FnMut(&str) + Send),
+}
+
+/// One call's response with what the replay server saw during it.
+struct Probed {
+    response: Response,
+    http_requests: usize,
+}
+
+impl Lab<'_> {
+    fn env(&self, module: Module, mode: Mode, extra: &[(String, String)]) -> Vec<(String, String)> {
+        let mut env = vec![
+            ("MODYO_URL".to_owned(), self.replay.uri()),
+            ("MODYO_TOKEN".to_owned(), CANARY_TOKEN.to_owned()),
+            (
+                "MODYO_PLATFORM_NAME".to_owned(),
+                OFFLINE_PLATFORM_NAME.to_owned(),
+            ),
+            ("MODYO_MCP_MODULES".to_owned(), module.as_str().to_owned()),
+        ];
+        if mode == Mode::Before {
+            env.push((
+                "MODYO_MCP_LEGACY_MODULES".to_owned(),
+                module.as_str().to_owned(),
+            ));
+        }
+        for (k, v) in extra {
+            env.retain(|(key, _)| key != k);
+            env.push((k.clone(), v.clone()));
+        }
+        env
+    }
+
+    /// Fails (or warns) when the child's tools differ from the linked server's for `env`.
+    fn check_binary(
+        &mut self,
+        env: &[(String, String)],
+        tools: &[Value],
+    ) -> Result<(), MeasureError> {
+        let config = offline_config(&self.replay.uri(), env, CANARY_TOKEN)?;
+        let reference = ModyoServer::new(config).map_err(ServeError::from)?;
+        let expected: Vec<Value> = reference
+            .tools()
+            .iter()
+            .map(|t| serde_json::to_value(t).unwrap_or(Value::Null))
+            .collect();
+        if expected == tools {
+            return Ok(());
+        }
+        let what = self.options.server.display().to_string();
+        if self.options.strict_binary {
+            return Err(MeasureError::StaleBinary(what));
+        }
+        (self.progress)(&format!(
+            "warning: {what} lists other tools than the server modyo-lab links; measuring it anyway"
+        ));
+        Ok(())
+    }
+
+    /// Resets the replay server, mounts `cassette`'s set and calls `tool`.
+    async fn call(
+        &mut self,
+        probe: &mut Probe,
+        label: &str,
+        mount: Option<&str>,
+        tool: &str,
+        arguments: &Value,
+    ) -> Result<Probed, MeasureError> {
+        if let Some(cassette) = mount {
+            self.replay.reset().await;
+            self.replay
+                .mount(&self.library.mount_set(cassette)?)
+                .await?;
+        }
+        let before = self.replay.received().len();
+        let misses_before = self.replay.misses().len();
+        let response = probe.call(tool, arguments).await?;
+        let http_requests = self.replay.received().len() - before;
+        for miss in &self.replay.misses()[misses_before..] {
+            self.failures.push(format!("{label}: replay miss: {miss}"));
+        }
+        if response.line.contains(CANARY_TOKEN) {
+            self.failures
+                .push(format!("{label}: the token appears in the response"));
+        }
+        let address = self.replay.address().to_string();
+        if response.line.contains(&address) {
+            self.failures.push(format!(
+                "{label}: the response contains the replay address {address} (a leak, and its size would depend on the port)"
+            ));
+        }
+        if let Err((code, message)) = &response.result {
+            self.failures
+                .push(format!("{label}: JSON-RPC error {code}: {message}"));
+        }
+        Ok(Probed {
+            response,
+            http_requests,
+        })
+    }
+
+    async fn module(
+        &mut self,
+        module: Module,
+        planned: &[Planned],
+        with_projection: bool,
+    ) -> Result<ModuleReport, MeasureError> {
+        // Processes: one per (mode, env); the default env always runs (the catalogue).
+        let mut groups: BTreeMap<Vec<(String, String)>, Vec<usize>> = BTreeMap::new();
+        groups.entry(Vec::new()).or_default();
+        for (i, p) in planned.iter().enumerate() {
+            let mut env = p.env();
+            env.sort();
+            groups.entry(env).or_default().push(i);
+        }
+        let mut sides: [Vec<Option<Side>>; 2] =
+            [vec![None; planned.len()], vec![None; planned.len()]];
+        let mut catalogues: [Vec<Value>; 2] = [Vec::new(), Vec::new()];
+        let mut before_projection = None;
+        let mut after_projection = None;
+        for mode in [Mode::Before, Mode::After] {
+            let started = Instant::now();
+            let slot = usize::from(mode == Mode::After);
+            for (extra, indices) in &groups {
+                let env = self.env(module, mode, extra);
+                let mut probe = Probe::start(&self.options.server, &env).await?;
+                let (tools, _) = probe.tools_list().await?;
+                if extra.is_empty() {
+                    self.check_binary(&env, &tools)?;
+                    catalogues[slot] = tools.clone();
+                }
+                (self.progress)(&format!(
+                    "{module} {}: {} scenario(s){}",
+                    mode.label(),
+                    indices.len(),
+                    if extra.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" with {extra:?}")
+                    }
+                ));
+                for &i in indices {
+                    sides[slot][i] =
+                        Some(self.scenario(&mut probe, &planned[i], mode, &tools).await?);
+                }
+                if extra.is_empty() && with_projection {
+                    (self.progress)(&format!("{module} {}: projection", mode.label()));
+                    match mode {
+                        Mode::Before => {
+                            before_projection = Some(projection::before(self, &mut probe).await?)
+                        }
+                        Mode::After => {
+                            after_projection = Some(projection::after(self, &mut probe).await?)
+                        }
+                    }
+                }
+                probe.close().await;
+            }
+            self.phases
+                .push((format!("{module} {}", mode.label()), started.elapsed()));
+        }
+        let [before_sides, after_sides] = sides;
+        let scenarios: Vec<ScenarioReport> = planned
+            .iter()
+            .zip(before_sides.into_iter().zip(after_sides))
+            .map(|(p, (before, after))| {
+                let skipped = || Side::Skipped {
+                    skipped: "not run".into(),
+                };
+                scenario_report(
+                    p,
+                    before.unwrap_or_else(skipped),
+                    after.unwrap_or_else(skipped),
+                )
+            })
+            .collect();
+        let projection = match (before_projection, after_projection) {
+            (Some(b), Some(a)) => Some(projection::report(b, a)),
+            _ => None,
+        };
+        let [before_tools, after_tools] = catalogues;
+        Ok(module_report(
+            module,
+            &before_tools,
+            &after_tools,
+            scenarios,
+            projection,
+        ))
+    }
+
+    async fn scenario(
+        &mut self,
+        probe: &mut Probe,
+        planned: &Planned,
+        mode: Mode,
+        tools: &[Value],
+    ) -> Result<Side, MeasureError> {
+        let scenario = &planned.scenario;
+        let label = format!("{} {}", planned.id(), mode.label());
+        let Some(tool) = tools
+            .iter()
+            .find(|t| t.get("name").and_then(Value::as_str) == Some(scenario.tool.as_str()))
+        else {
+            self.failures
+                .push(format!("{label}: tool {} is not listed", scenario.tool));
+            return Ok(Side::Skipped {
+                skipped: format!("{} is not listed", scenario.tool),
+            });
+        };
+        if mode == Mode::Before {
+            let declared = tool
+                .pointer("/inputSchema/properties")
+                .and_then(Value::as_object);
+            let new: Vec<&str> = scenario
+                .arguments
+                .as_object()
+                .into_iter()
+                .flat_map(Map::keys)
+                .filter(|k| declared.is_none_or(|d| !d.contains_key(*k)))
+                .map(String::as_str)
+                .collect();
+            if !new.is_empty() {
+                return Ok(Side::Skipped {
+                    skipped: format!(
+                        "the legacy tool has no parameter {}: the call was not possible before",
+                        new.join(", ")
+                    ),
+                });
+            }
+        }
+        let probed = self
+            .call(
+                probe,
+                &label,
+                Some(&planned.cassette),
+                &scenario.tool,
+                &scenario.arguments,
+            )
+            .await?;
+        let Ok(result) = &probed.response.result else {
+            return Ok(Side::Skipped {
+                skipped: "JSON-RPC error".into(),
+            });
+        };
+        let (problems, measured) = judge(tool, result, scenario, mode, probed.http_requests)?;
+        self.failures
+            .extend(problems.into_iter().map(|p| format!("{label}: {p}")));
+        Ok(Side::Measured(Box::new(measured)))
+    }
+}
+
+/// The sum of every text block of a result.
+fn text_count(result: &Value) -> Count {
+    texts(result).into_iter().map(Count::of).sum()
+}
+
+fn texts(result: &Value) -> Vec<&str> {
+    result
+        .get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c.get("text").and_then(Value::as_str))
+        .collect()
+}
+
+/// Checks a result against the scenario's expectation and the contract, and measures it.
+fn judge(
+    tool: &Value,
+    result: &Value,
+    scenario: &Scenario,
+    mode: Mode,
+    http_requests: usize,
+) -> Result<(Vec<String>, Measured), MeasureError> {
+    let shape = |what: &str, e: serde_json::Error| MeasureError::Shape(format!("{what}: {e}"));
+    let typed_tool: rmcp::model::Tool =
+        serde_json::from_value(tool.clone()).map_err(|e| shape("tools/list entry", e))?;
+    let typed: rmcp::model::CallToolResult =
+        serde_json::from_value(result.clone()).map_err(|e| shape("tools/call result", e))?;
+    let mut problems = check::problems(&typed_tool, &typed);
+    let kind = check::kind(&typed);
+    let expected = scenario.expect.outcome;
+    let want = match expected {
+        Outcome::Success => Kind::Success,
+        Outcome::Error => Kind::Error,
+        Outcome::Control => Kind::Control,
+    };
+    match mode {
+        Mode::After => {
+            if kind != want {
+                problems.push(format!(
+                    "expected {want:?}, got {kind:?}: {}",
+                    check::text(&typed)
+                        .unwrap_or("")
+                        .chars()
+                        .take(300)
+                        .collect::<String>()
+                ));
+            }
+        }
+        Mode::Before => {
+            // Legacy results have no control (a refusal was a plain success text) and no codes.
+            let is_error = typed.is_error == Some(true);
+            if is_error != (expected == Outcome::Error) {
+                problems.push(format!(
+                    "expected {expected:?}, the legacy result has isError={is_error}: {}",
+                    check::text(&typed)
+                        .unwrap_or("")
+                        .chars()
+                        .take(300)
+                        .collect::<String>()
+                ));
+            }
+        }
+    }
+    let code = match kind {
+        Kind::Error => check::error(&typed)
+            .and_then(|e| e.get("code").and_then(Value::as_str).map(str::to_owned)),
+        Kind::Control => typed
+            .structured_content
+            .as_ref()
+            .and_then(|s| s.pointer("/control/outcome"))
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        Kind::Success => None,
+    };
+    if mode == Mode::After
+        && kind == want
+        && let Some(want) = &scenario.expect.code
+        && code.as_deref() != Some(want.as_str())
+    {
+        problems.push(format!("expected code {want}, got {code:?}"));
+    }
+    let text = text_count(result);
+    let structured_value = result.get("structuredContent");
+    let structured = structured_value.map(|s| Count::of(&compact(s)));
+    let payload = match structured_value {
+        Some(s) => Some(s.clone()),
+        None if mode == Mode::After && kind == Kind::Error => texts(result)
+            .first()
+            .and_then(|t| serde_json::from_str::<Value>(t).ok())
+            .filter(Value::is_object),
+        None => None,
+    };
+    let outcome = match (mode, kind) {
+        (_, Kind::Error) => "error",
+        (Mode::After, Kind::Control) => "control",
+        _ => "success",
+    };
+    Ok((
+        problems,
+        Measured {
+            outcome: outcome.into(),
+            code: if mode == Mode::After { code } else { None },
+            http_requests,
+            text: text.tokens_all(),
+            structured: structured.map(|c| c.tokens_all()),
+            both: (text + structured.unwrap_or_default()).tokens_all(),
+            envelope: payload
+                .as_ref()
+                .and_then(Value::as_object)
+                .map(envelope_cost),
+        },
+    ))
+}
+
+/// What each part of an envelope costs, in characters.
+pub fn envelope_cost(payload: &Map<String, Value>) -> EnvelopeCost {
+    let mut cost = EnvelopeCost {
+        framing: 2,
+        ..EnvelopeCost::default()
+    };
+    let mut total = 2;
+    for (key, value, chars_of) in members(payload) {
+        let c = chars_of as u64;
+        total += c;
+        match key {
+            "platform" => cost.platform += c,
+            "resource" => cost.resource += c,
+            "state" => cost.state += c,
+            "control" => cost.control += c,
+            "data" | "error" => {
+                let v = chars(value) as u64;
+                cost.payload += v;
+                cost.framing += c - v;
+            }
+            _ => cost.framing += c,
+        }
+    }
+    cost.overhead = total - cost.payload;
+    cost.overhead_tokens = round1(cost.overhead as f64 / crate::tokens::CHARS_PER_TOKEN);
+    cost
+}
+
+fn expect_label(scenario: &Scenario) -> String {
+    let outcome = match scenario.expect.outcome {
+        Outcome::Success => "success",
+        Outcome::Error => "error",
+        Outcome::Control => "control",
+    };
+    match &scenario.expect.code {
+        Some(code) => format!("{outcome}:{code}"),
+        None => outcome.to_owned(),
+    }
+}
+
+fn scenario_report(planned: &Planned, before: Side, after: Side) -> ScenarioReport {
+    let delta = match (before.measured(), after.measured()) {
+        (Some(b), Some(a)) => {
+            let zero = Count::default();
+            let s = |m: &Measured| m.structured.map_or(zero, |t| t.count());
+            Some(Deltas {
+                text: Delta::between(b.text.count(), a.text.count()),
+                structured: Delta::between(s(b), s(a)),
+                both: Delta::between(b.both.count(), a.both.count()),
+            })
+        }
+        _ => None,
+    };
+    ScenarioReport {
+        id: planned.id(),
+        cassette: planned.cassette.clone(),
+        scenario: planned.scenario.name.clone(),
+        tool: planned.scenario.tool.clone(),
+        arguments: planned.scenario.arguments.clone(),
+        env: planned.env().into_iter().collect(),
+        expect: expect_label(&planned.scenario),
+        before,
+        after,
+        delta,
+    }
+}
+
+fn envelope_summary(scenarios: &[ScenarioReport]) -> EnvelopeSummary {
+    let costs: Vec<EnvelopeCost> = scenarios
+        .iter()
+        .filter_map(|s| s.after.measured().and_then(|m| m.envelope))
+        .collect();
+    let slot = |name: &'static str, get: fn(&EnvelopeCost) -> u64| {
+        let values: Vec<u64> = costs.iter().map(get).filter(|v| *v > 0).collect();
+        EnvelopeSlot {
+            slot: name,
+            responses: values.len(),
+            mean_chars: round1(values.iter().sum::<u64>() as f64 / values.len().max(1) as f64),
+            min_chars: values.iter().copied().min().unwrap_or(0),
+            max_chars: values.iter().copied().max().unwrap_or(0),
+        }
+    };
+    let overhead: u64 = costs.iter().map(|c| c.overhead).sum();
+    let payload: u64 = costs.iter().map(|c| c.payload + c.overhead).sum();
+    EnvelopeSummary {
+        responses: costs.len(),
+        slots: vec![
+            slot(ENVELOPE_SLOTS[0], |c| c.platform),
+            slot(ENVELOPE_SLOTS[1], |c| c.resource),
+            slot(ENVELOPE_SLOTS[2], |c| c.state),
+            slot(ENVELOPE_SLOTS[3], |c| c.control),
+            slot("framing", |c| c.framing),
+        ],
+        mean_overhead_chars: (!costs.is_empty())
+            .then(|| round1(overhead as f64 / costs.len() as f64)),
+        mean_overhead_tokens: (!costs.is_empty())
+            .then(|| round1(overhead as f64 / costs.len() as f64 / crate::tokens::CHARS_PER_TOKEN)),
+        overhead_percent: (payload > 0).then(|| round1(overhead as f64 * 100.0 / payload as f64)),
+    }
+}
+
+/// How each client behaviour prices one call, and what it adds per call after the migration.
+struct Behaviour {
+    profile: &'static str,
+    behaviour: &'static str,
+    cost: fn(&Measured) -> Count,
+    schema_per_call: bool,
+}
+
+fn structured_or_text(m: &Measured) -> Count {
+    m.structured.map_or(m.text.count(), |s| s.count())
+}
+
+const BEHAVIOURS: [Behaviour; 4] = [
+    Behaviour {
+        profile: "text",
+        behaviour: "forwards content[].text only",
+        cost: |m| m.text.count(),
+        schema_per_call: false,
+    },
+    Behaviour {
+        profile: "structured",
+        behaviour: "forwards structuredContent only (the text when there is none: legacy results, errors)",
+        cost: structured_or_text,
+        schema_per_call: false,
+    },
+    Behaviour {
+        profile: "both",
+        behaviour: "forwards content[].text and structuredContent (pays twice)",
+        cost: |m| m.both.count(),
+        schema_per_call: false,
+    },
+    Behaviour {
+        profile: "schema-per-call",
+        behaviour: "forwards structuredContent and maps the tool's outputSchema into the request on every call",
+        cost: structured_or_text,
+        schema_per_call: true,
+    },
+];
+
+fn module_report(
+    module: Module,
+    before_tools: &[Value],
+    after_tools: &[Value],
+    scenarios: Vec<ScenarioReport>,
+    projection: Option<crate::report::Projection>,
+) -> ModuleReport {
+    let before_text = tools_text(before_tools);
+    let after_text = tools_text(after_tools);
+    let (catalogue_before, catalogue_after) = (Count::of(&before_text), Count::of(&after_text));
+    let rows = breakdown(before_tools, after_tools);
+    let slot_sum_chars = rows.iter().map(|r| r.chars).sum();
+    let catalogue = Catalogue {
+        measured: "the tools array of tools/list, compact JSON as sent",
+        tools_before: before_tools.len(),
+        tools_after: after_tools.len(),
+        before: catalogue_before.tokens_all(),
+        after: catalogue_after.tokens_all(),
+        delta: Delta::between(catalogue_before, catalogue_after),
+        slots: rows.into_iter().filter(|r| r.chars != 0).collect(),
+        slot_sum_chars,
+        difference_chars: catalogue_after.chars as i64 - catalogue_before.chars as i64,
+    };
+    let schema_cost: BTreeMap<&str, Count> = after_tools
+        .iter()
+        .filter_map(|t| {
+            Some((
+                t.get("name")?.as_str()?,
+                Count::of(&catalogue::output_schema_text(t)?),
+            ))
+        })
+        .collect();
+    let comparable: Vec<(&ScenarioReport, &Measured, &Measured)> = scenarios
+        .iter()
+        .filter(|s| s.expect == "success")
+        .filter_map(|s| {
+            let (b, a) = (s.before.measured()?, s.after.measured()?);
+            (b.outcome == "success" && a.outcome == "success").then_some((s, b, a))
+        })
+        .collect();
+    let n = comparable.len();
+    let profiles: Vec<Profile> = BEHAVIOURS
+        .iter()
+        .map(|b| {
+            let sum_before: Count = comparable.iter().map(|(_, m, _)| (b.cost)(m)).sum();
+            let sum_after: Count = comparable
+                .iter()
+                .map(|(s, _, m)| {
+                    let schema = if b.schema_per_call {
+                        schema_cost
+                            .get(s.tool.as_str())
+                            .copied()
+                            .unwrap_or_default()
+                    } else {
+                        Count::default()
+                    };
+                    (b.cost)(m) + schema
+                })
+                .sum();
+            Profile {
+                profile: b.profile,
+                behaviour: b.behaviour,
+                catalogue_before: catalogue_before.tokens_all(),
+                catalogue_after: catalogue_after.tokens_all(),
+                calls: n,
+                per_call_before: (n > 0).then(|| sum_before.per(n as u64)),
+                per_call_after: (n > 0).then(|| sum_after.per(n as u64)),
+                per_call_percent: Delta::between(sum_before, sum_after)
+                    .percent
+                    .map(|p| p.primary),
+                break_even_calls: BreakEven::of(
+                    catalogue_before,
+                    catalogue_after,
+                    sum_before,
+                    sum_after,
+                    n,
+                ),
+            }
+        })
+        .collect();
+    let per = |f: fn(&Measured) -> Count, after: bool| {
+        let sum: Count = comparable
+            .iter()
+            .map(|(_, b, a)| f(if after { a } else { b }))
+            .sum();
+        (n > 0).then(|| sum.per(n as u64))
+    };
+    let summary = Summary {
+        module: module.as_str().to_owned(),
+        tools: after_tools.len(),
+        scenarios: scenarios.len(),
+        catalogue_before: catalogue_before.tokens_all(),
+        catalogue_after: catalogue_after.tokens_all(),
+        comparable_calls: n,
+        text_per_call_before: per(|m| m.text.count(), false),
+        text_per_call_after: per(|m| m.text.count(), true),
+        both_per_call_after: per(|m| m.both.count(), true),
+        break_even_text: profiles[0].break_even_calls.primary,
+        break_even_both: profiles[2].break_even_calls.primary,
+    };
+    ModuleReport {
+        format: FORMAT,
+        module: module.as_str().to_owned(),
+        protocol_version: PROTOCOL_VERSION,
+        counters: Counters::default(),
+        summary,
+        catalogue,
+        envelope: envelope_summary(&scenarios),
+        scenarios,
+        projection,
+        profiles,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn envelope_parts_sum_to_the_payload() {
+        let payload = json!({"platform": {"name": "a", "host": "b"}, "data": [1, 2], "resource": {"type": "space"}, "state": {"returned": 2}});
+        let cost = envelope_cost(payload.as_object().unwrap());
+        let total = compact(&payload).chars().count() as u64;
+        assert_eq!(cost.payload, 5);
+        assert_eq!(cost.overhead + cost.payload, total);
+        assert_eq!(
+            cost.platform + cost.resource + cost.state + cost.control + cost.framing,
+            cost.overhead
+        );
+        assert_eq!(cost.framing, 2 + r#","data":"#.len() as u64);
+    }
+
+    #[test]
+    fn break_even_is_the_first_call_count_that_pays_back() {
+        let c = |chars| Count {
+            chars,
+            o200k_base: chars,
+            cl100k_base: chars,
+        };
+        // +100 once, -30 per call on average over 3 calls: 4 calls pay back.
+        let b = BreakEven::of(c(1000), c(1100), c(300), c(210), 3);
+        assert_eq!(b.primary, Some(4));
+        assert_eq!(
+            BreakEven::of(c(1000), c(900), c(1), c(2), 1).primary,
+            Some(0)
+        );
+        assert_eq!(
+            BreakEven::of(c(1000), c(1100), c(10), c(10), 1).primary,
+            None
+        );
+    }
+
+    #[test]
+    fn module_is_the_tool_prefix() {
+        assert_eq!(module_of("content-entries-list"), Some(Module::Content));
+        assert_eq!(module_of("channels-sites-list"), Some(Module::Channels));
+        assert_eq!(module_of("nothing"), None);
+    }
+}

@@ -1,0 +1,351 @@
+//! The probe (M1): the built `modyo-mcp` binary as a child process, driven with raw JSON-RPC
+//! over its stdio (newline-delimited JSON), keeping the exact bytes of every response line.
+//!
+//! No MCP client library sits in between, so nothing re-serializes what the server sent. The
+//! protocol version is pinned ([`PROTOCOL_VERSION`]): the bytes of a result depend on it. The
+//! child gets a cleared environment plus the variables given, so nothing from the caller's
+//! shell (`MODYO_READ_ONLY`, `RUST_LOG`...) changes what is measured.
+//!
+//! Every response line is checked to be the canonical compact serialization of its own parse
+//! (what serde_json writes); that makes every sub-value's compact serialization an exact slice
+//! of the line, so sizes of `structuredContent`, a tool or a slot are sizes of bytes the server
+//! sent, not estimates.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, ChildStdout};
+
+/// The MCP protocol version the probe asks for in `initialize`.
+pub const PROTOCOL_VERSION: &str = "2025-06-18";
+
+/// The server binary's name.
+pub const SERVER_BINARY: &str = "modyo-mcp";
+
+/// How long one request may take before the probe gives up on the child.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// How much of the child's stderr is kept for diagnostics.
+const STDERR_TAIL: usize = 4096;
+
+/// Why a probe failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ProbeError {
+    /// The server binary is not there.
+    #[error(
+        "server binary not found at {}: run cargo build -p modyo-mcp (make measure builds it), or pass --server PATH",
+        path.display()
+    )]
+    MissingServer {
+        /// Where it was looked for.
+        path: PathBuf,
+    },
+    /// The child could not be started.
+    #[error("cannot start {}: {source}", path.display())]
+    Spawn {
+        /// The binary.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Reading from or writing to the child failed.
+    #[error("stdio with the server: {0}")]
+    Io(#[from] std::io::Error),
+    /// The child closed stdout (it exited or crashed).
+    #[error("the server closed its stdout during {method}; its stderr ended with:\n{stderr}")]
+    Closed {
+        /// The request in flight.
+        method: String,
+        /// The tail of its stderr.
+        stderr: String,
+    },
+    /// The child did not answer in time.
+    #[error("the server did not answer {method} within {REQUEST_TIMEOUT:?}")]
+    Timeout {
+        /// The request.
+        method: String,
+    },
+    /// A line on stdout is not a JSON-RPC message the probe understands.
+    #[error("malformed response to {method}: {reason}")]
+    Malformed {
+        /// The request.
+        method: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A JSON-RPC error where a result was required (`initialize`, `tools/list`).
+    #[error("{method} failed: JSON-RPC error {code}: {message}")]
+    Rpc {
+        /// The request.
+        method: String,
+        /// The JSON-RPC error code.
+        code: i64,
+        /// Its message.
+        message: String,
+    },
+}
+
+/// The server binary next to the running executable (`target/<profile>/modyo-mcp`; a test
+/// binary lives one level down, in `deps/`), or `explicit` when given. Fails when the file is
+/// not there.
+pub fn locate_server(explicit: Option<&Path>) -> Result<PathBuf, ProbeError> {
+    let path = match explicit {
+        Some(path) => path.to_path_buf(),
+        None => {
+            let exe = std::env::current_exe().unwrap_or_default();
+            let mut dir = exe.parent().map(Path::to_path_buf).unwrap_or_default();
+            if dir.file_name().is_some_and(|n| n == "deps") {
+                dir.pop();
+            }
+            dir.join(format!("{SERVER_BINARY}{}", std::env::consts::EXE_SUFFIX))
+        }
+    };
+    if path.is_file() {
+        Ok(path)
+    } else {
+        Err(ProbeError::MissingServer { path })
+    }
+}
+
+/// One JSON-RPC response as the server sent it.
+#[derive(Debug, Clone)]
+pub struct Response {
+    /// The exact line (without its newline).
+    pub line: String,
+    /// The `result` member, or the `error` member's code and message.
+    pub result: Result<Value, (i64, String)>,
+}
+
+/// A running server child speaking JSON-RPC on its stdio, initialized.
+#[derive(Debug)]
+pub struct Probe {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    stderr: Arc<Mutex<VecDeque<u8>>>,
+    next_id: u64,
+    /// The `initialize` response.
+    pub initialize: Response,
+}
+
+impl Probe {
+    /// Starts `server` with exactly `env` (on a cleared environment) and completes the MCP
+    /// handshake at [`PROTOCOL_VERSION`].
+    pub async fn start(server: &Path, env: &[(String, String)]) -> Result<Probe, ProbeError> {
+        let mut command = tokio::process::Command::new(server);
+        command
+            .env_clear()
+            .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        let mut child = command.spawn().map_err(|source| ProbeError::Spawn {
+            path: server.to_path_buf(),
+            source,
+        })?;
+        let (Some(stdin), Some(stdout), Some(mut stderr_pipe)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err(ProbeError::Io(std::io::Error::other(
+                "the child's stdio was not piped",
+            )));
+        };
+        let stderr = Arc::new(Mutex::new(VecDeque::new()));
+        let tail = stderr.clone();
+        tokio::spawn(async move {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = stderr_pipe.read(&mut buf).await {
+                if n == 0 {
+                    break;
+                }
+                let mut tail = tail.lock().unwrap_or_else(|e| e.into_inner());
+                tail.extend(&buf[..n]);
+                let excess = tail.len().saturating_sub(STDERR_TAIL);
+                tail.drain(..excess);
+            }
+        });
+        let mut probe = Probe {
+            child,
+            stdin,
+            stdout: BufReader::new(stdout),
+            stderr,
+            next_id: 1,
+            initialize: Response {
+                line: String::new(),
+                result: Ok(Value::Null),
+            },
+        };
+        let params = json!({
+            "protocolVersion": PROTOCOL_VERSION,
+            "capabilities": {},
+            "clientInfo": {"name": "modyo-lab", "version": env!("CARGO_PKG_VERSION")}
+        });
+        let initialize = probe.request("initialize", params).await?;
+        required("initialize", &initialize)?;
+        probe.initialize = initialize;
+        probe
+            .send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await?;
+        Ok(probe)
+    }
+
+    async fn send(&mut self, message: &Value) -> Result<(), ProbeError> {
+        let mut line = message.to_string();
+        line.push('\n');
+        self.stdin.write_all(line.as_bytes()).await?;
+        self.stdin.flush().await?;
+        Ok(())
+    }
+
+    fn stderr_tail(&self) -> String {
+        let tail = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
+        String::from_utf8_lossy(&tail.iter().copied().collect::<Vec<u8>>()).into_owned()
+    }
+
+    /// Sends a request and returns the response with the same id (server notifications and
+    /// requests in between are skipped).
+    pub async fn request(&mut self, method: &str, params: Value) -> Result<Response, ProbeError> {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+            .await?;
+        let malformed = |reason: String| ProbeError::Malformed {
+            method: method.to_owned(),
+            reason,
+        };
+        loop {
+            let mut line = String::new();
+            let read = tokio::time::timeout(REQUEST_TIMEOUT, self.stdout.read_line(&mut line))
+                .await
+                .map_err(|_| ProbeError::Timeout {
+                    method: method.to_owned(),
+                })??;
+            if read == 0 {
+                // Give the stderr reader a moment to drain what the child wrote before dying.
+                let _ = tokio::time::timeout(Duration::from_millis(200), self.child.wait()).await;
+                tokio::task::yield_now().await;
+                return Err(ProbeError::Closed {
+                    method: method.to_owned(),
+                    stderr: self.stderr_tail(),
+                });
+            }
+            let line = line.trim_end_matches(['\n', '\r']).to_owned();
+            let value: Value = serde_json::from_str(&line)
+                .map_err(|e| malformed(format!("not JSON ({e}): {}", excerpt(&line))))?;
+            if value.get("id") != Some(&json!(id)) || value.get("method").is_some() {
+                continue;
+            }
+            if serde_json::to_string(&value).ok().as_deref() != Some(line.as_str()) {
+                return Err(malformed(
+                    "the line is not the compact serialization of its own parse, so its parts cannot be sized exactly".into(),
+                ));
+            }
+            let result = match (value.get("result"), value.get("error")) {
+                (Some(result), None) => Ok(result.clone()),
+                (None, Some(error)) => Err((
+                    error.get("code").and_then(Value::as_i64).unwrap_or(0),
+                    error
+                        .get("message")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_owned(),
+                )),
+                _ => {
+                    return Err(malformed(format!(
+                        "neither result nor error: {}",
+                        excerpt(&line)
+                    )));
+                }
+            };
+            return Ok(Response { line, result });
+        }
+    }
+
+    /// `tools/list`, following `nextCursor`: every tool object, in the order listed, and the
+    /// response lines.
+    pub async fn tools_list(&mut self) -> Result<(Vec<Value>, Vec<Response>), ProbeError> {
+        let mut tools = Vec::new();
+        let mut responses = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let params = match &cursor {
+                Some(c) => json!({"cursor": c}),
+                None => json!({}),
+            };
+            let response = self.request("tools/list", params).await?;
+            let result = required("tools/list", &response)?;
+            let page = result
+                .get("tools")
+                .and_then(Value::as_array)
+                .ok_or_else(|| ProbeError::Malformed {
+                    method: "tools/list".into(),
+                    reason: "no tools array".into(),
+                })?;
+            tools.extend(page.iter().cloned());
+            cursor = result
+                .get("nextCursor")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            responses.push(response);
+            if cursor.is_none() {
+                return Ok((tools, responses));
+            }
+        }
+    }
+
+    /// `tools/call`.
+    pub async fn call(&mut self, tool: &str, arguments: &Value) -> Result<Response, ProbeError> {
+        let mut params = Map::new();
+        params.insert("name".into(), json!(tool));
+        params.insert("arguments".into(), arguments.clone());
+        self.request("tools/call", Value::Object(params)).await
+    }
+
+    /// Closes stdin (the server's cue to stop) and waits for the child, killing it if it
+    /// lingers.
+    pub async fn close(mut self) {
+        drop(self.stdin);
+        if tokio::time::timeout(Duration::from_secs(5), self.child.wait())
+            .await
+            .is_err()
+        {
+            let _ = self.child.kill().await;
+        }
+    }
+}
+
+fn required<'a>(method: &str, response: &'a Response) -> Result<&'a Value, ProbeError> {
+    response
+        .result
+        .as_ref()
+        .map_err(|(code, message)| ProbeError::Rpc {
+            method: method.to_owned(),
+            code: *code,
+            message: message.clone(),
+        })
+}
+
+fn excerpt(line: &str) -> String {
+    line.chars().take(200).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_server_says_how_to_build_it() {
+        let err = locate_server(Some(Path::new("/nonexistent/modyo-mcp"))).unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("cargo build -p modyo-mcp"), "{text}");
+        assert!(text.contains("/nonexistent/modyo-mcp"), "{text}");
+    }
+}

@@ -1,0 +1,265 @@
+//! The three counters of M2: characters at 2.902 per token (primary), and real BPE counts with
+//! tiktoken's `o200k_base` and `cl100k_base`.
+//!
+//! 2.902 characters per token is a field measurement with the model's own tokenizer on this
+//! server's JSON (`chars/4` underestimates dense JSON); it is the figure the rollout compares
+//! with the field. Characters are Unicode scalar values, not bytes. Each BPE encoder is built
+//! once per process (building one parses a 200k-entry vocabulary).
+//!
+//! Counts of separate texts add up (two responses, or the text and the structured copy of one
+//! response, are separate inputs). Characters also add up inside one text, which is why slot
+//! breakdowns are in characters; BPE counts do not (a token can straddle two slots).
+
+use std::ops::{Add, AddAssign};
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Serialize};
+use tiktoken_rs::CoreBPE;
+
+/// Characters per token measured in the field: the primary counter.
+pub const CHARS_PER_TOKEN: f64 = 2.902;
+
+/// The name of the primary counter, as reports print it.
+pub const PRIMARY: &str = "chars/2.902";
+
+/// The names of the BPE counters, as reports print them.
+pub const BPE: [&str; 2] = ["o200k_base", "cl100k_base"];
+
+fn o200k() -> &'static CoreBPE {
+    static ENCODER: OnceLock<CoreBPE> = OnceLock::new();
+    // The vocabulary ships inside the crate: building it cannot fail on a sound install.
+    ENCODER.get_or_init(|| tiktoken_rs::o200k_base().expect("tiktoken-rs ships o200k_base"))
+}
+
+fn cl100k() -> &'static CoreBPE {
+    static ENCODER: OnceLock<CoreBPE> = OnceLock::new();
+    ENCODER.get_or_init(|| tiktoken_rs::cl100k_base().expect("tiktoken-rs ships cl100k_base"))
+}
+
+/// The size of a text (or of several separate texts) under every counter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Count {
+    /// Unicode characters.
+    pub chars: u64,
+    /// `o200k_base` tokens.
+    pub o200k_base: u64,
+    /// `cl100k_base` tokens.
+    pub cl100k_base: u64,
+}
+
+impl Count {
+    /// Counts one text with every counter.
+    pub fn of(text: &str) -> Count {
+        if text.is_empty() {
+            return Count::default();
+        }
+        Count {
+            chars: text.chars().count() as u64,
+            o200k_base: o200k().encode_ordinary(text).len() as u64,
+            cl100k_base: cl100k().encode_ordinary(text).len() as u64,
+        }
+    }
+
+    /// Tokens under the primary counter (characters / 2.902), unrounded.
+    pub fn tokens(&self) -> f64 {
+        self.chars as f64 / CHARS_PER_TOKEN
+    }
+
+    /// The three token figures, for reports: primary rounded to one decimal.
+    pub fn tokens_all(&self) -> Tokens {
+        Tokens {
+            chars: self.chars,
+            primary: round1(self.tokens()),
+            o200k_base: self.o200k_base,
+            cl100k_base: self.cl100k_base,
+        }
+    }
+
+    /// `self` divided by `n` (a mean, or a cost per row), per counter.
+    pub fn per(&self, n: u64) -> PerUnit {
+        let n = n.max(1) as f64;
+        PerUnit {
+            chars: round1(self.chars as f64 / n),
+            primary: round1(self.tokens() / n),
+            o200k_base: round1(self.o200k_base as f64 / n),
+            cl100k_base: round1(self.cl100k_base as f64 / n),
+        }
+    }
+}
+
+impl Add for Count {
+    type Output = Count;
+    fn add(self, other: Count) -> Count {
+        Count {
+            chars: self.chars + other.chars,
+            o200k_base: self.o200k_base + other.o200k_base,
+            cl100k_base: self.cl100k_base + other.cl100k_base,
+        }
+    }
+}
+
+impl AddAssign for Count {
+    fn add_assign(&mut self, other: Count) {
+        *self = *self + other;
+    }
+}
+
+impl std::iter::Sum for Count {
+    fn sum<I: Iterator<Item = Count>>(iter: I) -> Count {
+        iter.fold(Count::default(), Add::add)
+    }
+}
+
+/// A size as reports print it: every number names its counter.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Tokens {
+    /// Unicode characters.
+    pub chars: u64,
+    /// Characters / 2.902 (the primary counter), one decimal.
+    #[serde(rename = "chars/2.902")]
+    pub primary: f64,
+    /// `o200k_base` tokens.
+    pub o200k_base: u64,
+    /// `cl100k_base` tokens.
+    pub cl100k_base: u64,
+}
+
+impl Tokens {
+    /// The counts behind these figures.
+    pub fn count(&self) -> Count {
+        Count {
+            chars: self.chars,
+            o200k_base: self.o200k_base,
+            cl100k_base: self.cl100k_base,
+        }
+    }
+}
+
+/// A size divided by a count (per row, per call), one decimal per counter.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PerUnit {
+    /// Unicode characters.
+    pub chars: f64,
+    /// Characters / 2.902 (the primary counter).
+    #[serde(rename = "chars/2.902")]
+    pub primary: f64,
+    /// `o200k_base` tokens.
+    pub o200k_base: f64,
+    /// `cl100k_base` tokens.
+    pub cl100k_base: f64,
+}
+
+/// After minus before, per counter, with the change in percent of before (absent when before
+/// is zero).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Delta {
+    /// Characters.
+    pub chars: i64,
+    /// Characters / 2.902 (the primary counter), one decimal.
+    #[serde(rename = "chars/2.902")]
+    pub primary: f64,
+    /// `o200k_base` tokens.
+    pub o200k_base: i64,
+    /// `cl100k_base` tokens.
+    pub cl100k_base: i64,
+    /// Percent change under each counter (chars and chars/2.902 share one figure).
+    pub percent: Option<Percent>,
+}
+
+/// A change in percent, per counter, one decimal.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Percent {
+    /// Characters (and so characters / 2.902).
+    #[serde(rename = "chars/2.902")]
+    pub primary: f64,
+    /// `o200k_base`.
+    pub o200k_base: f64,
+    /// `cl100k_base`.
+    pub cl100k_base: f64,
+}
+
+impl Delta {
+    /// `after - before`.
+    pub fn between(before: Count, after: Count) -> Delta {
+        let diff = |a: u64, b: u64| a as i64 - b as i64;
+        let pct = |a: u64, b: u64| round1((a as f64 - b as f64) * 100.0 / b as f64);
+        Delta {
+            chars: diff(after.chars, before.chars),
+            primary: round1(after.tokens() - before.tokens()),
+            o200k_base: diff(after.o200k_base, before.o200k_base),
+            cl100k_base: diff(after.cl100k_base, before.cl100k_base),
+            percent: (before.chars > 0 && before.o200k_base > 0 && before.cl100k_base > 0).then(
+                || Percent {
+                    primary: pct(after.chars, before.chars),
+                    o200k_base: pct(after.o200k_base, before.o200k_base),
+                    cl100k_base: pct(after.cl100k_base, before.cl100k_base),
+                },
+            ),
+        }
+    }
+}
+
+/// Rounds to one decimal (reports print one; the JSON keeps the same figure).
+pub fn round1(x: f64) -> f64 {
+    let r = (x * 10.0).round() / 10.0;
+    // -0.0 and 0.0 must print the same.
+    if r == 0.0 { 0.0 } else { r }
+}
+
+/// Characters / 2.902 of a character count, one decimal.
+pub fn chars_to_tokens(chars: i64) -> f64 {
+    round1(chars as f64 / CHARS_PER_TOKEN)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn characters_are_unicode_scalars_not_bytes() {
+        let c = Count::of("año");
+        assert_eq!(c.chars, 3);
+        assert!(c.o200k_base >= 1 && c.cl100k_base >= 1);
+    }
+
+    #[test]
+    fn bpe_counts_are_real_tokenizations() {
+        // Known tokenizations: "hello world" is two tokens in both vocabularies.
+        let c = Count::of("hello world");
+        assert_eq!((c.o200k_base, c.cl100k_base), (2, 2));
+        assert_eq!(Count::of(""), Count::default());
+    }
+
+    #[test]
+    fn primary_counter_is_chars_over_2_902() {
+        let c = Count {
+            chars: 2902,
+            o200k_base: 0,
+            cl100k_base: 0,
+        };
+        assert_eq!(c.tokens_all().primary, 1000.0);
+        assert_eq!(chars_to_tokens(-29), -10.0);
+    }
+
+    #[test]
+    fn delta_has_percent_only_against_a_nonzero_base() {
+        let a = Count {
+            chars: 100,
+            o200k_base: 40,
+            cl100k_base: 50,
+        };
+        let b = Count {
+            chars: 50,
+            o200k_base: 10,
+            cl100k_base: 25,
+        };
+        let d = Delta::between(a, b);
+        assert_eq!(d.chars, -50);
+        let p = d.percent.unwrap();
+        assert_eq!(
+            (p.primary, p.o200k_base, p.cl100k_base),
+            (-50.0, -75.0, -50.0)
+        );
+        assert!(Delta::between(Count::default(), a).percent.is_none());
+    }
+}

@@ -1,0 +1,355 @@
+//! `channels-download`: a custom widget's ZIP (`GET .../widget_definitions/{id}/download`),
+//! unpacked into a local directory.
+//!
+//! The archive is checked whole before anything touches the disk: an entry whose path would
+//! land outside `targetDir` (`..`, an absolute path, a drive prefix, a backslash), a symbolic
+//! link, or an archive past the size limits refuses the call with `local_io` and nothing is
+//! written. Existing files are not overwritten unless `overwrite: true`, and a symbolic link
+//! already inside `targetDir` on the way to a file refuses the call too. The files reported are
+//! read back from the disk after writing (C7).
+
+use std::io::{Cursor, Read};
+use std::path::{Component, Path, PathBuf};
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::widgets::{find_widget, widgets_path};
+use super::{Need, not_found_as, resolve_site};
+use crate::config::Module;
+use crate::contract::schema;
+use crate::contract::{ErrorCode, PostCondition, Reply, ToolClass, ToolError};
+use crate::modyo::Query;
+use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
+
+/// The most entries an archive may hold.
+pub(crate) const MAX_ENTRIES: usize = 10_000;
+/// The most bytes an archive may unpack to.
+pub(crate) const MAX_UNPACKED_BYTES: u64 = 200 * 1024 * 1024;
+
+/// Arguments of `channels-download`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct DownloadArgs {
+    /// Site id, host, uuid or name.
+    site: String,
+    /// Widget: exact name (looked up first) or id.
+    widget: String,
+    /// Local directory to unpack into (created if missing).
+    #[serde(rename = "targetDir")]
+    target_dir: String,
+    /// Replace files that already exist (default false: refuse).
+    #[serde(default)]
+    overwrite: bool,
+}
+
+fn data_schema() -> Value {
+    let file = schema::strict(
+        &[
+            ("path", schema::string()),
+            ("bytes", json!({"type": "integer", "minimum": 0})),
+        ],
+        &["path", "bytes"],
+    );
+    schema::strict(
+        &[("path", schema::string()), ("files", schema::array(file))],
+        &["path", "files"],
+    )
+}
+
+pub(crate) fn download_tool() -> ToolDef {
+    tool("channels-download", Module::Channels, ToolClass::Mutation)
+        .describe(
+            "Download a custom widget's code (ZIP) and unpack it into targetDir on this machine. Entries that would \
+escape targetDir, links, and existing files (unless overwrite) refuse the call before anything is written. data: \
+the directory and the files written, read back from disk; state.affected: files written.",
+        )
+        .data(data_schema())
+        .resource()
+        .state()
+        .handle(download)
+}
+
+async fn download(call: Call, args: DownloadArgs) -> ToolResult {
+    if args.target_dir.trim().is_empty() {
+        return Err(CallError::Arguments("targetDir is empty".into()));
+    }
+    let client = call.client()?;
+    let site = resolve_site(client, &args.site, Need::Id).await?;
+    let found = find_widget(client, &site, &args.widget).await?;
+    let path = format!("{}/{}/download", widgets_path(&site), found.id);
+    let zip = client
+        .get_bytes(&path, &Query::new())
+        .await
+        .map_err(not_found_as(|| {
+            format!(
+                "widget {} of site {} has no download; check the widget with channels-widgets-manage (action get)",
+                found.id, site.id
+            )
+        }))?;
+    let target = PathBuf::from(args.target_dir.trim());
+    let overwrite = args.overwrite;
+    let files = tokio::task::spawn_blocking(move || unpack(&zip, &target, overwrite))
+        .await
+        .map_err(|e| {
+            ToolError::new(
+                ErrorCode::LocalIo,
+                format!("the unpacking task failed: {e}"),
+            )
+        })??;
+    let resource = found.resource();
+    let affected = files.files.len();
+    let data = json!({
+        "path": files.root.display().to_string(),
+        "files": files.files.iter().map(|(p, n)| json!({"path": p, "bytes": n})).collect::<Vec<_>>(),
+    });
+    let legacy_data = data.clone();
+    Ok(Reply::new(data)
+        .resource(resource)
+        .state(PostCondition::status("downloaded").affected(affected))
+        .legacy(call.mode, || {
+            json!({"message": "Widget downloaded successfully", "action": "downloaded", "result": legacy_data})
+        })
+        .into())
+}
+
+/// What was written: the canonical target directory and each file (relative path with `/`,
+/// size on disk), sorted by path.
+#[derive(Debug)]
+pub(crate) struct Unpacked {
+    pub(crate) root: PathBuf,
+    pub(crate) files: Vec<(String, u64)>,
+}
+
+fn refused(message: String) -> ToolError {
+    ToolError::new(ErrorCode::LocalIo, message)
+}
+
+/// The safe relative path of an entry name, or why it is refused.
+fn safe_relative(name: &str) -> Result<PathBuf, String> {
+    if name.contains('\\') || name.contains('\0') {
+        return Err(format!("entry '{name}' has a backslash or NUL in its path"));
+    }
+    let path = Path::new(name);
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::Normal(part) => {
+                let part_text = part.to_string_lossy();
+                // A drive prefix ("C:") is a plain component on Unix: refuse it everywhere.
+                if part_text.len() >= 2 && part_text.as_bytes()[1] == b':' {
+                    return Err(format!("entry '{name}' starts with a drive prefix"));
+                }
+                out.push(part);
+            }
+            Component::CurDir => {}
+            Component::ParentDir => {
+                return Err(format!(
+                    "entry '{name}' climbs out of the directory with '..'"
+                ));
+            }
+            Component::RootDir | Component::Prefix(_) => {
+                return Err(format!("entry '{name}' is an absolute path"));
+            }
+        }
+    }
+    if out.as_os_str().is_empty() {
+        return Err(format!("entry '{name}' has an empty path"));
+    }
+    Ok(out)
+}
+
+enum Entry {
+    Dir(PathBuf),
+    File(PathBuf, Vec<u8>),
+}
+
+/// Reads and checks every entry of the archive; nothing touches the disk.
+fn plan(zip: &[u8]) -> Result<Vec<Entry>, ToolError> {
+    let mut archive = zip::ZipArchive::new(Cursor::new(zip)).map_err(|e| {
+        ToolError::new(
+            ErrorCode::InvalidUpstreamResponse,
+            format!("the widget download is not a readable ZIP: {e}"),
+        )
+    })?;
+    if archive.len() > MAX_ENTRIES {
+        return Err(refused(format!(
+            "the widget ZIP has {} entries, more than the {MAX_ENTRIES} this tool unpacks; nothing was written",
+            archive.len()
+        )));
+    }
+    let mut entries = Vec::new();
+    let mut total: u64 = 0;
+    for i in 0..archive.len() {
+        let mut file = archive.by_index(i).map_err(|e| {
+            ToolError::new(
+                ErrorCode::InvalidUpstreamResponse,
+                format!("the widget ZIP's entry {i} cannot be read: {e}"),
+            )
+        })?;
+        let name = file
+            .name()
+            .map_err(|e| {
+                refused(format!(
+                    "the widget ZIP's entry {i} has a name that cannot be read ({e}); nothing was written"
+                ))
+            })?
+            .into_owned();
+        let is_link = file.is_symlink()
+            || file
+                .unix_mode()
+                .is_some_and(|mode| mode & 0o170_000 == 0o120_000);
+        if is_link {
+            return Err(refused(format!(
+                "entry '{name}' is a symbolic link, which could point outside targetDir; nothing was written"
+            )));
+        }
+        let relative = safe_relative(&name).map_err(|why| {
+            refused(format!(
+                "{why}: it would land outside targetDir; nothing was written"
+            ))
+        })?;
+        if file.is_dir() {
+            entries.push(Entry::Dir(relative));
+            continue;
+        }
+        let budget = MAX_UNPACKED_BYTES - total;
+        let mut data = Vec::new();
+        (&mut file)
+            .take(budget + 1)
+            .read_to_end(&mut data)
+            .map_err(|e| {
+                ToolError::new(
+                    ErrorCode::InvalidUpstreamResponse,
+                    format!("the widget ZIP's entry '{name}' cannot be unpacked: {e}"),
+                )
+            })?;
+        if data.len() as u64 > budget {
+            return Err(refused(format!(
+                "the widget ZIP unpacks to more than {MAX_UNPACKED_BYTES} bytes; nothing was written"
+            )));
+        }
+        total += data.len() as u64;
+        entries.push(Entry::File(relative, data));
+    }
+    Ok(entries)
+}
+
+/// Whether any existing component of `path` below `root` is a symbolic link.
+fn crosses_link(root: &Path, relative: &Path) -> Option<PathBuf> {
+    let mut current = root.to_path_buf();
+    for component in relative.components() {
+        current.push(component);
+        match std::fs::symlink_metadata(&current) {
+            Ok(meta) if meta.file_type().is_symlink() => return Some(current),
+            Ok(_) => {}
+            Err(_) => return None,
+        }
+    }
+    None
+}
+
+/// Unpacks `zip` into `target`: every check first, then the writes, then a read-back.
+pub(crate) fn unpack(zip: &[u8], target: &Path, overwrite: bool) -> Result<Unpacked, ToolError> {
+    let entries = plan(zip)?;
+    let io =
+        |what: &Path, e: std::io::Error| refused(format!("cannot write {}: {e}", what.display()));
+    if target.exists() && !target.is_dir() {
+        return Err(refused(format!(
+            "targetDir {} exists and is not a directory",
+            target.display()
+        )));
+    }
+    // Checks against what is already on disk, before the first write.
+    if target.is_dir() {
+        let root = target.canonicalize().map_err(|e| io(target, e))?;
+        for entry in &entries {
+            let (relative, is_file) = match entry {
+                Entry::Dir(r) => (r, false),
+                Entry::File(r, _) => (r, true),
+            };
+            if let Some(link) = crosses_link(&root, relative) {
+                return Err(refused(format!(
+                    "{} is a symbolic link inside targetDir; nothing was written",
+                    link.display()
+                )));
+            }
+            let dest = root.join(relative);
+            if is_file && dest.exists() && (!overwrite || dest.is_dir()) {
+                return Err(refused(format!(
+                    "{} already exists; pass overwrite: true to replace it (nothing was written)",
+                    dest.display()
+                )));
+            }
+        }
+    }
+    std::fs::create_dir_all(target).map_err(|e| io(target, e))?;
+    let root = target.canonicalize().map_err(|e| io(target, e))?;
+    let mut written = Vec::new();
+    for entry in &entries {
+        match entry {
+            Entry::Dir(relative) => {
+                let dest = root.join(relative);
+                std::fs::create_dir_all(&dest).map_err(|e| io(&dest, e))?;
+            }
+            Entry::File(relative, data) => {
+                let dest = root.join(relative);
+                if let Some(parent) = dest.parent() {
+                    std::fs::create_dir_all(parent).map_err(|e| io(parent, e))?;
+                    let real = parent.canonicalize().map_err(|e| io(parent, e))?;
+                    if !real.starts_with(&root) {
+                        return Err(refused(format!(
+                            "{} resolves outside targetDir; stopped before writing it",
+                            dest.display()
+                        )));
+                    }
+                }
+                std::fs::write(&dest, data).map_err(|e| io(&dest, e))?;
+                written.push(relative.clone());
+            }
+        }
+    }
+    // Read back: what is on disk now, not what the archive said.
+    let mut files = Vec::new();
+    for relative in written {
+        let dest = root.join(&relative);
+        let size = std::fs::metadata(&dest).map_err(|e| io(&dest, e))?.len();
+        let shown = relative
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join("/");
+        files.push((shown, size));
+    }
+    files.sort();
+    files.dedup_by(|a, b| a.0 == b.0);
+    Ok(Unpacked { root, files })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_paths_that_escape_are_refused() {
+        assert_eq!(
+            safe_relative("dist/main.js").unwrap(),
+            PathBuf::from("dist/main.js")
+        );
+        assert_eq!(
+            safe_relative("./a/b.css").unwrap(),
+            PathBuf::from("a/b.css")
+        );
+        for bad in [
+            "../x",
+            "a/../../x",
+            "/etc/passwd",
+            "C:/x",
+            "a\\..\\x",
+            "",
+            "./",
+        ] {
+            assert!(safe_relative(bad).is_err(), "{bad}");
+        }
+    }
+}
