@@ -1,9 +1,12 @@
 //! Strict peers as separate programs: the official Python `mcp` client, the TypeScript SDK
 //! client, the MCP Inspector CLI and the MCP conformance suite, all pinned (tests/python,
 //! tests/node) and installed by `make python-client` / `make node-tools` (which `make test`
-//! runs). Each walks every cassette scenario through `modyo-lab serve` over stdio and over
-//! streamable HTTP; each is also shown to reject a tool whose output breaks its `outputSchema`
-//! (the harness-only fault of `modyo_lab::corrupt`), so a green run means something.
+//! runs). The Python and TypeScript SDK clients walk every cassette scenario through `modyo-lab
+//! serve` over stdio and over streamable HTTP; the Inspector, which starts a process per call,
+//! walks the first scenario of every tool and expected outcome over HTTP, and of every module
+//! and expected outcome over stdio (chosen from the cassettes in tests/node/inspector.mjs). Each is also shown to reject
+//! a tool whose output breaks its `outputSchema` (the harness-only fault of
+//! `modyo_lab::corrupt`), so a green run means something.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -99,7 +102,7 @@ fn the_typescript_sdk_client_accepts_every_scenario_over_http() {
 }
 
 #[test]
-fn the_inspector_cli_accepts_every_scenario_over_http() {
+fn the_inspector_cli_accepts_every_tool_and_outcome_over_http() {
     let output = run(&node(), "tests/node/inspector.mjs", "http", &[]);
     assert_accepted(
         &output,
@@ -108,7 +111,7 @@ fn the_inspector_cli_accepts_every_scenario_over_http() {
 }
 
 #[test]
-fn the_inspector_cli_accepts_every_tool_over_stdio() {
+fn the_inspector_cli_accepts_every_module_and_outcome_over_stdio() {
     let output = run(&node(), "tests/node/inspector.mjs", "stdio", &[]);
     assert_accepted(
         &output,

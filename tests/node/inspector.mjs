@@ -5,11 +5,19 @@
 //
 // Usage: node inspector.mjs <modyo-lab binary> <cassettes dir> <http|stdio>
 //
+// The Inspector starts a process per call (about a second of Node start-up each), so it runs a
+// representative subset, chosen from the cassettes (never a hand list); the TypeScript SDK and
+// Python clients cover every scenario:
 // http: for each scenario group (same `env`), one `modyo-lab serve --http 127.0.0.1:0`, then
-//   `tools/list` and every scenario, one Inspector process per call (MODYO_INSPECTOR_JOBS at a
-//   time, default 2).
-// stdio: the Inspector spawns `modyo-lab serve` itself for every call, so each call pays a
-//   server start: `tools/list` and the first scenario of every tool, per group.
+//   `tools/list` and the first scenario of every (tool, expected outcome) pair, so every tool and
+//   each of its success / error / control answers goes through the Inspector, one process per
+//   call (MODYO_INSPECTOR_JOBS at a time, default 2).
+// stdio: the Inspector spawns `modyo-lab serve` itself for every call, so each call also pays a
+//   server start (every cassette loaded): `tools/list` and the first scenario of every (module,
+//   expected outcome) pair, per group; the transport itself is covered scenario by scenario by
+//   the other two clients.
+// MODYO_INSPECTOR_ALL=1 runs every scenario instead; with MODYO_ACCEPTANCE_TOOL (one tool) every
+// scenario of that tool runs.
 // Prints one line per scenario and a summary; exits non-zero on any failure.
 
 import { spawn } from "node:child_process";
@@ -106,6 +114,24 @@ async function pool(tasks, limit) {
   return results;
 }
 
+const everything = process.env.MODYO_INSPECTOR_ALL === "1" || Boolean(process.env.MODYO_ACCEPTANCE_TOOL);
+
+/// The scenarios of a group the Inspector calls: the first per module (the tool name's prefix)
+/// and expected outcome (stdio) or per tool and expected outcome (http), in cassette order; all
+/// of them when `everything`.
+function subset(scenarios) {
+  if (everything) return scenarios;
+  const seen = new Set();
+  return scenarios.filter(({ scenario }) => {
+    const outcome = (scenario.expect && scenario.expect.outcome) || "success";
+    const module = scenario.tool.split("-")[0];
+    const key = `${transportName === "stdio" ? module : scenario.tool} ${outcome}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
 async function runGroup(groupKey, scenarios) {
   const failures = [];
   const server = transportName === "http" ? await startHttpServer(binary, cassettes, serverEnv(groupKey)) : null;
@@ -116,11 +142,7 @@ async function runGroup(groupKey, scenarios) {
       return [`tools/list (${groupKey}): ${listing.error}`];
     }
     const schemas = new Map(listing.result.tools.map((t) => [t.name, t.outputSchema]));
-    let chosen = scenarios;
-    if (transportName === "stdio") {
-      const seen = new Set();
-      chosen = scenarios.filter(({ scenario }) => !seen.has(scenario.tool) && seen.add(scenario.tool));
-    }
+    const chosen = subset(scenarios);
     const runs = await pool(
       chosen.map(({ scenario }) => () =>
         inspector([
@@ -156,14 +178,17 @@ async function runGroup(groupKey, scenarios) {
 }
 
 let total = 0;
+let all = 0;
 const failures = [];
 try {
   for (const [key, scenarios] of loadScenarios(cassettes)) {
     const groupFailures = await runGroup(key, scenarios);
-    total += transportName === "stdio" ? new Set(scenarios.map((s) => s.scenario.tool)).size : scenarios.length;
+    total += subset(scenarios).length;
+    all += scenarios.length;
     failures.push(...groupFailures);
   }
 } finally {
   rmSync(home, { recursive: true, force: true });
 }
+console.log(`called ${total} of ${all} scenarios (${everything ? "all" : transportName === "stdio" ? "one per module and expected outcome" : "one per tool and expected outcome"})`);
 process.exitCode = report(`the MCP Inspector CLI (${transportName})`, total, failures);
