@@ -7,6 +7,7 @@
 //! - `channels`: what channels scenarios cannot express (files on disk, no writes when read-only);
 //! - `content`: the content module's classes, read-only gate, coverage, C7 and bulk work;
 //! - `contract`: the contract rules of the foundation through the real server (C1-C21);
+//! - `core_customers`: classes, the read-only gate, fan-out bulk and legacy mode of two modules;
 //! - `errors`: the upstream error table, timeouts, refused connections, malformed bodies;
 //! - `http`: the streamable HTTP transport (same answers as stdio, DNS-rebinding protection,
 //!   loopback only, both binaries with `--http`);
@@ -26,6 +27,7 @@ mod cassettes;
 mod channels;
 mod content;
 mod contract;
+mod core_customers;
 mod errors;
 mod http;
 mod measure;
