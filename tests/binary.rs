@@ -2,19 +2,9 @@
 //! and without credentials it starts in public mode. (`make test` builds the binaries first.)
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-fn server_binary() -> PathBuf {
-    let lab = PathBuf::from(env!("CARGO_BIN_EXE_modyo-lab"));
-    let path = lab.with_file_name(format!("modyo-mcp{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        path.exists(),
-        "{} is missing: run `cargo build -p modyo-mcp` (make test does)",
-        path.display()
-    );
-    path
-}
+use crate::util::server_binary;
 
 #[test]
 fn an_invalid_module_exits_1_naming_the_bad_value_and_the_valid_ones() {

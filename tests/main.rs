@@ -1,6 +1,8 @@
 //! Workspace integration tests: one binary, one module per topic.
 //!
 //! - `binary`: the production binary's configuration errors and public mode;
+//! - `cancellation`: `notifications/cancelled` stops upstream work; 64 concurrent calls on one
+//!   session, over the duplex and over HTTP;
 //! - `cassettes`: every cassette under `cassettes/` loads, resolves and says where it is from;
 //! - `channels`: what channels scenarios cannot express (files on disk, no writes when read-only);
 //! - `content`: the content module's classes, read-only gate, coverage, C7 and bulk work;
@@ -9,10 +11,13 @@
 //! - `errors`: the upstream error table, timeouts, refused connections, malformed bodies;
 //! - `faults`: every fault kind as a C16 error, for every tool class;
 //! - `gate`: the read-only gate and the class pins (C18, C19);
+//! - `http`: the streamable HTTP transport (same answers as stdio, DNS-rebinding protection,
+//!   loopback only, both binaries with `--http`);
 //! - `lint`: the contract lint, clean on our server, catching a deliberately broken one;
 //! - `measure`: the lab end to end (snapshots of every module report, slot sums, determinism);
+//! - `peers`: the strict peers as programs (Python `mcp`, TypeScript SDK, MCP Inspector CLI,
+//!   conformance suite) through every scenario, and each rejecting an invalid output;
 //! - `properties`: drifted API responses through the real tools (proptest);
-//! - `python_client`: the strict Python `mcp` client through every scenario;
 //! - `record`: record mode against a local fake upstream, every VCR mode, redaction with a
 //!   canary, ordered repeats, latency, `cassettes check`, the drift check, the CLI;
 //! - `replay`: exact matching, sequences, shadowing, response fidelity, loud misses;
@@ -21,6 +26,7 @@
 //! - `widgets`: the widgets module (public mode, catalogue, resources, scaffold, validate).
 
 mod binary;
+mod cancellation;
 mod cassettes;
 mod channels;
 mod content;
@@ -29,10 +35,11 @@ mod core_customers;
 mod errors;
 mod faults;
 mod gate;
+mod http;
 mod lint;
 mod measure;
+mod peers;
 mod properties;
-mod python_client;
 mod record;
 mod replay;
 mod scenarios;

@@ -9,6 +9,8 @@
 //! - [`cassette`]: format v1, strict loading, `include` resolution, the deterministic writer;
 //! - [`replay`]: exact-match replay through wiremock, loud misses with near-miss diagnostics;
 //! - [`check`]: what every tool result must satisfy, as a client sees it (C1, C2, C8, C16-C18);
+//! - [`corrupt`]: a test-only fault that makes one tool's results break their schema, to prove
+//!   strict clients would catch it;
 //! - [`fixtures`]: deterministic generators of synthetic cassettes (`modyo-lab generate`);
 //! - [`lint`]: the contract lint (`modyo-lab lint`), usable on any stdio MCP server;
 //! - [`session`]: in-process sessions (replay + server + client over a duplex) and the
@@ -17,7 +19,8 @@
 //!   check) behind `modyo-lab record`;
 //! - [`lifecycle`]: `modyo-lab cassettes check` (parse, redaction, provenance, usage, unused
 //!   interactions);
-//! - [`serve`]: the offline server (`modyo-lab serve`): every cassette mounted, MCP on stdio;
+//! - [`serve`]: the offline server (`modyo-lab serve`): every cassette mounted, MCP on stdio or
+//!   streamable HTTP;
 //! - [`probe`]: the built server as a child process, raw JSON-RPC, exact response bytes (M1);
 //! - [`tokens`]: the three counters, chars/2.902, o200k_base, cl100k_base (M2);
 //! - [`measure`]: `modyo-lab measure`, before and after per module, the slot breakdown (M3, M4);
@@ -39,6 +42,7 @@
 
 pub mod cassette;
 pub mod check;
+pub mod corrupt;
 pub mod fixtures;
 pub mod lifecycle;
 pub mod lint;

@@ -7,7 +7,8 @@ use modyo_lab::fixtures::{self, FixtureSet};
 use modyo_lab::lifecycle::{self, CheckOptions};
 use modyo_lab::lint::{self, LintOptions, Lists, PlannedCall, Rule, ServerCommand};
 use modyo_lab::record::{self, Format, RecordOptions};
-use modyo_lab::serve::{self, ServeOptions};
+use modyo_lab::serve::{self, Offline, ServeOptions};
+use modyo_mcp::{HttpArgs, HttpListener};
 
 /// Prints a report on stdout; an unsuccessful report makes the command fail.
 fn print_report(text: &str, ok: bool, what: &str) -> anyhow::Result<()> {
@@ -145,6 +146,20 @@ fn lint_options(
     })
 }
 
+/// `modyo-lab serve`: stdio, or streamable HTTP with the URL announced on stderr.
+async fn serve(options: ServeOptions, http: &HttpArgs) -> anyhow::Result<()> {
+    let Some(http) = http.options()? else {
+        return Ok(serve::run_stdio(options).await?);
+    };
+    let listener = HttpListener::bind(http).await?;
+    let offline = Offline::start(&options).await?;
+    eprintln!("modyo-lab: MCP over streamable HTTP at {}", listener.url());
+    offline
+        .serve_http(listener, modyo_mcp::http::termination())
+        .await?;
+    Ok(())
+}
+
 #[derive(Parser)]
 #[command(
     version,
@@ -157,8 +172,14 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Serve MCP on stdio, answering from cassettes instead of a Modyo account.
-    Serve(ServeOptions),
+    /// Serve MCP on stdio (or streamable HTTP with --http), answering from cassettes instead of
+    /// a Modyo account.
+    Serve {
+        #[command(flatten)]
+        options: ServeOptions,
+        #[command(flatten)]
+        http: HttpArgs,
+    },
     /// Measure every module before and after (legacy vs migrated) and write the reports.
     Measure(modyo_lab::measure::MeasureArgs),
     /// Write a deterministic fixture set into the cassettes directory (`--check`: only compare).
@@ -212,9 +233,7 @@ async fn main() -> ExitCode {
         .init();
     let result = match cli.command {
         Command::Lint(args) => return lint(args).await,
-        Command::Serve(options) => serve::run_stdio(options.env(std::env::vars()))
-            .await
-            .map_err(Into::into),
+        Command::Serve { options, http } => serve(options.env(std::env::vars()), &http).await,
         Command::Generate {
             set,
             cassettes,

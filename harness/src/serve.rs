@@ -8,16 +8,21 @@
 //! Logs go to stderr only: stdout is the MCP channel.
 //!
 //! [`Offline::start`] and [`Offline::serve`] take the transport as a parameter, so tests run
-//! the same wiring in-process over `tokio::io::duplex`.
+//! the same wiring in-process over `tokio::io::duplex`; [`Offline::serve_http`] serves the same
+//! server over streamable HTTP (`modyo-lab serve --http ADDR`).
+//!
+//! `--corrupt-output TOOL` (test-only, see [`crate::corrupt`]) makes one tool's results break
+//! their `outputSchema` after the server validated them, to prove strict clients catch it.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use modyo_mcp::{Config, ConfigError, ModyoServer, ServerError, Token};
-use rmcp::RoleServer;
+use modyo_mcp::{Config, ConfigError, HttpListener, ModyoServer, ServerError, Token};
 use rmcp::transport::IntoTransport;
+use rmcp::{RoleServer, ServiceExt};
 
 use crate::cassette::{self, Cassette, CassetteError};
+use crate::corrupt::Corrupting;
 use crate::replay::{ReplayError, ReplayOptions, ReplayServer};
 
 /// Tags whose cassettes the offline server leaves out unless asked for.
@@ -39,6 +44,15 @@ pub struct ServeOptions {
     /// Also serve cassettes with this tag (left out by default: fault).
     #[arg(long = "include-tag", value_name = "TAG")]
     pub include_tags: Vec<String>,
+    /// Test-only fault: make this tool's successful results violate its outputSchema after the
+    /// server validated them, to prove strict clients reject them (see `corrupt`).
+    #[arg(
+        long,
+        value_name = "TOOL",
+        env = "MODYO_LAB_CORRUPT_OUTPUT",
+        hide = true
+    )]
+    pub corrupt_output: Option<String>,
     /// Answer at once, ignoring the latency recorded as `delay_ms`.
     #[arg(long)]
     pub ignore_latency: bool,
@@ -54,9 +68,16 @@ impl ServeOptions {
         ServeOptions {
             cassettes: cassettes.into(),
             include_tags: Vec::new(),
+            corrupt_output: None,
             ignore_latency: false,
             env: Vec::new(),
         }
+    }
+
+    /// Test-only: corrupts the successful results of `tool` (see [`crate::corrupt`]).
+    pub fn corrupt_output(mut self, tool: impl Into<String>) -> ServeOptions {
+        self.corrupt_output = Some(tool.into());
+        self
     }
 
     /// Also serves cassettes tagged `tag`.
@@ -117,6 +138,7 @@ pub enum ServeError {
 pub struct Offline {
     replay: ReplayServer,
     server: ModyoServer,
+    corrupt_output: Option<String>,
 }
 
 impl Offline {
@@ -138,7 +160,17 @@ impl Offline {
         );
         let config = offline_config(&replay.uri(), &options.env, OFFLINE_TOKEN)?;
         let server = ModyoServer::new(config)?;
-        Ok(Offline { replay, server })
+        if let Some(tool) = &options.corrupt_output {
+            tracing::warn!(
+                tool,
+                "test fault on: this tool's results will break its outputSchema"
+            );
+        }
+        Ok(Offline {
+            replay,
+            server,
+            corrupt_output: options.corrupt_output.clone(),
+        })
     }
 
     /// The replay server (received requests, misses, unused interactions).
@@ -157,14 +189,66 @@ impl Offline {
         T: IntoTransport<RoleServer, E, A>,
         E: std::error::Error + Send + Sync + 'static,
     {
-        let Offline { replay, server } = self;
-        let result = server.serve(transport).await;
-        let misses = replay.misses().len();
-        if misses > 0 {
-            tracing::warn!("{misses} request(s) missed the cassettes during this session");
-        }
+        let Offline {
+            replay,
+            server,
+            corrupt_output,
+        } = self;
+        let result = match corrupt_output {
+            None => server.serve(transport).await,
+            Some(tool) => serve_transport(Corrupting::new(server, tool), transport).await,
+        };
+        warn_misses(&replay);
         Ok(result?)
     }
+
+    /// Serves MCP over streamable HTTP on `listener` until `shutdown` completes; the replay
+    /// server lives as long.
+    pub async fn serve_http(
+        self,
+        listener: HttpListener,
+        shutdown: impl std::future::Future<Output = ()> + Send,
+    ) -> Result<(), ServeError> {
+        let Offline {
+            replay,
+            server,
+            corrupt_output,
+        } = self;
+        let result = match corrupt_output {
+            None => server.serve_http(listener, shutdown).await,
+            Some(tool) => {
+                listener
+                    .serve(Corrupting::new(server, tool), shutdown)
+                    .await
+            }
+        };
+        warn_misses(&replay);
+        Ok(result?)
+    }
+}
+
+fn warn_misses(replay: &ReplayServer) {
+    let misses = replay.misses().len();
+    if misses > 0 {
+        tracing::warn!("{misses} request(s) missed the cassettes during this session");
+    }
+}
+
+/// [`ModyoServer::serve`] for any handler (the corrupting wrapper).
+async fn serve_transport<H, T, E, A>(handler: H, transport: T) -> Result<(), ServerError>
+where
+    H: rmcp::ServerHandler,
+    T: IntoTransport<RoleServer, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let running = ServiceExt::serve(handler, transport)
+        .await
+        .map_err(|e| ServerError::Transport(e.to_string()))?;
+    running
+        .waiting()
+        .await
+        .map_err(|e| ServerError::Transport(e.to_string()))?;
+    Ok(())
 }
 
 /// The server configuration for a replay server at `uri`: the given environment (minus

@@ -11,7 +11,8 @@
 //! - [`contract`]: the response contract, one file per rule group;
 //! - [`modyo`]: the HTTP client, pagination and `meta`, error mapping, name resolution;
 //! - `tools`: one folder per module, one file per resource, and the registry table;
-//! - [`server`]: the rmcp handler (registry, gate, dispatch) and the transports;
+//! - [`server`]: the rmcp handler (registry, gate, dispatch) and the stdio transport;
+//! - [`http`]: the streamable HTTP transport (loopback by default, Host/Origin checked);
 //! - `widgets`: the widget component catalogue shipped in the binary (data, resources, the
 //!   local scaffolding and validation of widget projects), used by `tools/widgets`.
 //!
@@ -28,10 +29,12 @@
 mod app;
 pub mod config;
 pub mod contract;
+pub mod http;
 pub mod modyo;
 pub mod server;
 mod tools;
 mod widgets;
 
 pub use config::{Config, ConfigError, Module, Token};
+pub use http::{HttpArgs, HttpError, HttpListener, HttpOptions};
 pub use server::{ModyoServer, ServerError, catalog_size};

@@ -1,12 +1,24 @@
-//! The production stdio server: read the environment, log to stderr, serve MCP on stdio.
+//! The production server: read the environment and the transport flags, log to stderr, serve
+//! MCP on stdio (default) or over streamable HTTP (`--http [ADDR]`).
 
 use std::process::ExitCode;
 
-use modyo_mcp::{Config, ModyoServer};
+use clap::Parser;
+use modyo_mcp::{Config, HttpArgs, HttpListener, ModyoServer};
+
+/// MCP server for the Modyo platform API. Configuration comes from the environment
+/// (MODYO_URL, MODYO_TOKEN, MODYO_READ_ONLY, MODYO_MCP_MODULES...; see the README).
+#[derive(Parser)]
+#[command(version, about)]
+struct Cli {
+    #[command(flatten)]
+    http: HttpArgs,
+}
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    // stdout is the MCP channel: logs go to stderr, and only when asked (DEBUG or RUST_LOG).
+    let cli = Cli::parse();
+    // stdout is the MCP channel on stdio: logs go to stderr, and only when asked (DEBUG or RUST_LOG).
     let debug = matches!(std::env::var("DEBUG").as_deref(), Ok("true" | "1"));
     let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
         tracing_subscriber::EnvFilter::new(if debug { "debug" } else { "warn" })
@@ -17,6 +29,13 @@ async fn main() -> ExitCode {
         .with_ansi(false)
         .init();
 
+    let http = match cli.http.options() {
+        Ok(http) => http,
+        Err(e) => {
+            eprintln!("Error: {e}");
+            return ExitCode::from(1);
+        }
+    };
     let config = match Config::from_env() {
         Ok(config) => config,
         Err(e) => {
@@ -24,9 +43,27 @@ async fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let result = match ModyoServer::new(config) {
-        Ok(server) => server.serve_stdio().await,
-        Err(e) => Err(e),
+    let server = match ModyoServer::new(config) {
+        Ok(server) => server,
+        Err(e) => {
+            eprintln!("Error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let result = match http {
+        None => server.serve_stdio().await,
+        Some(options) => match HttpListener::bind(options).await {
+            Ok(listener) => {
+                eprintln!("modyo-mcp: MCP over streamable HTTP at {}", listener.url());
+                server
+                    .serve_http(listener, modyo_mcp::http::termination())
+                    .await
+            }
+            Err(e) => {
+                eprintln!("Error: {e}");
+                return ExitCode::from(1);
+            }
+        },
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

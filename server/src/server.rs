@@ -48,6 +48,9 @@ pub enum ServerError {
     /// The transport failed.
     #[error("MCP transport: {0}")]
     Transport(String),
+    /// The HTTP transport could not start.
+    #[error(transparent)]
+    Http(#[from] crate::http::HttpError),
 }
 
 struct Registered {

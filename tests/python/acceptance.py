@@ -4,32 +4,42 @@ The Python `mcp` client validates every `structuredContent` against the tool's
 `outputSchema` (after `tools/list`) and raises on a mismatch, so a response that breaks
 its own schema fails here even if our Rust tests miss it.
 
-Usage: acceptance.py <modyo-lab binary> <cassettes dir>
+Usage: acceptance.py <modyo-lab binary> <cassettes dir> [stdio|http]
 
 Every scenario of every cassette (except those tagged `fault`) is called through
-`modyo-lab serve`, grouped by the scenario's `env`, and its outcome checked against the
-scenario's `expect`. Prints one line per scenario and a summary; exits non-zero on any
+`modyo-lab serve` (stdio: a child process per scenario group; http: `serve --http
+127.0.0.1:0` per group, over the streamable HTTP client), grouped by the scenario's `env`, and
+its outcome checked against the scenario's `expect`. `MODYO_ACCEPTANCE_TOOL`, when set, keeps
+only that tool's scenarios. Prints one line per scenario and a summary; exits non-zero on any
 failure.
 """
 
 import asyncio
+import contextlib
 import json
 import os
 import pathlib
+import re
 import sys
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
 
 
 def load_scenarios(root: pathlib.Path):
+    only = os.environ.get("MODYO_ACCEPTANCE_TOOL") or None
     groups = {}
     for path in sorted(root.rglob("*.json")):
+        if path.name.endswith(".new.json"):  # candidates for review, never loaded
+            continue
         cassette = json.loads(path.read_text(encoding="utf-8"))
         if "fault" in cassette.get("tags", []):
             continue
         name = path.relative_to(root).with_suffix("").as_posix()
         for scenario in cassette.get("scenarios", []):
+            if only and scenario["tool"] != only:
+                continue
             env = scenario.get("env", {})
             key = json.dumps(env, sort_keys=True)
             groups.setdefault(key, []).append((name, scenario))
@@ -43,13 +53,57 @@ def error_code(result) -> str | None:
         return None
 
 
-async def run_group(binary: str, cassettes: str, env: dict, scenarios) -> list[str]:
-    failures = []
+@contextlib.asynccontextmanager
+async def http_server(binary: str, cassettes: str, env: dict):
+    """`modyo-lab serve --http 127.0.0.1:0`; yields the URL it announces on stderr."""
+    process = await asyncio.create_subprocess_exec(
+        binary, "serve", "--cassettes", cassettes, "--http", "127.0.0.1:0",
+        env=env, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    seen = []
+    try:
+        url = None
+        while url is None:
+            line = await asyncio.wait_for(process.stderr.readline(), timeout=120)
+            if not line:
+                raise RuntimeError("the HTTP server exited before announcing its URL:\n" + "".join(seen))
+            seen.append(line.decode(errors="replace"))
+            match = re.search(r"MCP over streamable HTTP at (http://\S+)", seen[-1])
+            url = match.group(1) if match else None
+
+        async def drain():
+            while await process.stderr.readline():
+                pass
+
+        drainer = asyncio.create_task(drain())
+        yield url
+    finally:
+        if process.returncode is None:
+            process.terminate()
+        await process.wait()
+        if "drainer" in locals():
+            await drainer
+
+
+@contextlib.asynccontextmanager
+async def connect(binary: str, cassettes: str, env: dict, transport: str):
     server_env = dict(os.environ)
+    server_env["RUST_LOG"] = "error"
     server_env.update(env)
-    params = StdioServerParameters(command=binary, args=["serve", "--cassettes", cassettes], env=server_env)
-    async with stdio_client(params) as streams:
-        read, write = streams[0], streams[1]
+    if transport == "stdio":
+        params = StdioServerParameters(command=binary, args=["serve", "--cassettes", cassettes], env=server_env)
+        async with stdio_client(params) as streams:
+            yield streams[0], streams[1]
+    else:
+        async with http_server(binary, cassettes, server_env) as url:
+            async with streamable_http_client(url) as streams:
+                yield streams[0], streams[1]
+
+
+async def run_group(binary: str, cassettes: str, env: dict, scenarios, transport: str) -> list[str]:
+    failures = []
+    async with connect(binary, cassettes, env, transport) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()
             listed = await session.list_tools()
@@ -87,14 +141,18 @@ async def run_group(binary: str, cassettes: str, env: dict, scenarios) -> list[s
 
 async def main() -> int:
     binary, cassettes = sys.argv[1], sys.argv[2]
+    transport = sys.argv[3] if len(sys.argv) > 3 else "stdio"
+    if transport not in ("stdio", "http"):
+        print(f"unknown transport {transport}: stdio or http", file=sys.stderr)
+        return 2
     groups = load_scenarios(pathlib.Path(cassettes))
     failures, total = [], 0
     for key in sorted(groups):
         total += len(groups[key])
-        failures += await run_group(binary, cassettes, json.loads(key), groups[key])
+        failures += await run_group(binary, cassettes, json.loads(key), groups[key], transport)
     for failure in failures:
         print(f"FAIL {failure}")
-    print(f"{total - len(failures)}/{total} scenarios passed through the Python mcp client")
+    print(f"{total - len(failures)}/{total} scenarios passed through the Python mcp client ({transport})")
     return 1 if failures or total == 0 else 0
 
 

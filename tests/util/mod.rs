@@ -1,9 +1,37 @@
-//! Shared helpers: in-code cassettes, a started replay server, an HTTP client, and (in
-//! [`probes`]) generic views of the tools and scenarios that exist.
+//! Shared helpers: in-code cassettes, a started replay server, an HTTP client, the workspace
+//! and its binaries; `http`: the streamable HTTP transport in tests; [`probes`]: generic views
+//! of the tools and scenarios that exist.
+
+use std::path::PathBuf;
 
 use modyo_lab::{Cassette, Interaction, Provenance, ReplayOptions, ReplayServer};
 
+pub(crate) mod http;
 pub(crate) mod probes;
+
+/// The workspace root.
+pub(crate) fn workspace() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the harness lives in the workspace")
+        .to_path_buf()
+}
+
+/// The `modyo-lab` binary of this build.
+pub(crate) fn lab_binary() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_modyo-lab"))
+}
+
+/// The `modyo-mcp` binary of this build (`make test` builds it before the tests).
+pub(crate) fn server_binary() -> PathBuf {
+    let path = lab_binary().with_file_name(format!("modyo-mcp{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        path.exists(),
+        "{} is missing: run `cargo build -p modyo-mcp` (make test does)",
+        path.display()
+    );
+    path
+}
 
 /// A synthetic cassette named `name` holding `interactions`.
 pub(crate) fn cassette(name: &str, interactions: Vec<Interaction>) -> Cassette {

@@ -1,0 +1,488 @@
+//! The streamable HTTP transport: the same server (tools, gate, errors) behind
+//! `POST/GET/DELETE /mcp` on a local port, next to stdio.
+//!
+//! Safe by default: it listens on loopback only and refuses any other address unless
+//! [`HttpOptions::allow_remote`] is set; even then every request's `Host` header must name an
+//! allowed host and a browser `Origin` must be an allowed origin (DNS-rebinding protection,
+//! enforced by rmcp's [`StreamableHttpService`] before anything else runs). Each MCP session
+//! (`Mcp-Session-Id`) gets a clone of the handler, so every session shares one registry and one
+//! Modyo client.
+//!
+//! The server is plain HTTP/1.1 (hyper), with a graceful shutdown: when the `shutdown` future
+//! completes, no new connection is accepted, open sessions and event streams are ended, and
+//! in-flight requests get a short grace period.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use http_body_util::{BodyExt, Full};
+use hyper::body::{Bytes, Incoming};
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use hyper_util::server::graceful::GracefulShutdown;
+use rmcp::ServerHandler;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+use crate::server::{ModyoServer, ServerError};
+
+/// The path the MCP endpoint answers on (`http://127.0.0.1:8808/mcp`).
+pub const MCP_PATH: &str = "/mcp";
+
+/// The port used when `--http` names none.
+pub const DEFAULT_PORT: u16 = 8808;
+
+/// How long in-flight requests may run once shutdown has begun.
+const GRACE: Duration = Duration::from_secs(5);
+
+/// Host names a loopback server always accepts in the `Host` header (any port).
+const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
+
+/// Browser origins a loopback server always accepts (any port).
+const LOOPBACK_ORIGINS: [&str; 6] = [
+    "http://localhost:*",
+    "http://127.0.0.1:*",
+    "http://[::1]:*",
+    "https://localhost:*",
+    "https://127.0.0.1:*",
+    "https://[::1]:*",
+];
+
+/// The HTTP flags shared by `modyo-mcp` and `modyo-lab serve`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct HttpArgs {
+    /// Serve MCP over streamable HTTP at ADDR (`[HOST:]PORT`, default 127.0.0.1:8808; port 0
+    /// picks a free one) instead of stdio. The endpoint is http://ADDR/mcp.
+    #[arg(
+        long,
+        value_name = "ADDR",
+        num_args = 0..=1,
+        default_missing_value = "",
+    )]
+    pub http: Option<String>,
+    /// Allow a non-loopback ADDR. The server has no authentication of its own: anyone who can
+    /// reach the port acts with the configured token. Host and Origin are still checked.
+    #[arg(long, requires = "http")]
+    pub allow_remote: bool,
+    /// Also accept this `Host` header (`name` or `name:port`; repeatable). Needed for the names
+    /// clients use to reach a remote listener.
+    #[arg(long = "allowed-host", value_name = "HOST", requires = "http")]
+    pub allowed_hosts: Vec<String>,
+    /// Also accept this browser `Origin` (`scheme://host[:port|:*]`; repeatable).
+    #[arg(long = "allowed-origin", value_name = "ORIGIN", requires = "http")]
+    pub allowed_origins: Vec<String>,
+}
+
+impl HttpArgs {
+    /// The HTTP options these flags ask for, or `None` for stdio.
+    pub fn options(&self) -> Result<Option<HttpOptions>, HttpError> {
+        let Some(addr) = &self.http else {
+            return Ok(None);
+        };
+        let mut options = HttpOptions::parse(addr)?.allow_remote(self.allow_remote);
+        options
+            .allowed_hosts
+            .extend(self.allowed_hosts.iter().cloned());
+        options
+            .allowed_origins
+            .extend(self.allowed_origins.iter().cloned());
+        Ok(Some(options))
+    }
+}
+
+/// Where and how to listen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpOptions {
+    addr: SocketAddr,
+    allow_remote: bool,
+    allowed_hosts: Vec<String>,
+    allowed_origins: Vec<String>,
+}
+
+impl HttpOptions {
+    /// Loopback (`127.0.0.1`) on `port`; 0 picks a free port.
+    pub fn loopback(port: u16) -> HttpOptions {
+        HttpOptions::at(SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port))
+    }
+
+    /// Exactly `addr` (binding refuses a non-loopback one unless [`Self::allow_remote`]).
+    pub fn at(addr: SocketAddr) -> HttpOptions {
+        HttpOptions {
+            addr,
+            allow_remote: false,
+            allowed_hosts: Vec::new(),
+            allowed_origins: Vec::new(),
+        }
+    }
+
+    /// Parses `[HOST:]PORT`: `""` is `127.0.0.1:8808`, `"9000"` and `":9000"` are
+    /// `127.0.0.1:9000`, `localhost:9000` is `127.0.0.1:9000`, an IP without a port gets 8808,
+    /// and `[::1]:9000` or `0.0.0.0:9000` are taken as written. Host names other than
+    /// `localhost` are refused: name the address to listen on.
+    pub fn parse(addr: &str) -> Result<HttpOptions, HttpError> {
+        let text = addr.trim();
+        let bad = |reason: &str| HttpError::Address {
+            addr: text.to_owned(),
+            reason: reason.to_owned(),
+        };
+        if text.is_empty() {
+            return Ok(HttpOptions::loopback(DEFAULT_PORT));
+        }
+        let port_only = text.strip_prefix(':').unwrap_or(text);
+        if port_only.bytes().all(|b| b.is_ascii_digit()) {
+            let port = port_only
+                .parse::<u16>()
+                .map_err(|_| bad("the port must be 0 to 65535"))?;
+            return Ok(HttpOptions::loopback(port));
+        }
+        if let Ok(addr) = text.parse::<SocketAddr>() {
+            return Ok(HttpOptions::at(addr));
+        }
+        if let Ok(ip) = text.trim_matches(['[', ']']).parse::<IpAddr>() {
+            return Ok(HttpOptions::at(SocketAddr::new(ip, DEFAULT_PORT)));
+        }
+        match text.rsplit_once(':') {
+            Some((host, port)) if host.eq_ignore_ascii_case("localhost") => {
+                let port = port
+                    .parse::<u16>()
+                    .map_err(|_| bad("the port must be 0 to 65535"))?;
+                Ok(HttpOptions::loopback(port))
+            }
+            None if text.eq_ignore_ascii_case("localhost") => {
+                Ok(HttpOptions::loopback(DEFAULT_PORT))
+            }
+            _ => Err(bad(
+                "expected [HOST:]PORT with HOST an IP address or localhost, e.g. 127.0.0.1:8808",
+            )),
+        }
+    }
+
+    /// Allows (or not) a non-loopback listening address.
+    pub fn allow_remote(mut self, allow: bool) -> HttpOptions {
+        self.allow_remote = allow;
+        self
+    }
+
+    /// Also accepts `host` (`name` or `name:port`) in the `Host` header.
+    pub fn allowed_host(mut self, host: impl Into<String>) -> HttpOptions {
+        self.allowed_hosts.push(host.into());
+        self
+    }
+
+    /// Also accepts the browser origin `origin` (`scheme://host[:port|:*]`).
+    pub fn allowed_origin(mut self, origin: impl Into<String>) -> HttpOptions {
+        self.allowed_origins.push(origin.into());
+        self
+    }
+
+    /// The address to listen on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The `Host` values accepted: loopback names, the listening IP when remote listening is
+    /// allowed and the IP is a specific one, and the extra ones given.
+    fn hosts(&self) -> Vec<String> {
+        let mut hosts: Vec<String> = LOOPBACK_HOSTS.iter().map(|h| (*h).to_owned()).collect();
+        let ip = self.addr.ip();
+        if self.allow_remote && !ip.is_unspecified() && !ip.is_loopback() {
+            hosts.push(ip.to_string());
+        }
+        hosts.extend(self.allowed_hosts.iter().cloned());
+        hosts
+    }
+
+    fn origins(&self) -> Vec<String> {
+        let mut origins: Vec<String> = LOOPBACK_ORIGINS.iter().map(|o| (*o).to_owned()).collect();
+        origins.extend(self.allowed_origins.iter().cloned());
+        origins
+    }
+}
+
+/// Why the HTTP transport could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum HttpError {
+    /// The address does not parse.
+    #[error("--http {addr}: {reason}")]
+    Address {
+        /// What was given.
+        addr: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A non-loopback address without `--allow-remote`.
+    #[error(
+        "refusing to listen on {addr}: it is not a loopback address, and the server has no \
+authentication of its own (anyone reaching the port acts with the configured token). Listen on \
+127.0.0.1, or pass --allow-remote (with --allowed-host for the names clients use) behind your own \
+access control"
+    )]
+    NotLoopback {
+        /// The address.
+        addr: SocketAddr,
+    },
+    /// The socket could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// A bound socket, ready to serve: binding first lets a caller learn the port (`--http
+/// 127.0.0.1:0`) before serving.
+#[derive(Debug)]
+pub struct HttpListener {
+    listener: TcpListener,
+    addr: SocketAddr,
+    options: HttpOptions,
+}
+
+impl HttpListener {
+    /// Binds the socket; refuses a non-loopback address unless remote listening is allowed.
+    pub async fn bind(options: HttpOptions) -> Result<HttpListener, HttpError> {
+        let wanted = options.addr;
+        if !wanted.ip().is_loopback() && !options.allow_remote {
+            return Err(HttpError::NotLoopback { addr: wanted });
+        }
+        let listener = TcpListener::bind(wanted)
+            .await
+            .map_err(|source| HttpError::Bind {
+                addr: wanted,
+                source,
+            })?;
+        let addr = listener.local_addr().map_err(|source| HttpError::Bind {
+            addr: wanted,
+            source,
+        })?;
+        Ok(HttpListener {
+            listener,
+            addr,
+            options,
+        })
+    }
+
+    /// The address actually bound (the real port when 0 was asked for).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The MCP endpoint URL (`http://127.0.0.1:PORT/mcp`; a wildcard bind shows loopback).
+    pub fn url(&self) -> String {
+        let ip = match self.addr.ip() {
+            ip if ip.is_unspecified() && ip.is_ipv4() => IpAddr::V4(Ipv4Addr::LOCALHOST),
+            ip if ip.is_unspecified() => IpAddr::V6(std::net::Ipv6Addr::LOCALHOST),
+            ip => ip,
+        };
+        format!("http://{}{MCP_PATH}", SocketAddr::new(ip, self.addr.port()))
+    }
+
+    /// Serves `handler` (one clone per MCP session) until `shutdown` completes.
+    pub async fn serve<H>(
+        self,
+        handler: H,
+        shutdown: impl Future<Output = ()> + Send,
+    ) -> Result<(), ServerError>
+    where
+        H: ServerHandler + Clone + Send + Sync + 'static,
+    {
+        let stop = CancellationToken::new();
+        let config = StreamableHttpServerConfig::default()
+            .with_allowed_hosts(self.options.hosts())
+            .with_allowed_origins(self.options.origins())
+            .enforce_origin_validation()
+            .with_cancellation_token(stop.child_token());
+        let service = Arc::new(StreamableHttpService::new(
+            move || Ok(handler.clone()),
+            Arc::new(LocalSessionManager::default()),
+            config,
+        ));
+        let graceful = GracefulShutdown::new();
+        tracing::info!(url = %self.url(), "serving MCP over streamable HTTP");
+        let mut shutdown = std::pin::pin!(shutdown);
+        loop {
+            tokio::select! {
+                accepted = self.listener.accept() => {
+                    let (stream, peer) = match accepted {
+                        Ok(accepted) => accepted,
+                        Err(e) => {
+                            tracing::warn!("accepting a connection failed: {e}");
+                            tokio::time::sleep(Duration::from_millis(50)).await;
+                            continue;
+                        }
+                    };
+                    let service = service.clone();
+                    let route = hyper::service::service_fn(move |request: Request<Incoming>| {
+                        let service = service.clone();
+                        async move {
+                            if request.uri().path() != MCP_PATH {
+                                return Ok::<_, Infallible>(not_found());
+                            }
+                            let delete = request.method() == hyper::Method::DELETE;
+                            let mut response = service.handle(request).await;
+                            // A session closed by DELETE answers 204 No Content, the status
+                            // clients expect (rmcp says 202, which the Python SDK logs as a
+                            // failed termination); the body is empty either way.
+                            if delete && response.status() == StatusCode::ACCEPTED {
+                                *response.status_mut() = StatusCode::NO_CONTENT;
+                            }
+                            Ok(response)
+                        }
+                    });
+                    let connection = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(TokioIo::new(stream), route);
+                    let connection = graceful.watch(connection);
+                    tokio::spawn(async move {
+                        if let Err(e) = connection.await {
+                            tracing::debug!(%peer, "HTTP connection ended: {e}");
+                        }
+                    });
+                }
+                () = &mut shutdown => break,
+            }
+        }
+        drop(self.listener);
+        stop.cancel();
+        tokio::select! {
+            () = graceful.shutdown() => {}
+            () = tokio::time::sleep(GRACE) => {
+                tracing::warn!("HTTP connections still open after {GRACE:?}; closing them");
+            }
+        }
+        Ok(())
+    }
+}
+
+fn not_found() -> Response<http_body_util::combinators::BoxBody<Bytes, Infallible>> {
+    let mut response = Response::new(
+        Full::new(Bytes::from_static(b"Not Found: the MCP endpoint is /mcp")).boxed(),
+    );
+    *response.status_mut() = StatusCode::NOT_FOUND;
+    response
+}
+
+impl ModyoServer {
+    /// Serves MCP over streamable HTTP on `listener` until `shutdown` completes.
+    pub async fn serve_http(
+        self,
+        listener: HttpListener,
+        shutdown: impl Future<Output = ()> + Send,
+    ) -> Result<(), ServerError> {
+        listener.serve(self, shutdown).await
+    }
+}
+
+/// Completes on Ctrl-C or, on Unix, SIGTERM: the shutdown signal of the binaries.
+pub async fn termination() {
+    #[cfg(unix)]
+    {
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(term) => term,
+                Err(e) => {
+                    tracing::warn!("cannot listen for SIGTERM: {e}");
+                    let _ = tokio::signal::ctrl_c().await;
+                    return;
+                }
+            };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(text: &str) -> SocketAddr {
+        HttpOptions::parse(text).expect("parses").addr()
+    }
+
+    #[test]
+    fn addresses_default_to_loopback_and_the_documented_port() {
+        assert_eq!(parsed(""), "127.0.0.1:8808".parse().unwrap());
+        assert_eq!(parsed("9000"), "127.0.0.1:9000".parse().unwrap());
+        assert_eq!(parsed(":9000"), "127.0.0.1:9000".parse().unwrap());
+        assert_eq!(parsed("localhost:0"), "127.0.0.1:0".parse().unwrap());
+        assert_eq!(parsed("LOCALHOST"), "127.0.0.1:8808".parse().unwrap());
+        assert_eq!(parsed("[::1]:9000"), "[::1]:9000".parse().unwrap());
+        assert_eq!(parsed("::1"), "[::1]:8808".parse().unwrap());
+        assert_eq!(parsed("0.0.0.0:80"), "0.0.0.0:80".parse().unwrap());
+        assert_eq!(parsed("10.1.2.3"), "10.1.2.3:8808".parse().unwrap());
+    }
+
+    #[test]
+    fn unusable_addresses_say_what_is_expected() {
+        for bad in [
+            "example.com:80",
+            "99999",
+            ":x",
+            "localhost:port",
+            "1.2.3.4:99999",
+        ] {
+            let err = HttpOptions::parse(bad).expect_err(bad).to_string();
+            assert!(err.starts_with(&format!("--http {bad}: ")), "{err}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_non_loopback_bind_is_refused_without_allow_remote() {
+        let options = HttpOptions::parse("0.0.0.0:0").unwrap();
+        let err = HttpListener::bind(options).await.expect_err("refused");
+        assert!(matches!(err, HttpError::NotLoopback { .. }), "{err}");
+        assert!(err.to_string().contains("--allow-remote"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn a_loopback_bind_reports_its_port_and_url() {
+        let listener = HttpListener::bind(HttpOptions::loopback(0)).await.unwrap();
+        let port = listener.local_addr().port();
+        assert_ne!(port, 0);
+        assert_eq!(listener.url(), format!("http://127.0.0.1:{port}/mcp"));
+    }
+
+    #[test]
+    fn remote_listening_accepts_the_listening_ip_and_the_extra_hosts() {
+        let options = HttpOptions::parse("192.0.2.7:80")
+            .unwrap()
+            .allow_remote(true)
+            .allowed_host("mcp.example.test");
+        let hosts = options.hosts();
+        assert!(hosts.contains(&"192.0.2.7".to_owned()), "{hosts:?}");
+        assert!(hosts.contains(&"mcp.example.test".to_owned()), "{hosts:?}");
+        assert!(hosts.contains(&"localhost".to_owned()), "{hosts:?}");
+        let wildcard = HttpOptions::parse("0.0.0.0:80").unwrap().allow_remote(true);
+        assert!(!wildcard.hosts().contains(&"0.0.0.0".to_owned()));
+    }
+
+    #[test]
+    fn http_flags_without_http_mean_stdio() {
+        assert_eq!(HttpArgs::default().options().unwrap(), None);
+        let args = HttpArgs {
+            http: Some("127.0.0.1:0".into()),
+            allowed_origins: vec!["https://app.example.test".into()],
+            ..HttpArgs::default()
+        };
+        let options = args.options().unwrap().expect("http");
+        assert!(
+            options
+                .origins()
+                .contains(&"https://app.example.test".to_owned())
+        );
+    }
+}

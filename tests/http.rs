@@ -1,0 +1,258 @@
+//! The streamable HTTP transport: the same tools, gate and errors as stdio (every cassette
+//! scenario answers identically over both), DNS-rebinding protection, loopback-only binding,
+//! and the production binary with `--http`.
+
+use std::collections::BTreeMap;
+use std::process::{Command, Stdio};
+
+use modyo_lab::serve::{Offline, ServeOptions};
+use modyo_lab::session::Library;
+use modyo_mcp::{Config, ModyoServer};
+use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::RunningService;
+use serde_json::{Value, json};
+
+use crate::util::http::{self, Spawned};
+use crate::util::{lab_binary, server_binary};
+
+/// One call's answer as comparable JSON: the result, or the JSON-RPC error's text.
+async fn answer(
+    client: &RunningService<rmcp::RoleClient, ()>,
+    tool: &str,
+    arguments: &Value,
+) -> Value {
+    let mut params = CallToolRequestParams::new(tool.to_owned());
+    params.arguments = arguments.as_object().cloned();
+    match client.call_tool(params).await {
+        Ok(result) => serde_json::to_value(result).expect("results serialize"),
+        Err(e) => json!({"jsonrpc_error": e.to_string()}),
+    }
+}
+
+/// What a session lists: tools, resources, resource templates.
+async fn listing(client: &RunningService<rmcp::RoleClient, ()>) -> anyhow::Result<Value> {
+    Ok(json!({
+        "tools": client.list_all_tools().await?,
+        "resources": client.list_all_resources().await?,
+        "templates": client.list_all_resource_templates().await?,
+    }))
+}
+
+#[tokio::test]
+async fn every_scenario_answers_over_http_exactly_as_over_stdio() -> anyhow::Result<()> {
+    // Arrange: the scenarios of the offline server, grouped by their server environment.
+    let library = Library::workspace()?;
+    let mut groups: BTreeMap<Vec<(String, String)>, Vec<_>> = BTreeMap::new();
+    for (cassette, scenario) in library.scenarios() {
+        if cassette.has_tag("fault") {
+            continue;
+        }
+        let env = scenario
+            .env
+            .iter()
+            .map(|(k, v)| (k.to_owned(), v.clone()))
+            .collect();
+        groups
+            .entry(env)
+            .or_default()
+            .push((cassette.name().to_owned(), scenario.clone()));
+    }
+    assert!(!groups.is_empty(), "the workspace has scenarios");
+    let mut compared = 0;
+    for (env, scenarios) in groups {
+        let options = ServeOptions::new(library.root()).env(env.clone());
+        let (server_io, client_io) = tokio::io::duplex(1 << 20);
+        let serving = tokio::spawn(Offline::start(&options).await?.serve(server_io));
+        let local = ().serve(client_io).await?;
+        let served = http::serve_offline(Offline::start(&options).await?).await;
+        let remote = http::client(&served.url).await;
+
+        // Act + Assert: the same listing, then the same answer to every scenario.
+        assert_eq!(
+            listing(&remote).await?,
+            listing(&local).await?,
+            "listing over HTTP with {env:?}"
+        );
+        for (cassette, scenario) in &scenarios {
+            let over_stdio = answer(&local, &scenario.tool, &scenario.arguments).await;
+            let over_http = answer(&remote, &scenario.tool, &scenario.arguments).await;
+            assert_eq!(
+                over_http, over_stdio,
+                "{cassette}#{} answers differently over HTTP",
+                scenario.name
+            );
+            compared += 1;
+        }
+        remote.cancel().await?;
+        local.cancel().await?;
+        served.stop().await;
+        serving.await??;
+    }
+    assert!(compared > 0);
+    Ok(())
+}
+
+/// A raw `initialize` POST with extra headers: the status code.
+async fn initialize_status(url: &str, headers: &[(&str, &str)]) -> u16 {
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#,
+        );
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    request
+        .send()
+        .await
+        .expect("the server answers")
+        .status()
+        .as_u16()
+}
+
+#[tokio::test]
+async fn foreign_hosts_and_origins_are_refused_dns_rebinding() -> anyhow::Result<()> {
+    // Arrange: a public-mode server (no credentials) on a loopback port.
+    let server = ModyoServer::new(Config::from_vars(Vec::<(String, String)>::new())?)?;
+    let served = http::serve(server).await;
+    let url = served.url.clone();
+    let port = url::Url::parse(&url)?.port().expect("a port");
+
+    // Act + Assert
+    assert_eq!(
+        initialize_status(&url, &[]).await,
+        200,
+        "a plain local client"
+    );
+    assert_eq!(
+        initialize_status(&url, &[("host", &format!("localhost:{port}"))]).await,
+        200
+    );
+    assert_eq!(
+        initialize_status(&url, &[("origin", "http://localhost:5173")]).await,
+        200,
+        "a local browser origin"
+    );
+    assert_eq!(
+        initialize_status(&url, &[("host", &format!("attacker.example:{port}"))]).await,
+        403,
+        "a rebinding Host"
+    );
+    assert_eq!(
+        initialize_status(&url, &[("origin", "https://attacker.example")]).await,
+        403,
+        "a foreign Origin"
+    );
+    assert_eq!(
+        initialize_status(&url, &[("host", &format!("mcp.example.test:{port}"))]).await,
+        403,
+        "a name not allowed"
+    );
+    let elsewhere = reqwest::Client::new()
+        .post(url.replace("/mcp", "/other"))
+        .send()
+        .await?;
+    assert_eq!(elsewhere.status().as_u16(), 404, "only /mcp answers");
+    served.stop().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn allowed_hosts_and_origins_extend_the_loopback_ones() -> anyhow::Result<()> {
+    let server = ModyoServer::new(Config::from_vars(Vec::<(String, String)>::new())?)?;
+    let options = modyo_mcp::HttpOptions::loopback(0)
+        .allowed_host("mcp.example.test")
+        .allowed_origin("https://app.example.test");
+    let listener = modyo_mcp::HttpListener::bind(options).await?;
+    let url = listener.url();
+    let port = listener.local_addr().port();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(server.serve_http(listener, async {
+        let _ = stopped.await;
+    }));
+
+    let named = format!("mcp.example.test:{port}");
+    assert_eq!(initialize_status(&url, &[("host", &named)]).await, 200);
+    let origin = ("origin", "https://app.example.test");
+    assert_eq!(initialize_status(&url, &[origin]).await, 200);
+    let other = format!("other.example.test:{port}");
+    assert_eq!(initialize_status(&url, &[("host", &other)]).await, 403);
+    let foreign = ("origin", "https://other.example.test");
+    assert_eq!(initialize_status(&url, &[foreign]).await, 403);
+
+    let _ = stop.send(());
+    serving.await??;
+    Ok(())
+}
+
+#[test]
+fn the_server_refuses_a_non_loopback_address_without_allow_remote() {
+    let output = Command::new(server_binary())
+        .env_clear()
+        .args(["--http", "0.0.0.0:0"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("refusing to listen on 0.0.0.0:0") && stderr.contains("--allow-remote"),
+        "{stderr}"
+    );
+    assert!(output.stdout.is_empty());
+
+    let output = Command::new(server_binary())
+        .env_clear()
+        .arg("--allow-remote")
+        .stdin(Stdio::null())
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(2), "--allow-remote needs --http");
+}
+
+#[tokio::test]
+async fn the_production_binary_serves_http_and_stops_on_sigterm() -> anyhow::Result<()> {
+    // Arrange: public mode, a free loopback port.
+    let mut command = Command::new(server_binary());
+    command.env_clear().args(["--http", "127.0.0.1:0"]);
+    let spawned = Spawned::start(command);
+    let expected = ModyoServer::new(Config::from_vars(Vec::<(String, String)>::new())?)?.tools();
+
+    // Act
+    let client = http::client(&spawned.url).await;
+    let info = client
+        .peer_info()
+        .and_then(|i| i.server_info.as_ref().map(|s| s.name.clone()));
+    let tools = client.list_all_tools().await?;
+    client.cancel().await?;
+    let status = spawned.terminate();
+
+    // Assert
+    assert_eq!(info.as_deref(), Some("modyo-mcp"));
+    assert_eq!(
+        serde_json::to_value(&tools)?,
+        serde_json::to_value(&expected)?,
+        "the same tools as in-process"
+    );
+    assert!(status.success(), "SIGTERM is a clean stop: {status}");
+    Ok(())
+}
+
+#[tokio::test]
+async fn the_offline_binary_serves_http() -> anyhow::Result<()> {
+    let mut command = Command::new(lab_binary());
+    command
+        .args(["serve", "--http", "127.0.0.1:0", "--cassettes"])
+        .arg(crate::util::workspace().join("cassettes"))
+        .env("RUST_LOG", "error");
+    let spawned = Spawned::start(command);
+    let client = http::client(&spawned.url).await;
+    let tools = client.list_all_tools().await?;
+    client.cancel().await?;
+    assert!(!tools.is_empty());
+    assert!(spawned.terminate().success());
+    Ok(())
+}

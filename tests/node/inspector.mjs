@@ -1,0 +1,194 @@
+// Acceptance through the MCP Inspector CLI (`mcp-inspector --cli --format json`), which lists
+// the tools, calls one, and fails the call when its `structuredContent` breaks the tool's
+// `outputSchema`. It needs Node >= 22.19: run this script with the Node 22 build installed by
+// `make node-tools` (.tools/node/node_modules/.bin/node).
+//
+// Usage: node inspector.mjs <modyo-lab binary> <cassettes dir> <http|stdio>
+//
+// The Inspector starts a process per call (about a second of Node start-up each), so it runs a
+// representative subset, chosen from the cassettes (never a hand list); the TypeScript SDK and
+// Python clients cover every scenario:
+// http: for each scenario group (same `env`), one `modyo-lab serve --http 127.0.0.1:0`, then
+//   `tools/list` and the first scenario of every (tool, expected outcome) pair, so every tool and
+//   each of its success / error / control answers goes through the Inspector, one process per
+//   call (MODYO_INSPECTOR_JOBS at a time, default 2).
+// stdio: the Inspector spawns `modyo-lab serve` itself for every call, so each call also pays a
+//   server start (every cassette loaded): `tools/list` and the first scenario of every (module,
+//   expected outcome) pair, per group; the transport itself is covered scenario by scenario by
+//   the other two clients.
+// MODYO_INSPECTOR_ALL=1 runs every scenario instead; with MODYO_ACCEPTANCE_TOOL (one tool) every
+// scenario of that tool runs.
+// Prints one line per scenario and a summary; exits non-zero on any failure.
+
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+import { loadScenarios, problems, report, serverEnv, startHttpServer } from "./lib.mjs";
+
+const [binary, cassettes, transportName] = process.argv.slice(2);
+if (!binary || !cassettes || !["stdio", "http"].includes(transportName)) {
+  console.error("usage: node inspector.mjs <modyo-lab binary> <cassettes dir> <http|stdio>");
+  process.exit(2);
+}
+const [major, minor] = process.versions.node.split(".").map(Number);
+if (major < 22 || (major === 22 && minor < 19)) {
+  console.error(`the Inspector needs Node >= 22.19, this is ${process.version}: use .tools/node/node_modules/.bin/node (make node-tools)`);
+  process.exit(2);
+}
+
+const launcher = fileURLToPath(
+  new URL("./node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js", import.meta.url),
+);
+const jobs = Math.max(1, Number(process.env.MODYO_INSPECTOR_JOBS || 2));
+// The Inspector keeps a catalog and client settings under $HOME: give it a scratch home.
+const home = mkdtempSync(join(tmpdir(), "modyo-inspector-"));
+const inspectorEnv = {
+  ...process.env,
+  HOME: home,
+  MCP_CATALOG_PATH: join(home, "mcp.json"),
+  MCP_CLIENT_CONFIG_PATH: join(home, "client.json"),
+};
+
+/// Runs the Inspector CLI once; resolves to {code, stdout, stderr}.
+function inspector(args) {
+  return new Promise((resolve, reject) => {
+    // A generous connect timeout: over stdio every call starts a server that loads every
+    // cassette first, which takes seconds on a busy 2-core machine (the default is 15 s).
+    const options = ["--cli", "--format", "json", "-q", "--connect-timeout", "120000"];
+    const child = spawn(process.execPath, [launcher, ...options, ...args], {
+      env: inspectorEnv,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (c) => (stdout += c));
+    child.stderr.setEncoding("utf8").on("data", (c) => (stderr += c));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/// The target arguments: the server URL, or `-e` variables and the stdio command.
+function targetArgs(target, groupKey) {
+  if (target.url) return ["--transport", "http", "--server-url", target.url];
+  const env = JSON.parse(groupKey);
+  env.RUST_LOG = "error";
+  if (process.env.MODYO_LAB_CORRUPT_OUTPUT) env.MODYO_LAB_CORRUPT_OUTPUT = process.env.MODYO_LAB_CORRUPT_OUTPUT;
+  const pairs = Object.entries(env).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
+  return [...pairs, "--", binary, "serve", "--cassettes", cassettes];
+}
+
+/// The `result` the Inspector printed, or the error it reported.
+function parse(run) {
+  try {
+    const out = JSON.parse(run.stdout);
+    if (out && out.result) return { result: out.result };
+  } catch {
+    // no result on stdout: the error envelope is on stderr
+  }
+  for (const line of run.stderr.split("\n").reverse()) {
+    try {
+      const envelope = JSON.parse(line);
+      if (envelope && envelope.error) return { error: envelope.error.message || JSON.stringify(envelope.error) };
+    } catch {
+      // a log line
+    }
+  }
+  return { error: `exit ${run.code}, no JSON answer: ${run.stderr.trim().slice(-500)}` };
+}
+
+/// Runs `tasks` (functions returning promises) `limit` at a time, keeping their order.
+async function pool(tasks, limit) {
+  const results = new Array(tasks.length);
+  let next = 0;
+  async function worker() {
+    while (next < tasks.length) {
+      const i = next++;
+      results[i] = await tasks[i]();
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
+  return results;
+}
+
+const everything = process.env.MODYO_INSPECTOR_ALL === "1" || Boolean(process.env.MODYO_ACCEPTANCE_TOOL);
+
+/// The scenarios of a group the Inspector calls: the first per module (the tool name's prefix)
+/// and expected outcome (stdio) or per tool and expected outcome (http), in cassette order; all
+/// of them when `everything`.
+function subset(scenarios) {
+  if (everything) return scenarios;
+  const seen = new Set();
+  return scenarios.filter(({ scenario }) => {
+    const outcome = (scenario.expect && scenario.expect.outcome) || "success";
+    const module = scenario.tool.split("-")[0];
+    const key = `${transportName === "stdio" ? module : scenario.tool} ${outcome}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+async function runGroup(groupKey, scenarios) {
+  const failures = [];
+  const server = transportName === "http" ? await startHttpServer(binary, cassettes, serverEnv(groupKey)) : null;
+  const target = server ? { url: server.url } : {};
+  try {
+    const listing = parse(await inspector(["--method", "tools/list", ...targetArgs(target, groupKey)]));
+    if (!listing.result) {
+      return [`tools/list (${groupKey}): ${listing.error}`];
+    }
+    const schemas = new Map(listing.result.tools.map((t) => [t.name, t.outputSchema]));
+    const chosen = subset(scenarios);
+    const runs = await pool(
+      chosen.map(({ scenario }) => () =>
+        inspector([
+          "--method",
+          "tools/call",
+          "--tool-name",
+          scenario.tool,
+          "--tool-args-json",
+          JSON.stringify(scenario.arguments || {}),
+          ...targetArgs(target, groupKey),
+        ]),
+      ),
+      jobs,
+    );
+    chosen.forEach(({ label, scenario }, i) => {
+      if (!schemas.has(scenario.tool)) {
+        failures.push(`${label}: tool ${scenario.tool} is not listed`);
+        return;
+      }
+      const answer = parse(runs[i]);
+      if (!answer.result) {
+        failures.push(`${label}: client rejected the result: ${answer.error}`);
+        return;
+      }
+      const found = problems(scenario, answer.result, schemas.get(scenario.tool) != null);
+      if (found.length > 0) failures.push(`${label}: ${found.join("; ")}`);
+      else console.log(`ok   ${label}`);
+    });
+    return failures;
+  } finally {
+    if (server) await server.stop();
+  }
+}
+
+let total = 0;
+let all = 0;
+const failures = [];
+try {
+  for (const [key, scenarios] of loadScenarios(cassettes)) {
+    const groupFailures = await runGroup(key, scenarios);
+    total += subset(scenarios).length;
+    all += scenarios.length;
+    failures.push(...groupFailures);
+  }
+} finally {
+  rmSync(home, { recursive: true, force: true });
+}
+console.log(`called ${total} of ${all} scenarios (${everything ? "all" : transportName === "stdio" ? "one per module and expected outcome" : "one per tool and expected outcome"})`);
+process.exitCode = report(`the MCP Inspector CLI (${transportName})`, total, failures);
