@@ -82,6 +82,8 @@ enum Command {
         #[arg(long)]
         check: bool,
     },
+    /// Benchmark against the physical floor and mcp-recorder; write reports/performance.md.
+    Bench(modyo_lab::perf::BenchArgs),
     /// Record tool calls against the live account (MODYO_URL, MODYO_TOKEN) into a cassette,
     /// redacted; or, with `--mode none --diff`, report how the live API drifted from it.
     Record(Box<RecordOptions>),
@@ -102,7 +104,7 @@ async fn main() -> ExitCode {
     let cli = Cli::parse();
     // stdout is the MCP channel: logs go to stderr. `measure` prints its own progress.
     let default = match cli.command {
-        Command::Measure(_) => "warn",
+        Command::Measure(_) | Command::Bench(_) => "warn",
         _ => "info",
     };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
@@ -122,6 +124,7 @@ async fn main() -> ExitCode {
             check,
         } => generate(set, &cassettes, check),
         Command::Measure(args) => modyo_lab::measure::command(args).await.map_err(Into::into),
+        Command::Bench(args) => modyo_lab::perf::command(args).await.map_err(Into::into),
         Command::Record(options) => record(*options).await,
         Command::Cassettes(CassettesCommand::Check(options)) => check_cassettes(options).await,
     };
