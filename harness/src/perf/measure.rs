@@ -367,7 +367,8 @@ pub(super) async fn tokens(setup: &Setup) -> Result<Vec<Throughput>, PerfError> 
         text.push('\n');
     }
     probe.close().await;
-    let encoders: [(&'static str, fn(&str) -> u64); 2] = [
+    type Counter = fn(&str) -> u64;
+    let encoders: [(&'static str, Counter); 2] = [
         ("o200k_base", crate::tokens::o200k_base),
         ("cl100k_base", crate::tokens::cl100k_base),
     ];
@@ -417,4 +418,63 @@ pub(super) async fn measure_wall(setup: &Setup) -> Result<f64, String> {
 
 fn round(d: Duration) -> f64 {
     (d.as_secs_f64() * 10.0).round() / 10.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::replay::ReceivedBody;
+
+    fn get(path: &str, query: &[(&str, &str)]) -> ReceivedRequest {
+        ReceivedRequest {
+            method: "GET".into(),
+            path: path.into(),
+            query: query
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
+            body: ReceivedBody::Empty,
+            replayed: true,
+        }
+    }
+
+    #[test]
+    fn the_floor_plan_reissues_every_request_with_the_fan_out_apart() {
+        let received = [
+            get("/api/admin/content/spaces/636", &[]),
+            get(
+                "/api/admin/content/spaces/636/entries",
+                &[("page", "1"), ("per_page", "100"), ("tags[]", "a b")],
+            ),
+            get("/api/admin/content/spaces/636/types/4021", &[]),
+            get("/api/admin/content/spaces/636/entries/1000001", &[]),
+            get("/api/admin/content/spaces/636/entries/1000002", &[]),
+        ];
+        let plan = Plan::of(
+            "http://127.0.0.1:9",
+            &received,
+            Some("/api/admin/content/spaces/636/entries/"),
+        );
+        assert_eq!(plan.len(), 5);
+        assert_eq!(
+            plan.sequential,
+            [
+                "http://127.0.0.1:9/api/admin/content/spaces/636",
+                "http://127.0.0.1:9/api/admin/content/spaces/636/entries?page=1&per_page=100&tags%5B%5D=a+b",
+                "http://127.0.0.1:9/api/admin/content/spaces/636/types/4021",
+            ]
+        );
+        assert_eq!(plan.fanout.len(), 2);
+        let all = Plan::of("http://h", &received, None);
+        assert_eq!((all.sequential.len(), all.fanout.len()), (5, 0));
+    }
+
+    #[test]
+    fn the_projection_arguments_name_the_concurrency_only_when_given() {
+        let args = projection_args(2, Some(16));
+        assert_eq!(args["page"], 2);
+        assert_eq!(args["per_page"], 100);
+        assert_eq!(args["concurrency"], 16);
+        assert!(projection_args(1, None).get("concurrency").is_none());
+    }
 }

@@ -265,3 +265,33 @@ async fn compare(
         rows,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_scenarios_file_repeats_every_call_against_the_offline_server() {
+        let calls = [
+            ("content-spaces-list", json!({})),
+            ("content-spaces-get", json!({"space": "636"})),
+        ];
+        let file = scenarios(
+            Path::new("/bin/modyo-lab"),
+            &["serve".to_owned()],
+            &calls,
+            3,
+        );
+        assert_eq!(file["schema_version"], "1.0");
+        assert_eq!(file["target"]["command"], "/bin/modyo-lab");
+        assert_eq!(file["target"]["args"], json!(["serve"]));
+        let actions = file["scenarios"]["session"]["actions"].as_array().unwrap();
+        assert_eq!(actions.len(), 1 + 3 * 2);
+        assert_eq!(actions[0], "list_tools");
+        assert_eq!(
+            actions[2],
+            json!({"call_tool": {"name": "content-spaces-get", "arguments": {"space": "636"}}})
+        );
+        assert_eq!(actions[3]["call_tool"]["name"], "content-spaces-list");
+    }
+}
