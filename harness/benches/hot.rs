@@ -137,5 +137,17 @@ fn matching(c: &mut Criterion) {
     drop(runtime);
 }
 
-criterion_group!(benches, envelope, tokens, matching);
+/// Short runs: `make bench` runs on small shared machines, and these pieces are fast.
+fn config() -> Criterion {
+    Criterion::default()
+        .warm_up_time(std::time::Duration::from_secs(1))
+        .measurement_time(std::time::Duration::from_secs(3))
+        .sample_size(40)
+}
+
+criterion_group! {
+    name = benches;
+    config = config();
+    targets = envelope, tokens, matching
+}
 criterion_main!(benches);
