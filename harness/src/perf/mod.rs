@@ -83,10 +83,10 @@ pub enum PerfError {
 #[derive(Debug, Clone, clap::Args)]
 pub struct BenchArgs {
     /// Repetitions of each timed comparison (projection, mcp-recorder).
-    #[arg(long, default_value_t = 15)]
+    #[arg(long, default_value_t = 30)]
     pub reps: usize,
     /// Repetitions of the per-call comparison.
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = 500)]
     pub call_reps: usize,
     /// Where to write the report (default: reports/performance.md of the workspace); `-` for
     /// stdout.

@@ -18,6 +18,12 @@ use super::stats::{self, Summary, ms};
 use super::{PerfError, Recorder, RecorderRow};
 use crate::probe::Probe;
 
+/// The last `n` characters of a text (a traceback ends with its reason).
+fn tail(text: &str, n: usize) -> String {
+    let chars: Vec<char> = text.trim_end().chars().collect();
+    chars[chars.len().saturating_sub(n)..].iter().collect()
+}
+
 /// The calls compared: the small read, a list, and the projection page.
 fn calls() -> Vec<(&'static str, Value)> {
     let (tool, args) = small_read();
@@ -184,10 +190,7 @@ async fn compare(
         return Err(PerfError::Unexpected(format!(
             "mcp-recorder record-scenarios failed ({}): {}",
             recorded.status,
-            String::from_utf8_lossy(&recorded.stderr)
-                .chars()
-                .take(600)
-                .collect::<String>()
+            tail(&String::from_utf8_lossy(&recorded.stderr), 600)
         )));
     }
     let port = free_port()?;
