@@ -5,6 +5,7 @@
 //! - `channels`: what channels scenarios cannot express (files on disk, no writes when read-only);
 //! - `content`: the content module's classes, read-only gate, coverage, C7 and bulk work;
 //! - `contract`: the contract rules of the foundation through the real server (C1-C21);
+//! - `core_customers`: classes, the read-only gate, fan-out bulk and legacy mode of two modules;
 //! - `errors`: the upstream error table, timeouts, refused connections, malformed bodies;
 //! - `measure`: the lab end to end (snapshots of every module report, slot sums, determinism);
 //! - `python_client`: the strict Python `mcp` client through every scenario;
@@ -20,6 +21,7 @@ mod cassettes;
 mod channels;
 mod content;
 mod contract;
+mod core_customers;
 mod errors;
 mod measure;
 mod python_client;

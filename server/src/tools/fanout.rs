@@ -92,12 +92,21 @@ impl FanOut {
         }
     }
 
-    /// `data.failed`: `[{index, error: {code, message, status?, ...}}]`.
+    /// `data.failed`: `[{index, error: {code, message, status?, retryable?, retry_after_s?}}]`.
+    /// Only the standard keys: a detail (`fields`, `tried`, `candidates`) would break the
+    /// strict schema of `error` (C8); the message already names what it says.
     pub(crate) fn failed_json(&self) -> Value {
+        const KEYS: [&str; 5] = ["code", "message", "status", "retryable", "retry_after_s"];
         Value::Array(
             self.failed
                 .iter()
-                .map(|(index, error)| json!({"index": index, "error": error.to_value()}))
+                .map(|(index, error)| {
+                    let mut value = error.to_value();
+                    if let Some(map) = value.as_object_mut() {
+                        map.retain(|k, _| KEYS.contains(&k.as_str()));
+                    }
+                    json!({"index": index, "error": value})
+                })
                 .collect(),
         )
     }
@@ -175,6 +184,17 @@ mod tests {
         assert_eq!(
             mixed.failed_json()[0],
             json!({"index": 0, "error": {"code": "unauthorized", "message": "401", "status": 401}})
+        );
+        let detailed = run(vec![1], |_, _: i32| async {
+            Err(ToolError::new(ErrorCode::ValidationFailed, "name: taken")
+                .with_status(409)
+                .detail("fields", json!([{"field": "name", "messages": ["taken"]}])))
+        })
+        .await;
+        assert_eq!(
+            detailed.failed_json()[0]["error"],
+            json!({"code": "validation_failed", "message": "name: taken", "status": 409}),
+            "details stay out of the strict error object"
         );
     }
 }

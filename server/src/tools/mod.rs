@@ -22,6 +22,8 @@ use crate::modyo::{CmsError, ModyoClient};
 pub(crate) mod args;
 pub(crate) mod channels;
 pub(crate) mod content;
+pub(crate) mod core;
+pub(crate) mod customers;
 pub(crate) mod fanout;
 pub(crate) mod widgets;
 
@@ -204,6 +206,8 @@ impl ToolBuilder {
 pub(crate) fn catalog() -> Vec<ToolDef> {
     let mut all = Vec::new();
     all.extend(content::tools());
+    all.extend(core::tools());
+    all.extend(customers::tools());
     all.extend(channels::tools());
     all.extend(widgets::tools());
     all

@@ -1,0 +1,431 @@
+//! Submissions of originations: `customers-submissions-list` and `customers-submissions-bulk`.
+//!
+//! Both lists are documented (`.../originations/{id}/submissions` with `date_range[]` and
+//! `updated_date_range[]`, and `.../users/{user_id}/submissions`); the per-submission `PUT` is
+//! `[synthetic]` except its documented `due_extension_days`. Dates are checked locally: the API
+//! drops a whole filter it cannot parse and still answers 200.
+
+use reqwest::Method;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{Realm, resolve_realm};
+use crate::config::Module;
+use crate::contract::schema::{self, Kind};
+use crate::contract::{Resource, ToolClass, ToolError};
+use crate::modyo::list::walk;
+use crate::modyo::{ModyoClient, Query};
+use crate::tools::args::Paging;
+use crate::tools::core::kit::{
+    self, Collection, Found, Need, check_date, check_persisted, read_back, required,
+};
+use crate::tools::{Call, CallError, ToolDef, ToolResult, fanout, tool};
+
+/// A submission as the API returns it (loose: echoed; keys from the customers API docs).
+pub(crate) fn submission_schema() -> Value {
+    schema::echo(&[
+        ("id", Kind::Int),
+        ("uuid", Kind::Str),
+        ("status", Kind::Str),
+        ("progress", Kind::Str),
+        ("due", Kind::Str),
+        ("due_deadline_at", Kind::Str),
+        ("due_label", Kind::Str),
+        ("due_status_label", Kind::Str),
+        ("due_extension_days", Kind::Int),
+        ("started_at", Kind::Str),
+        ("origination_name", Kind::Str),
+        ("origination_uuid", Kind::Str),
+        ("cancellation_reason", Kind::Str),
+        ("user", Kind::Obj),
+        ("assignee", Kind::Obj),
+        ("tasks", Kind::List),
+        ("created_at", Kind::Str),
+        ("updated_at", Kind::Str),
+    ])
+}
+
+/// Arguments of `customers-submissions-list`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct ListArgs {
+    /// Realm uid or name.
+    realm: String,
+    /// Origination id or name whose submissions to list (or user).
+    origination: Option<String>,
+    /// End user id or email whose submissions to list (or origination).
+    user: Option<String>,
+    /// Created between two days, [from, to] as YYYY-MM-DD (origination only).
+    #[schemars(length(min = 2, max = 2))]
+    date_range: Option<Vec<String>>,
+    /// Updated between two days, [from, to] as YYYY-MM-DD (origination only).
+    #[schemars(length(min = 2, max = 2))]
+    updated_date_range: Option<Vec<String>>,
+    #[serde(flatten)]
+    paging: Paging,
+}
+
+pub(crate) fn list_tool() -> ToolDef {
+    tool("customers-submissions-list", Module::Customers, ToolClass::Read)
+        .describe(
+            "List the submissions of one origination (id or name; filters date_range, updated_date_range) or of \
+one end user (id or email), one page at a time. resource is the origination or the user.",
+        )
+        .data(schema::array(submission_schema()))
+        .resource()
+        .state()
+        .handle(list)
+}
+
+/// The container's echo: the whole object when the lookup read it, else its id.
+fn container(coll: &Collection, found: &Found) -> Resource {
+    match &found.object {
+        Some(object) => coll.resource(object, Some(found.id)),
+        None => Resource::new(coll.kind).id(found.id),
+    }
+}
+
+async fn list(call: Call, args: ListArgs) -> ToolResult {
+    let client = call.client()?;
+    let mut query = Query::new();
+    for (key, range) in [
+        ("date_range[]", &args.date_range),
+        ("updated_date_range[]", &args.updated_date_range),
+    ] {
+        for day in range.iter().flatten() {
+            check_date(day, key.trim_end_matches("[]"))?;
+            query = query.push(key, day);
+        }
+    }
+    let realm = resolve_realm(client, &args.realm).await?;
+    let (path, resource) = match (&args.origination, &args.user) {
+        (Some(origination), None) => {
+            let coll = realm.originations();
+            let found = coll.find(client, origination, Need::Id).await?;
+            (
+                format!("{}/submissions", coll.item(found.id)),
+                container(&coll, &found),
+            )
+        }
+        (None, Some(user)) => {
+            if args.date_range.is_some() || args.updated_date_range.is_some() {
+                return Err(CallError::Arguments(
+                    "date_range and updated_date_range apply to an origination's submissions only"
+                        .into(),
+                ));
+            }
+            let coll = realm.users();
+            let found = coll.find(client, user, Need::Id).await?;
+            (
+                format!("{}/submissions", coll.item(found.id)),
+                container(&coll, &found),
+            )
+        }
+        _ => {
+            return Err(CallError::Arguments(
+                "give exactly one of origination or user".into(),
+            ));
+        }
+    };
+    let query = query.page(args.paging.page, args.paging.per_page);
+    let page = client.list(&path, "submissions", &query).await?;
+    Ok(kit::list_reply(
+        call.mode,
+        "submissions",
+        page,
+        false,
+        Some(resource),
+    ))
+}
+
+/// Actions of `customers-submissions-bulk`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum BulkAction {
+    SetStatus,
+    Assign,
+    ExtendDue,
+}
+
+impl BulkAction {
+    fn as_str(self) -> &'static str {
+        match self {
+            BulkAction::SetStatus => "set_status",
+            BulkAction::Assign => "assign",
+            BulkAction::ExtendDue => "extend_due",
+        }
+    }
+}
+
+/// Final statuses an admin can set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Status {
+    Completed,
+    Canceled,
+}
+
+/// Arguments of `customers-submissions-bulk`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct BulkArgs {
+    /// Realm uid or name.
+    realm: String,
+    /// set_status, assign or extend_due.
+    action: BulkAction,
+    /// Submission ids, 1 to 100.
+    #[schemars(length(min = 1, max = 100))]
+    submissions: Vec<u64>,
+    /// completed or canceled (set_status).
+    status: Option<Status>,
+    /// Why (set_status canceled: required).
+    cancellation_reason: Option<String>,
+    /// Origination id or name whose assignees the assignee must be among (assign).
+    origination: Option<String>,
+    /// Team user to assign (assign; with assignee_group_id: that user within that group).
+    assignee_user_id: Option<u64>,
+    /// Group to assign (assign).
+    assignee_group_id: Option<u64>,
+    /// Days to add to the due date (extend_due).
+    #[schemars(range(min = 1, max = 365))]
+    due_extension_days: Option<u32>,
+}
+
+pub(crate) fn bulk_tool() -> ToolDef {
+    tool("customers-submissions-bulk", Module::Customers, ToolClass::Mutation)
+        .describe(
+            "Change many submissions of a realm, one request each, 4 at a time; never stops at a failure. \
+set_status: completed or canceled (canceled needs cancellation_reason); assign: a user, a group, or a user within \
+a group, checked against the origination's assignees; extend_due: due_extension_days. data.succeeded: submission \
+ids; data.failed: [{index, error{code, message}}]; state.affected: successes.",
+        )
+        .data(kit::bulk_schema())
+        .state()
+        .handle(bulk)
+}
+
+/// The assignee of an `assign`, in the three kinds documented since 10.2.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Assignee {
+    User(u64),
+    Group(u64),
+    UserInGroup { user: u64, group: u64 },
+}
+
+impl Assignee {
+    fn kind(self) -> &'static str {
+        match self {
+            Assignee::User(_) => "user",
+            Assignee::Group(_) => "group",
+            Assignee::UserInGroup { .. } => "user_in_group",
+        }
+    }
+
+    fn id(self) -> u64 {
+        match self {
+            Assignee::User(id) | Assignee::Group(id) => id,
+            Assignee::UserInGroup { user, .. } => user,
+        }
+    }
+
+    fn body(self) -> Value {
+        match self {
+            Assignee::UserInGroup { user, group } => {
+                json!({"type": "user_in_group", "id": user, "group_id": group})
+            }
+            other => json!({"type": other.kind(), "id": other.id()}),
+        }
+    }
+
+    /// Whether an entry of the origination's assignees list is this assignee.
+    fn is(self, entry: &Value) -> bool {
+        let kind = entry.get("type").and_then(Value::as_str);
+        let id = entry.get("id").and_then(Value::as_u64);
+        match self {
+            Assignee::UserInGroup { group, .. } => {
+                kind == Some("user_in_group")
+                    && id == Some(self.id())
+                    && entry.get("group_id").and_then(Value::as_u64) == Some(group)
+            }
+            other => kind == Some(other.kind()) && id == Some(other.id()),
+        }
+    }
+}
+
+/// What every item of a bulk call sends, and what must come back.
+struct Change {
+    request: Value,
+    check: Option<(&'static str, Value)>,
+    /// For `assign`: the assignee and the origination whose assignees must include it.
+    assignee: Option<(Assignee, String)>,
+}
+
+/// The change every item gets, checked locally before any request is sent.
+fn change(args: &BulkArgs) -> Result<Change, CallError> {
+    match args.action {
+        BulkAction::SetStatus => {
+            let status = required(args.status, "set_status", "status (completed or canceled)")?;
+            let word = match status {
+                Status::Completed => "completed",
+                Status::Canceled => "canceled",
+            };
+            let mut request = json!({"status": word});
+            if status == Status::Canceled {
+                let reason = args
+                    .cancellation_reason
+                    .as_deref()
+                    .map(str::trim)
+                    .filter(|r| !r.is_empty())
+                    .ok_or_else(|| {
+                        ToolError::invalid_parameters(
+                            "set_status canceled needs a cancellation_reason; nothing was changed",
+                        )
+                    })?;
+                request["cancellation_reason"] = Value::from(reason);
+            }
+            Ok(Change {
+                request,
+                check: Some(("status", Value::from(word))),
+                assignee: None,
+            })
+        }
+        BulkAction::Assign => {
+            let assignee = match (args.assignee_user_id, args.assignee_group_id) {
+                (Some(user), Some(group)) => Assignee::UserInGroup { user, group },
+                (Some(user), None) => Assignee::User(user),
+                (None, Some(group)) => Assignee::Group(group),
+                (None, None) => {
+                    return Err(CallError::Arguments(
+                        "assign needs assignee_user_id, assignee_group_id, or both (a user within a group)"
+                            .into(),
+                    ));
+                }
+            };
+            let origination = required(
+                args.origination.as_deref(),
+                "assign",
+                "origination (its assignees are checked)",
+            )?;
+            Ok(Change {
+                request: json!({"assignee": assignee.body()}),
+                check: Some(("assignee", assignee.body())),
+                assignee: Some((assignee, origination.to_owned())),
+            })
+        }
+        BulkAction::ExtendDue => {
+            let days = required(args.due_extension_days, "extend_due", "due_extension_days")?;
+            Ok(Change {
+                request: json!({"due_extension_days": days}),
+                check: None,
+                assignee: None,
+            })
+        }
+    }
+}
+
+/// The assignee must be one the origination offers (`GET .../assignees`, documented).
+async fn check_assignee(
+    client: &ModyoClient,
+    realm: &Realm,
+    origination: &str,
+    assignee: Assignee,
+) -> Result<(), ToolError> {
+    let originations = realm.originations();
+    let found = originations.find(client, origination, Need::Id).await?;
+    let (assignees, _) = walk(
+        client,
+        &format!("{}/assignees", originations.item(found.id)),
+        "assignees",
+        &Query::new(),
+    )
+    .await?;
+    if assignees.iter().any(|a| assignee.is(a)) {
+        return Ok(());
+    }
+    let offered: Vec<Value> = assignees
+        .iter()
+        .take(20)
+        .map(|a| {
+            json!({
+                "type": a.get("type").cloned().unwrap_or(Value::Null),
+                "id": a.get("id").cloned().unwrap_or(Value::Null),
+                "group_id": a.get("group_id").cloned().unwrap_or(Value::Null),
+                "name": a.get("name").cloned().unwrap_or(Value::Null),
+            })
+        })
+        .collect();
+    Err(ToolError::invalid_parameters(format!(
+        "{} {} is not among the assignees of origination {}; nothing was changed",
+        assignee.kind(),
+        assignee.id(),
+        found.id
+    ))
+    .detail("assignees", Value::Array(offered)))
+}
+
+async fn bulk(call: Call, args: BulkArgs) -> ToolResult {
+    let change = change(&args)?;
+    let client = call.client()?;
+    let realm = resolve_realm(client, &args.realm).await?;
+    if let Some((assignee, origination)) = &change.assignee {
+        check_assignee(client, &realm, origination, *assignee).await?;
+    }
+    let base = realm.base();
+    let out = fanout::run(args.submissions.clone(), |_, id| {
+        let change = &change;
+        let base = &base;
+        async move {
+            let path = format!("{base}/submissions/{id}");
+            let response = client
+                .send(Method::PUT, &path, &Query::new(), Some(&change.request))
+                .await?;
+            let object = read_back(client, response, &path).await?;
+            if let Some((key, wanted)) = &change.check {
+                let got = match *key {
+                    // Only the identity of the assignee is compared (labels are the API's).
+                    "assignee" => json!({"assignee": keep(object.get("assignee"), wanted)}),
+                    _ => object.clone(),
+                };
+                check_persisted(&got, key, wanted, &format!("submission {id}"))?;
+            }
+            Ok(object.get("id").cloned().unwrap_or(Value::from(id)))
+        }
+    })
+    .await;
+    Ok(kit::bulk_reply(call.mode, args.action.as_str(), out)?)
+}
+
+/// The keys of `persisted` that `wanted` has (so extra labels do not count as a mismatch).
+fn keep(persisted: Option<&Value>, wanted: &Value) -> Value {
+    match (persisted, wanted.as_object()) {
+        (Some(Value::Object(got)), Some(keys)) => Value::Object(
+            keys.keys()
+                .map(|k| (k.clone(), got.get(k).cloned().unwrap_or(Value::Null)))
+                .collect(),
+        ),
+        (Some(other), _) => other.clone(),
+        (None, _) => Value::Null,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn assignees_match_by_kind_id_and_group() {
+        let user = json!({"type": "user", "id": 7, "name": "Ana"});
+        let in_group = json!({"type": "user_in_group", "id": 7, "group_id": 3});
+        assert!(Assignee::User(7).is(&user));
+        assert!(!Assignee::User(7).is(&in_group));
+        assert!(Assignee::UserInGroup { user: 7, group: 3 }.is(&in_group));
+        assert!(!Assignee::UserInGroup { user: 7, group: 4 }.is(&in_group));
+        assert!(!Assignee::Group(7).is(&user));
+    }
+
+    #[test]
+    fn keep_compares_only_the_sent_keys() {
+        let persisted = json!({"type": "group", "id": 3, "name": "Backoffice", "label": "x"});
+        let wanted = json!({"type": "group", "id": 3});
+        assert_eq!(keep(Some(&persisted), &wanted), wanted);
+    }
+}
