@@ -6,8 +6,9 @@ TOOLS := .tools
 VENV := $(TOOLS)/venv
 NODE_PEERS := tests/node
 NODE_TOOLS := $(TOOLS)/node
+BENCH_VENV := $(TOOLS)/bench-venv
 
-.PHONY: serve serve-http test fmt fmt-check clippy lint lint-schemas proptest-long doc python-client node-tools measure generate bench clean-tools
+.PHONY: serve serve-http test fmt fmt-check clippy lint lint-schemas proptest-long doc python-client node-tools measure generate bench bench-venv bench-compile clean-tools
 
 ## The offline MCP server on stdio: replays cassettes/, needs no credentials.
 serve:
@@ -23,6 +24,7 @@ serve-http:
 ## changes with `cargo insta review`.
 test: fmt-check clippy doc python-client node-tools
 	$(CARGO) build --workspace --bins --locked
+	$(MAKE) bench-compile
 	INSTA_UPDATE=no $(CARGO) test --workspace --locked
 
 fmt:
@@ -80,6 +82,26 @@ $(NODE_TOOLS)/.installed: $(NODE_PEERS)/package.json $(NODE_PEERS)/package-lock.
 measure:
 	$(CARGO) build --release --locked -p modyo-mcp -p modyo-lab
 	$(CARGO) run --release --locked -q -p modyo-lab -- measure $(ARGS)
+
+## Benchmarks: the criterion benches of the hot pieces, then `modyo-lab bench`, which measures
+## against the physical floor and mcp-recorder and writes reports/performance.md (generated:
+## commit it, never edit it). Extra arguments: make bench ARGS="--reps 30 --skip-measure".
+bench: bench-venv
+	$(CARGO) build --release --locked -p modyo-mcp -p modyo-lab
+	$(CARGO) bench --locked -p modyo-lab --bench hot
+	$(CARGO) run --release --locked -q -p modyo-lab -- bench $(ARGS)
+
+## CI compiles the benches with the dev profile, against the dependencies `cargo test` builds.
+bench-compile:
+	$(CARGO) bench --no-run --locked --profile dev -p modyo-lab --bench hot
+
+## mcp-recorder (pinned), the alternative the bench compares against, in a project-local venv.
+bench-venv: $(BENCH_VENV)/.installed
+
+$(BENCH_VENV)/.installed: harness/bench/requirements.txt
+	$(PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/pip install --quiet --disable-pip-version-check -r harness/bench/requirements.txt
+	touch $@
 
 ## Regenerate the deterministic fixture cassettes.
 generate:

@@ -24,7 +24,8 @@
 //! - [`probe`]: the built server as a child process, raw JSON-RPC, exact response bytes (M1);
 //! - [`tokens`]: the three counters, chars/2.902, o200k_base, cl100k_base (M2);
 //! - [`measure`]: `modyo-lab measure`, before and after per module, the slot breakdown (M3, M4);
-//! - [`report`]: the report model and its Markdown, JSON and SVG renderings (M5).
+//! - [`report`]: the report model and its Markdown, JSON and SVG renderings (M5);
+//! - [`perf`]: `modyo-lab bench`, the performance report against the floor and mcp-recorder.
 //!
 //! # Example
 //!
@@ -47,6 +48,7 @@ pub mod fixtures;
 pub mod lifecycle;
 pub mod lint;
 pub mod measure;
+pub mod perf;
 pub mod probe;
 pub mod record;
 pub mod replay;

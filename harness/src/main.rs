@@ -199,6 +199,8 @@ enum Command {
     /// With `-- <command> [args...]`, lints that stdio server's tools/list (and --calls).
     /// Exit: 0 clean, 1 violations, 2 could not run.
     Lint(LintArgs),
+    /// Benchmark against the physical floor and mcp-recorder; write reports/performance.md.
+    Bench(modyo_lab::perf::BenchArgs),
     /// Record tool calls against the live account (MODYO_URL, MODYO_TOKEN) into a cassette,
     /// redacted; or, with `--mode none --diff`, report how the live API drifted from it.
     Record(Box<RecordOptions>),
@@ -221,7 +223,7 @@ async fn main() -> ExitCode {
     // quiet by default: its report is the output; `measure` prints its own progress.
     let default = match cli.command {
         Command::Lint(_) => "error",
-        Command::Measure(_) => "warn",
+        Command::Measure(_) | Command::Bench(_) => "warn",
         _ => "info",
     };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
@@ -240,6 +242,7 @@ async fn main() -> ExitCode {
             check,
         } => generate(set, &cassettes, check),
         Command::Measure(args) => modyo_lab::measure::command(args).await.map_err(Into::into),
+        Command::Bench(args) => modyo_lab::perf::command(args).await.map_err(Into::into),
         Command::Record(options) => record(*options).await,
         Command::Cassettes(CassettesCommand::Check(options)) => check_cassettes(options).await,
     };

@@ -139,8 +139,18 @@ impl Probe {
     /// Starts `server` with exactly `env` (on a cleared environment) and completes the MCP
     /// handshake at [`PROTOCOL_VERSION`].
     pub async fn start(server: &Path, env: &[(String, String)]) -> Result<Probe, ProbeError> {
+        Probe::start_with_args(server, &[], env).await
+    }
+
+    /// [`Probe::start`] with command-line arguments (`modyo-lab serve` is a server too).
+    pub async fn start_with_args(
+        server: &Path,
+        args: &[&str],
+        env: &[(String, String)],
+    ) -> Result<Probe, ProbeError> {
         let mut command = tokio::process::Command::new(server);
         command
+            .args(args)
             .env_clear()
             .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .stdin(Stdio::piped())
@@ -299,6 +309,11 @@ impl Probe {
                 return Ok((tools, responses));
             }
         }
+    }
+
+    /// The child's process id (while it runs).
+    pub fn pid(&self) -> Option<u32> {
+        self.child.id()
     }
 
     /// `tools/call`.

@@ -36,6 +36,16 @@ fn cl100k() -> &'static CoreBPE {
     ENCODER.get_or_init(|| tiktoken_rs::cl100k_base().expect("tiktoken-rs ships cl100k_base"))
 }
 
+/// `o200k_base` tokens of one text (the encoder is built on first use).
+pub fn o200k_base(text: &str) -> u64 {
+    o200k().encode_ordinary(text).len() as u64
+}
+
+/// `cl100k_base` tokens of one text (the encoder is built on first use).
+pub fn cl100k_base(text: &str) -> u64 {
+    cl100k().encode_ordinary(text).len() as u64
+}
+
 /// The size of a text (or of several separate texts) under every counter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Count {
@@ -55,8 +65,8 @@ impl Count {
         }
         Count {
             chars: text.chars().count() as u64,
-            o200k_base: o200k().encode_ordinary(text).len() as u64,
-            cl100k_base: cl100k().encode_ordinary(text).len() as u64,
+            o200k_base: o200k_base(text),
+            cl100k_base: cl100k_base(text),
         }
     }
 

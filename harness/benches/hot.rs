@@ -1,0 +1,153 @@
+//! criterion benches of the hot pieces: the envelope exit (build, self-validation against
+//! the outputSchema, serialization), token counting, and cassette matching in the replay
+//! server. Thin: the figures land in `reports/performance.md` through `modyo-lab bench`,
+//! which reads criterion's estimates back (`make bench` runs both).
+
+#![allow(missing_docs)]
+
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use modyo_lab::serve::{Offline, ServeOptions};
+use modyo_mcp::contract::schema::{self, Kind};
+use modyo_mcp::contract::{
+    Coverage, Mode, Outcome, OutputValidator, Platform, Reply, Resource, Slots, ToolClass, exit,
+};
+use serde_json::{Value, json};
+
+/// 100 projected rows like `content-entries-list` with `fields` answers.
+fn rows() -> Value {
+    Value::Array(
+        (0..100)
+            .map(|i| {
+                json!({
+                    "id": 1_000_000 + i,
+                    "uuid": format!("2f6c1c1e-0000-4000-8000-{i:012}"),
+                    "name": format!("Sucursal {i}"),
+                    "slug": format!("sucursal-{i}"),
+                    "published": i % 3 != 0,
+                    "fields": {
+                        "title": format!("Sucursal Providencia {i}"),
+                        "commune": "Providencia",
+                        "phone": "+56 2 2345 6789",
+                        "atm_count": i % 7,
+                        "customer_rating": 4.5,
+                        "opened_on": "2019-03-04",
+                        "wheelchair_access": true,
+                        "services": ["cajas", "ejecutivos", "cajero automático"],
+                        "location": {"lat": -33.4263, "lng": -70.6109},
+                        "facade_photo": {"name": format!("fachada-{i}.jpg"), "url": format!("https://cdn.example.com/fachada-{i}.jpg")}
+                    }
+                })
+            })
+            .collect(),
+    )
+}
+
+fn envelope(c: &mut Criterion) {
+    let mut row = schema::echo(&[
+        ("id", Kind::Int),
+        ("uuid", Kind::Str),
+        ("name", Kind::Str),
+        ("slug", Kind::Str),
+        ("published", Kind::Bool),
+    ]);
+    row["properties"]["fields"] = schema::map_of(schema::any());
+    let slots = Slots {
+        resource: true,
+        state: true,
+        control: false,
+    };
+    let validator = OutputValidator::new(&schema::output_schema(
+        ToolClass::Read,
+        slots,
+        schema::array(row),
+    ))
+    .expect("the schema compiles");
+    let url = url::Url::parse("https://acme.modyo.cloud").expect("a URL");
+    let platform = Platform::new(Some(&url), None);
+    let data = rows();
+    c.bench_function(
+        "envelope/exit 100 rows (build + validate + serialize)",
+        |b| {
+            b.iter_batched(
+                || data.clone(),
+                |data| {
+                    let reply = Reply::new(data)
+                        .resource(Resource::new("space").id(636).name("Sucursales"))
+                        .state(Coverage::page(100, None));
+                    let result = exit::respond(
+                        &platform,
+                        Mode::Migrated,
+                        Some(&validator),
+                        Outcome::from(reply),
+                    )
+                    .expect("the envelope validates");
+                    serde_json::to_string(&result).expect("serializes")
+                },
+                BatchSize::SmallInput,
+            )
+        },
+    );
+}
+
+fn tokens(c: &mut Criterion) {
+    let text = rows().to_string();
+    let mut group = c.benchmark_group("tokens");
+    group.throughput(Throughput::Bytes(text.len() as u64));
+    group.bench_function("o200k_base", |b| {
+        b.iter(|| modyo_lab::tokens::o200k_base(&text))
+    });
+    group.bench_function("cl100k_base", |b| {
+        b.iter(|| modyo_lab::tokens::cl100k_base(&text))
+    });
+    group.bench_function("chars", |b| b.iter(|| text.chars().count()));
+    group.finish();
+}
+
+fn matching(c: &mut Criterion) {
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    let mut options = ServeOptions::new(modyo_lab::cassette::default_dir());
+    options.ignore_latency = true;
+    let offline = runtime
+        .block_on(Offline::start(&options))
+        .expect("the offline server starts");
+    let base = offline.replay().uri();
+    let http = reqwest::Client::new();
+    let mut group = c.benchmark_group("replay");
+    for (name, path) in [
+        (
+            "first mounted",
+            "/api/admin/content/spaces?page=1&per_page=10",
+        ),
+        ("entry 314", "/api/admin/content/spaces/636/entries/1000314"),
+    ] {
+        let url = format!("{base}{path}");
+        group.bench_function(format!("GET {name} (every cassette mounted)"), |b| {
+            b.to_async(&runtime).iter(|| async {
+                let response = http.get(&url).send().await.expect("replay answers");
+                assert!(
+                    response.status().is_success(),
+                    "{url}: {}",
+                    response.status()
+                );
+                response.bytes().await.expect("a body")
+            })
+        });
+    }
+    group.finish();
+    drop(runtime);
+}
+
+/// Short runs: `make bench` runs on small shared machines, and these pieces are fast.
+fn config() -> Criterion {
+    Criterion::default()
+        .warm_up_time(std::time::Duration::from_secs(1))
+        .measurement_time(std::time::Duration::from_secs(3))
+        .sample_size(40)
+}
+
+criterion_group! {
+    name = benches;
+    config = config();
+    targets = envelope, tokens, matching
+}
+criterion_main!(benches);
