@@ -251,6 +251,19 @@ pub async fn run(
     let mut failures = Vec::new();
     let mut plan: BTreeMap<&'static str, (Module, Vec<Planned>)> = BTreeMap::new();
     for (cassette, scenario) in library.scenarios() {
+        // A rollout report prices a module's own scenarios, the cassettes under
+        // `cassettes/<module>/`. The guard's cross-cutting cassettes (`faults/`, `drift/`) inject
+        // failures the legacy server never detected (type drift passed through it), so they
+        // belong to the guard's tests, not to a before/after price.
+        if cassette
+            .name()
+            .split('/')
+            .next()
+            .and_then(Module::parse)
+            .is_none()
+        {
+            continue;
+        }
         let planned = Planned {
             cassette: cassette.name().to_owned(),
             scenario: scenario.clone(),
