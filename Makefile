@@ -5,7 +5,7 @@ TOOLS := .tools
 VENV := $(TOOLS)/venv
 BENCH_VENV := $(TOOLS)/bench-venv
 
-.PHONY: serve test fmt fmt-check clippy lint doc python-client measure generate bench bench-venv bench-compile clean-tools
+.PHONY: serve test fmt fmt-check clippy lint lint-schemas proptest-long doc python-client measure generate bench bench-venv bench-compile clean-tools
 
 ## The offline MCP server on stdio: replays cassettes/, needs no credentials.
 serve:
@@ -29,6 +29,18 @@ clippy:
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
 
 lint: clippy
+
+## The contract lint over our offline server: every outputSchema (C1, C5, C9, C10, C13, C19)
+## and every cassette scenario's result (C8, C11, C12). Exit 1 on a violation or a stale list entry.
+## `make test` runs the same lint (same lists) in tests/lint.rs, so CI does not run it twice.
+lint-schemas:
+	$(CARGO) run --locked -q -p modyo-lab -- lint
+
+## The drift properties with 10,000 cases per tool and a random seed (printed first: MODYO_PROPTEST_SEED=<n> replays it), and
+## faults injected into the first scenario of every tool.
+proptest-long:
+	PROPTEST_CASES=10000 MODYO_PROPTEST_SEED=random MODYO_GUARD_ALL_TOOLS=1 \
+		$(CARGO) test --locked -p modyo-lab --test integration -- properties:: faults:: --nocapture
 
 doc:
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps --locked

@@ -10,6 +10,7 @@
 //! - [`replay`]: exact-match replay through wiremock, loud misses with near-miss diagnostics;
 //! - [`check`]: what every tool result must satisfy, as a client sees it (C1, C2, C8, C16-C18);
 //! - [`fixtures`]: deterministic generators of synthetic cassettes (`modyo-lab generate`);
+//! - [`lint`]: the contract lint (`modyo-lab lint`), usable on any stdio MCP server;
 //! - [`session`]: in-process sessions (replay + server + client over a duplex) and the
 //!   cassette library with mount sets, for tests, the lab and the lint;
 //! - [`record`]: record mode (a redacting proxy to a live account, VCR's modes, the drift
@@ -41,6 +42,7 @@ pub mod cassette;
 pub mod check;
 pub mod fixtures;
 pub mod lifecycle;
+pub mod lint;
 pub mod measure;
 pub mod perf;
 pub mod probe;

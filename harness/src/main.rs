@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use modyo_lab::fixtures::{self, FixtureSet};
 use modyo_lab::lifecycle::{self, CheckOptions};
+use modyo_lab::lint::{self, LintOptions, Lists, PlannedCall, Rule, ServerCommand};
 use modyo_lab::record::{self, Format, RecordOptions};
 use modyo_lab::serve::{self, ServeOptions};
 
@@ -55,6 +56,95 @@ fn generate(set: FixtureSet, root: &std::path::Path, check: bool) -> anyhow::Res
     Ok(())
 }
 
+/// The arguments of `modyo-lab lint`.
+#[derive(Debug, clap::Args)]
+struct LintArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Cassettes for our own server (served, and every scenario replayed for C8/C11/C12).
+    #[arg(long, default_value_os_t = modyo_lab::cassette::default_dir())]
+    cassettes: std::path::PathBuf,
+    /// Exemption lists as JSON (default: ours for our server, none for another server).
+    #[arg(long)]
+    lists: Option<std::path::PathBuf>,
+    /// Calls to make on the server, whose results are checked: JSON `[{tool, arguments}]`.
+    #[arg(long)]
+    calls: Option<std::path::PathBuf>,
+    /// Report only this rule (repeatable).
+    #[arg(long = "rule", value_enum, ignore_case = true)]
+    rules: Vec<Rule>,
+    /// The MCP server to lint, spoken to over stdio (default: our offline server).
+    #[arg(last = true, value_name = "COMMAND")]
+    command: Vec<std::ffi::OsString>,
+}
+
+/// Runs the lint; exit 0 clean, 1 violations, 2 could not run.
+async fn lint(args: LintArgs) -> ExitCode {
+    let options = match lint_options(args.command, &args.cassettes, args.lists, args.calls) {
+        Ok(mut options) => {
+            options.rules = args.rules;
+            options
+        }
+        Err(e) => {
+            tracing::error!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    match lint::run(&options).await {
+        Ok(report) => {
+            let text = match args.format {
+                Format::Text => report.text(),
+                Format::Json => report.json(),
+            };
+            let mut stdout = std::io::stdout().lock();
+            if std::io::Write::write_all(&mut stdout, text.as_bytes()).is_err() {
+                return ExitCode::from(2);
+            }
+            if report.is_clean() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }
+        Err(e) => {
+            tracing::error!("lint could not run: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn lint_options(
+    command: Vec<std::ffi::OsString>,
+    cassettes: &std::path::Path,
+    lists: Option<std::path::PathBuf>,
+    calls: Option<std::path::PathBuf>,
+) -> anyhow::Result<LintOptions> {
+    let calls = match calls {
+        Some(path) => PlannedCall::load(&path)?,
+        None => Vec::new(),
+    };
+    let (command, replay, default_lists) = match ServerCommand::new(command) {
+        Some(command) => (command, None, Lists::default()),
+        None => (
+            ServerCommand::ours(std::env::current_exe()?, cassettes),
+            Some(cassettes.to_owned()),
+            Lists::builtin(),
+        ),
+    };
+    let lists = match lists {
+        Some(path) => Lists::load(&path)?,
+        None => default_lists,
+    };
+    Ok(LintOptions {
+        command,
+        replay,
+        lists,
+        calls,
+        rules: Vec::new(),
+    })
+}
+
 #[derive(Parser)]
 #[command(
     version,
@@ -84,6 +174,12 @@ enum Command {
     },
     /// Benchmark against the physical floor and mcp-recorder; write reports/performance.md.
     Bench(modyo_lab::perf::BenchArgs),
+    /// Check the response contract of an MCP server's tools (C1, C5, C8-C13, C19).
+    ///
+    /// Without a command, lints our offline server and replays every cassette scenario.
+    /// With `-- <command> [args...]`, lints that stdio server's tools/list (and --calls).
+    /// Exit: 0 clean, 1 violations, 2 could not run.
+    Lint(LintArgs),
     /// Record tool calls against the live account (MODYO_URL, MODYO_TOKEN) into a cassette,
     /// redacted; or, with `--mode none --diff`, report how the live API drifted from it.
     Record(Box<RecordOptions>),
@@ -102,8 +198,10 @@ enum CassettesCommand {
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
-    // stdout is the MCP channel: logs go to stderr. `measure` prints its own progress.
+    // stdout is the MCP channel (serve) or the report (lint): logs go to stderr. The lint is
+    // quiet by default: its report is the output; `measure` prints its own progress.
     let default = match cli.command {
+        Command::Lint(_) => "error",
         Command::Measure(_) | Command::Bench(_) => "warn",
         _ => "info",
     };
@@ -115,6 +213,7 @@ async fn main() -> ExitCode {
         .with_ansi(false)
         .init();
     let result = match cli.command {
+        Command::Lint(args) => return lint(args).await,
         Command::Serve(options) => serve::run_stdio(options.env(std::env::vars()))
             .await
             .map_err(Into::into),

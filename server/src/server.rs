@@ -21,7 +21,9 @@ use serde_json::{Map, Value};
 
 use crate::app::App;
 use crate::config::{Config, Module};
-use crate::contract::{Control, Mode, Outcome, OutputValidator, ToolClass, exit, legacy, schema};
+use crate::contract::{
+    Control, ErrorCode, Mode, Outcome, OutputValidator, ToolClass, ToolError, exit, legacy, schema,
+};
 use crate::tools::{Call, CallError, ToolDef, catalog};
 
 /// Why the server could not start.
@@ -54,6 +56,8 @@ struct Registered {
     tool: Tool,
     input: OutputValidator,
     output: Option<OutputValidator>,
+    /// The `data` schema alone (migrated tools): what the API's values must fit.
+    data: Option<OutputValidator>,
 }
 
 struct Inner {
@@ -215,6 +219,10 @@ impl ModyoServer {
         let elapsed_ms = started.elapsed().as_millis() as u64;
         match result {
             Ok(outcome) => {
+                if let Some(error) = drifted(registered, &outcome) {
+                    tracing::warn!(tool = def.name, elapsed_ms, "{}", error.message());
+                    return Ok(exit::fail(platform, registered.mode, &error));
+                }
                 tracing::debug!(tool = def.name, elapsed_ms, "call answered");
                 exit::respond(
                     platform,
@@ -289,17 +297,23 @@ fn register(def: ToolDef, mode: Mode) -> Result<Registered, ServerError> {
     })?;
     let mut tool = Tool::new(def.name, def.description.clone(), Arc::new(input));
     tool.annotations = Some(ToolAnnotations::new().read_only(def.class == ToolClass::Read));
-    let output = match mode {
-        Mode::Legacy => None,
+    let (output, data) = match mode {
+        Mode::Legacy => (None, None),
         Mode::Migrated => {
-            let schema = schema::output_schema(def.class, def.slots, def.data_schema.clone());
-            let validator =
-                OutputValidator::new(&schema).map_err(|reason| ServerError::Schema {
+            let compile = |schema: &Map<String, Value>| {
+                OutputValidator::new(schema).map_err(|reason| ServerError::Schema {
                     tool: def.name,
                     reason,
-                })?;
+                })
+            };
+            let schema = schema::output_schema(def.class, def.slots, def.data_schema.clone());
+            let validator = compile(&schema)?;
+            let data = match schema.get("properties").and_then(|p| p.get("data")) {
+                Some(Value::Object(data)) => Some(compile(data)?),
+                _ => None,
+            };
             tool.output_schema = Some(Arc::new(schema));
-            Some(validator)
+            (Some(validator), data)
         }
     };
     Ok(Registered {
@@ -308,7 +322,34 @@ fn register(def: ToolDef, mode: Mode) -> Result<Registered, ServerError> {
         tool,
         input: input_validator,
         output,
+        data,
     })
+}
+
+/// C8 and C16: `data` carries the API's values, so when they do not fit the published `data`
+/// schema (a known key whose type drifted upstream), the call fails as an
+/// `invalid_upstream_response` naming the pointer, instead of an output validation error that
+/// blames the client's request. The exit still validates the whole envelope: a violation there
+/// (the server's own slots) stays a `-32602`, a bug in the server.
+fn drifted(registered: &Registered, outcome: &Outcome) -> Option<ToolError> {
+    let (Some(validator), Outcome::Reply(reply)) = (&registered.data, outcome) else {
+        return None;
+    };
+    let violations = validator.check(reply.data()).err()?;
+    let mut shown: String = violations.chars().take(600).collect();
+    if shown.len() < violations.len() {
+        shown.push_str("...");
+    }
+    Some(
+        ToolError::new(
+            ErrorCode::InvalidUpstreamResponse,
+            format!(
+                "the API answered values that do not fit {}'s output schema (data{shown})",
+                registered.def.name
+            ),
+        )
+        .retryable(false),
+    )
 }
 
 /// C19: the read-only gate. A mutating action of a gated tool is refused through `control`

@@ -1,6 +1,9 @@
-//! Shared helpers: in-code cassettes, a started replay server, and an HTTP client.
+//! Shared helpers: in-code cassettes, a started replay server, an HTTP client, and (in
+//! [`probes`]) generic views of the tools and scenarios that exist.
 
 use modyo_lab::{Cassette, Interaction, Provenance, ReplayOptions, ReplayServer};
+
+pub(crate) mod probes;
 
 /// A synthetic cassette named `name` holding `interactions`.
 pub(crate) fn cassette(name: &str, interactions: Vec<Interaction>) -> Cassette {

@@ -72,6 +72,27 @@ impl ReceivedRequest {
     pub fn line(&self) -> String {
         line(&self.method, &self.path, &self.query)
     }
+
+    /// Whether a recorded request would have answered this one (the replay's exact match).
+    pub fn matches(&self, recorded: &RecordedRequest) -> bool {
+        RequestKey::of(recorded).matches(self)
+    }
+
+    /// This request as a cassette request that replay matches exactly (for building cassettes
+    /// from traffic, such as a fault injected at one request). `None` when the body is not
+    /// JSON, which a cassette cannot record.
+    pub fn to_recorded(&self) -> Option<RecordedRequest> {
+        let mut recorded = RecordedRequest::new(self.method.clone(), self.path.clone());
+        for (key, value) in &self.query {
+            recorded = recorded.query(key.clone(), value.clone());
+        }
+        match &self.body {
+            ReceivedBody::Empty => {}
+            ReceivedBody::Json(json) => recorded = recorded.body(json.clone()),
+            ReceivedBody::Other(_) => return None,
+        }
+        Some(recorded)
+    }
 }
 
 impl fmt::Display for ReceivedRequest {

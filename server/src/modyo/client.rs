@@ -101,9 +101,25 @@ impl ModyoClient {
         })
     }
 
-    /// `GET path?query`, parsed as JSON.
+    /// `GET path?query`, parsed as JSON. Every admin read (a single object, or a list body
+    /// with its root key) answers a JSON object: anything else (`null`, an empty body, an
+    /// array, a scalar) is an `invalid_upstream_response`, never data. An endpoint that
+    /// really answers something else goes through [`ModyoClient::send`].
     pub async fn get(&self, path: &str, query: &Query) -> Result<Value, CmsError> {
-        self.send(Method::GET, path, query, None).await
+        let body = self.send(Method::GET, path, query, None).await?;
+        if body.is_object() {
+            return Ok(body);
+        }
+        let got = match &body {
+            Value::Null => "an empty body or null",
+            Value::Array(_) => "an array",
+            _ => "a scalar",
+        };
+        Err(CmsError::InvalidShape {
+            method: Method::GET,
+            path: path.to_owned(),
+            reason: format!("expected a JSON object, got {got}"),
+        })
     }
 
     /// `GET` a list endpoint and read its `root` key (with the root-key drift rule of `list::parse_list`).

@@ -128,16 +128,10 @@ pub(crate) struct ListArgs {
 /// Default concurrency of the `fields` hydration (`reports/performance.md` has the sweep).
 pub(crate) const DEFAULT_HYDRATION_CONCURRENCY: usize = 8;
 
+/// A row of `content-entries-list`: minimal, projected, or (includeDetails) the API's raw list
+/// row, whose keys are the entry's admin metadata; every known key is declared (C11).
 fn row_schema() -> Value {
-    let mut row = schema::echo(&[
-        ("id", Kind::Int),
-        ("uuid", Kind::Str),
-        ("name", Kind::Str),
-        ("slug", Kind::Str),
-        ("published", Kind::Bool),
-    ]);
-    row["properties"]["fields"] = schema::map_of(schema::any());
-    row
+    entry_schema()
 }
 
 pub(crate) fn list_tool() -> ToolDef {

@@ -1,0 +1,288 @@
+//! The three exemption lists of the contract lint (C10, C11), in one place.
+//!
+//! They can only shrink. An entry that no longer describes a violation (the tool is gone, its
+//! root became strict, it stopped emitting undeclared keys) fails the lint as stale, and a new
+//! violation fails until someone adds it here by hand, with the reason next to it. Before
+//! adding an entry, fix the tool if you can: declare the keys (C11), make the root strict (C10).
+//!
+//! - [`ECHOED_ROOT_TOOLS`] (C10, permanent design decisions): the `data` root *is* a foreign
+//!   object (or a list of them) echoed from the Modyo API, so it is loose: upstream drift adds
+//!   information and never breaks the tool (C8). Its known keys are still declared (C11).
+//! - [`OPAQUE_ROOT_TOOLS`] (C10, debt): the server builds the root but cannot enumerate it.
+//! - [`KNOWN_UNDERDECLARED`] (C11, debt): the tool emits `data` keys its schema does not declare.
+
+/// One exemption: the tool, and why it is exempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Entry {
+    /// The tool name.
+    pub tool: &'static str,
+    /// Why: the design decision, or the debt and what would pay it.
+    pub reason: &'static str,
+}
+
+const fn entry(tool: &'static str, reason: &'static str) -> Entry {
+    Entry { tool, reason }
+}
+
+/// C10 design decisions: roots that echo foreign objects. Permanent, but still only shrink
+/// (a tool that starts building its root key by key leaves the list).
+pub const ECHOED_ROOT_TOOLS: &[Entry] = &[
+    // Rows are the API's space objects as listed (GET /api/admin/content/spaces).
+    entry(
+        "content-spaces-list",
+        "rows are the API's space objects, echoed",
+    ),
+    // data is the space object the API returned (by id, or the row the uid/name lookup found).
+    entry("content-spaces-get", "data is the API's space object"),
+    // C15: one loose object for every action; get/create/update return the space as persisted,
+    // list adds `spaces` (the API's rows).
+    entry(
+        "content-spaces-manage",
+        "C15 multi-action root: the persisted space object, or the listed spaces",
+    ),
+    // data is the API's content type with its field definitions.
+    entry("content-types-get", "data is the API's content type object"),
+    // Rows are the API's content types as listed.
+    entry(
+        "content-types-list",
+        "rows are the API's content type objects",
+    ),
+    // C15: the type as persisted (get/create/update/field actions), or the listed types.
+    entry(
+        "content-types-manage",
+        "C15 multi-action root: the persisted content type, or the listed types",
+    ),
+    // The type as persisted by the create or update the upsert chose (C7).
+    entry(
+        "content-types-upsert",
+        "data is the API's content type as persisted",
+    ),
+    // The copy as the target space persisted it (C7).
+    entry(
+        "content-types-copy",
+        "data is the API's content type as persisted in the target space",
+    ),
+    // C14: one schema for three forms; with includeDetails the rows are the API's list rows.
+    entry(
+        "content-entries-list",
+        "C14 includeDetails rows are the API's raw list rows",
+    ),
+    // data is the API's entry object (field_values/json replaced by `fields`, by name).
+    entry("content-entries-get", "data is the API's entry object"),
+    // C15: the entry as persisted, or the listed entries.
+    entry(
+        "content-entries-manage",
+        "C15 multi-action root: the persisted entry, or the listed entries",
+    ),
+    // The entry as persisted by the create or update the upsert chose (C7).
+    entry(
+        "content-entries-upsert",
+        "data is the API's entry as persisted",
+    ),
+    // Rows are the API's asset objects as listed.
+    entry("content-assets-list", "rows are the API's asset objects"),
+    // data is the API's asset object.
+    entry("content-assets-get", "data is the API's asset object"),
+    // C15: the asset as persisted (upload/update), or the listed assets.
+    entry(
+        "content-assets-manage",
+        "C15 multi-action root: the persisted asset, or the listed assets",
+    ),
+    // Rows are the API's category objects as listed.
+    entry(
+        "content-categories-list",
+        "rows are the API's category objects",
+    ),
+    // data is the API's category object.
+    entry(
+        "content-categories-get",
+        "data is the API's category object",
+    ),
+    // C15: the category as persisted, or the listed categories.
+    entry(
+        "content-categories-manage",
+        "C15 multi-action root: the persisted category, or the listed categories",
+    ),
+    // channels: every root below is one `schema::echo` of the Modyo object the call read or
+    // persisted (C7 read-back), its known keys declared (C11).
+    entry(
+        "channels-sites-manage",
+        "C15 multi-action root: the API's site object (with its stages) as persisted, or the listed sites; only `counts` is built (strict)",
+    ),
+    entry(
+        "channels-pages-manage",
+        "C15 multi-action root: the API's page object as persisted, or the listed pages",
+    ),
+    entry(
+        "channels-pages-create",
+        "data is the API's page object as persisted",
+    ),
+    entry(
+        "channels-pages-content",
+        "data is the API's content page object as persisted, binding included",
+    ),
+    entry(
+        "channels-pages-copy",
+        "data is the API's page object of the copy, as persisted",
+    ),
+    entry(
+        "channels-pages-widget",
+        "data is the API's page widget object as persisted",
+    ),
+    entry(
+        "channels-templates-manage",
+        "C15 multi-action root: the API's template object as persisted, or the listed templates",
+    ),
+    entry(
+        "channels-templates-upsert",
+        "data is the API's template object as persisted",
+    ),
+    entry(
+        "channels-templates-find",
+        "data is the API's template object the lookup found (or null)",
+    ),
+    entry(
+        "channels-templates-copy",
+        "data is the API's template object of the copy, as persisted",
+    ),
+    entry(
+        "channels-widgets-manage",
+        "C15 multi-action root: the API's custom widget object as persisted, or the listed widgets",
+    ),
+    entry(
+        "channels-widgets-upsert",
+        "data is the API's custom widget object as persisted",
+    ),
+    entry(
+        "channels-widgets-copy",
+        "data is the API's custom widget object of the copy, as persisted",
+    ),
+    entry(
+        "channels-widgets-code-edit",
+        "data is the API's custom widget object as persisted after the edit",
+    ),
+    entry(
+        "channels-menus-upsert",
+        "data is the API's menu object as persisted",
+    ),
+    entry(
+        "channels-menus-copy",
+        "data is the API's menu object of the copy (with its item tree), re-read",
+    ),
+    entry(
+        "channels-menu-items-manage",
+        "C15 multi-action root: the API's menu (with its item tree) or menu item as persisted, or the listed menus",
+    ),
+    entry(
+        "channels-variables-manage",
+        "C15 multi-action root: the API's variable object as persisted, or the listed variables",
+    ),
+    entry(
+        "channels-locks-manage",
+        "C15 multi-action root: the API's lock object as persisted, or the listed locks",
+    ),
+    entry(
+        "channels-site-assets-manage",
+        "C15 multi-action root: the API's site asset object as persisted, or the listed assets",
+    ),
+    entry(
+        "channels-account-templates-manage",
+        "C15 multi-action root: the API's account template object as persisted, or the listed templates",
+    ),
+    // core and customers: every root below is one `schema::echo` of the Modyo object the call
+    // read or persisted (C7 read-back), its known keys declared (C11).
+    entry(
+        "core-users-manage",
+        "C15 multi-action root: the API's admin user object as persisted, or the listed admin users",
+    ),
+    entry(
+        "core-users-upsert",
+        "data is the API's admin user object as persisted",
+    ),
+    entry(
+        "core-groups-manage",
+        "C15 multi-action root: the API's group object as persisted, or the listed groups",
+    ),
+    entry(
+        "core-groups-upsert",
+        "data is the API's group object as persisted",
+    ),
+    entry(
+        "core-members-manage",
+        "C15 multi-action root: the API's team member object as persisted, or the listed members",
+    ),
+    entry(
+        "core-roles-manage",
+        "C15 multi-action root: the API's role object, or the listed roles",
+    ),
+    entry(
+        "core-roles-create",
+        "data is the API's role object as persisted",
+    ),
+    entry(
+        "core-settings-manage",
+        "data is the API's account object (its settings) as persisted",
+    ),
+    entry(
+        "customers-realms-manage",
+        "C15 multi-action root: the API's realm object as persisted, or the listed realms",
+    ),
+    entry(
+        "customers-users-list",
+        "rows are the API's customer user objects",
+    ),
+    entry(
+        "customers-users-upsert",
+        "data is the API's customer user object as persisted",
+    ),
+    entry(
+        "customers-segments-manage",
+        "C15 multi-action root: the API's segment object as persisted, or the listed segments",
+    ),
+    entry(
+        "customers-datasets-manage",
+        "C15 multi-action root: the API's data set object as persisted, or the listed data sets",
+    ),
+    entry(
+        "customers-datasets-copy",
+        "data is the API's data set object of the copy, as persisted",
+    ),
+    entry(
+        "customers-forms-manage",
+        "C15 multi-action root: the API's form object as persisted, or the listed forms",
+    ),
+    entry(
+        "customers-forms-copy",
+        "data is the API's form object of the copy, as persisted",
+    ),
+    entry(
+        "customers-submissions-list",
+        "rows are the API's form submission objects",
+    ),
+    entry(
+        "customers-originations-manage",
+        "C15 multi-action root: the API's origination object as persisted, or the listed originations",
+    ),
+    entry(
+        "customers-originations-copy",
+        "data is the API's origination object of the copy, as persisted",
+    ),
+    entry(
+        "customers-originations-steps-edit",
+        "C15 multi-action root: the API's step as persisted, or the origination with its steps (one echo of both key sets)",
+    ),
+    entry(
+        "customers-originations-steps-clone",
+        "data is the API's step object of the clone, as persisted",
+    ),
+    entry(
+        "customers-originations-rules-edit",
+        "data is the API's rule object as persisted",
+    ),
+];
+
+/// C10 debt: roots the server builds but cannot enumerate. Empty: keep it so.
+pub const OPAQUE_ROOT_TOOLS: &[Entry] = &[];
+
+/// C11 debt: tools that emit `data` keys their schema does not declare. Empty: keep it so.
+pub const KNOWN_UNDERDECLARED: &[Entry] = &[];
