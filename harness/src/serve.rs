@@ -151,9 +151,15 @@ impl Offline {
                 .ignore_latency(options.ignore_latency),
         )
         .await;
-        replay.mount(&cassettes).await?;
+        let count = cassettes.len();
+        // One at a time, in mount order (the same result as all at once: loading validated
+        // them), so each parsed cassette is freed once its mocks exist: the peak is one copy
+        // of the cassettes, not the parsed trees plus the mounted bodies.
+        for cassette in cassettes {
+            replay.mount(std::slice::from_ref(&cassette)).await?;
+        }
         tracing::info!(
-            cassettes = cassettes.len(),
+            cassettes = count,
             dir = %options.cassettes.display(),
             uri = %replay.uri(),
             "replaying cassettes"

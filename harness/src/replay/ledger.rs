@@ -9,13 +9,13 @@
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{Value, json};
 use wiremock::{Match, Request, Respond, ResponseTemplate};
 
 use super::diagnose::{Miss, diagnose};
 use super::request::{ReceivedRequest, RequestKey};
 use super::{ReplayOptions, UnusedInteraction};
-use crate::cassette::{Cassette, RecordedResponse, ResponseBody};
+use crate::cassette::{Cassette, OrderedMap, RecordedResponse, ResponseBody};
 
 /// The header a replay miss carries, so a client can tell a miss from a recorded 5xx.
 pub const MISS_HEADER: &str = "x-modyo-replay";
@@ -39,7 +39,10 @@ pub(crate) struct Sequence {
     pub(crate) cassette: String,
     /// The index of the first interaction of the sequence in that cassette.
     pub(crate) first_index: usize,
-    pub(crate) responses: Vec<RecordedResponse>,
+    /// What each response was, compactly: only compared, to deduplicate identical copies
+    /// mounted by later cassettes (a clone of every recorded JSON tree was most of the
+    /// offline server's memory).
+    pub(crate) responses: Vec<Fingerprint>,
     pub(crate) templates: Vec<ResponseTemplate>,
     pub(crate) played: usize,
 }
@@ -95,7 +98,7 @@ impl Ledger {
                     // Same cassette: the next response of the sequence.
                     Some(sequence) if sequence >= owned_from => {
                         let seq = &mut self.sequences[sequence];
-                        seq.responses.push(interaction.response.clone());
+                        seq.responses.push(Fingerprint::of(&interaction.response));
                         seq.templates
                             .push(template(&interaction.response, self.options));
                         Slot::Played {
@@ -106,11 +109,8 @@ impl Ledger {
                     // An earlier cassette owns the key: deduplicate or shadow.
                     Some(sequence) => {
                         let seq = &self.sequences[sequence];
-                        match seq
-                            .responses
-                            .iter()
-                            .position(|r| *r == interaction.response)
-                        {
+                        let fingerprint = Fingerprint::of(&interaction.response);
+                        match seq.responses.iter().position(|r| *r == fingerprint) {
                             Some(position) => Slot::Played { sequence, position },
                             None => {
                                 tracing::debug!(
@@ -131,7 +131,7 @@ impl Ledger {
                             key: key.clone(),
                             cassette: cassette.name().to_owned(),
                             first_index: index,
-                            responses: vec![interaction.response.clone()],
+                            responses: vec![Fingerprint::of(&interaction.response)],
                             templates: vec![template(&interaction.response, self.options)],
                             played: 0,
                         });
@@ -175,6 +175,85 @@ impl Ledger {
             })
             .collect()
     }
+}
+
+/// A recorded response reduced to what decides equality, without its JSON tree: two
+/// fingerprints are equal exactly when the responses are (`RecordedResponse`'s `==`).
+#[derive(Debug, PartialEq)]
+pub(crate) struct Fingerprint {
+    status: u16,
+    headers: OrderedMap<String>,
+    delay_ms: Option<u64>,
+    body: BodyPrint,
+}
+
+#[derive(Debug, PartialEq)]
+enum BodyPrint {
+    Empty,
+    /// The JSON body written canonically (object keys sorted), so key order does not count,
+    /// as it does not for `serde_json::Value`'s `==`.
+    Json(Box<[u8]>),
+    Text(Box<str>),
+    Bytes(Box<[u8]>),
+}
+
+impl Fingerprint {
+    pub(crate) fn of(response: &RecordedResponse) -> Fingerprint {
+        Fingerprint {
+            status: response.status,
+            headers: response.headers.clone(),
+            delay_ms: response.delay_ms,
+            body: match &response.body {
+                ResponseBody::Empty => BodyPrint::Empty,
+                ResponseBody::Json(json) => {
+                    let mut out = Vec::new();
+                    canonical(json, &mut out);
+                    BodyPrint::Json(out.into_boxed_slice())
+                }
+                ResponseBody::Text(text) => BodyPrint::Text(text.as_str().into()),
+                ResponseBody::Bytes(bytes) => BodyPrint::Bytes(bytes.as_slice().into()),
+            },
+        }
+    }
+}
+
+/// Writes `value` as JSON with object keys sorted. Numbers are written as `serde_json`
+/// writes them, which tells them apart as `==` does (`1` and `1.0` differ), except that
+/// `-0.0` is written `0.0`, since the two are equal.
+fn canonical(value: &Value, out: &mut Vec<u8>) {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            out.push(b'{');
+            for (i, (key, value)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_json(key.as_str(), out);
+                out.push(b':');
+                canonical(value, out);
+            }
+            out.push(b'}');
+        }
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                canonical(item, out);
+            }
+            out.push(b']');
+        }
+        Value::Number(n) if n.as_f64() == Some(0.0) && n.is_f64() => out.extend_from_slice(b"0.0"),
+        scalar => write_json(scalar, out),
+    }
+}
+
+fn write_json<T: serde::Serialize + ?Sized>(value: &T, out: &mut Vec<u8>) {
+    // Writing a string or a scalar into a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *out, value);
 }
 
 /// Locks the ledger; a panic elsewhere must not turn every later request into a panic too.
