@@ -3,8 +3,9 @@
 //! tests/node) and installed by `make python-client` / `make node-tools` (which `make test`
 //! runs). The Python and TypeScript SDK clients walk every cassette scenario through `modyo-lab
 //! serve` over stdio and over streamable HTTP; the Inspector, which starts a process per call,
-//! walks the first scenario of every tool and expected outcome over HTTP, and of every module
-//! and expected outcome over stdio (chosen from the cassettes in tests/node/inspector.mjs). Each is also shown to reject
+//! walks every scenario over HTTP, and the first scenario of every module and expected outcome
+//! over stdio, where each call also starts a server (tests/node/inspector.mjs). Each is also
+//! shown to reject
 //! a tool whose output breaks its `outputSchema` (the harness-only fault of
 //! `modyo_lab::corrupt`), so a green run means something.
 
@@ -102,7 +103,7 @@ fn the_typescript_sdk_client_accepts_every_scenario_over_http() {
 }
 
 #[test]
-fn the_inspector_cli_accepts_every_tool_and_outcome_over_http() {
+fn the_inspector_cli_accepts_every_scenario_over_http() {
     let output = run(&node(), "tests/node/inspector.mjs", "http", &[]);
     assert_accepted(
         &output,

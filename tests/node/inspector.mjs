@@ -5,19 +5,17 @@
 //
 // Usage: node inspector.mjs <modyo-lab binary> <cassettes dir> <http|stdio>
 //
-// The Inspector starts a process per call (about a second of Node start-up each), so it runs a
-// representative subset, chosen from the cassettes (never a hand list); the TypeScript SDK and
-// Python clients cover every scenario:
+// The Inspector starts a process per call (about a second of Node start-up each):
 // http: for each scenario group (same `env`), one `modyo-lab serve --http 127.0.0.1:0`, then
-//   `tools/list` and the first scenario of every (tool, expected outcome) pair, so every tool and
-//   each of its success / error / control answers goes through the Inspector, one process per
-//   call (MODYO_INSPECTOR_JOBS at a time, default 2).
+//   `tools/list` and EVERY scenario of the group, one Inspector process per call
+//   (MODYO_INSPECTOR_JOBS at a time, default 2): every tool and every cassette scenario goes
+//   through the Inspector's output validation.
 // stdio: the Inspector spawns `modyo-lab serve` itself for every call, so each call also pays a
 //   server start (every cassette loaded): `tools/list` and the first scenario of every (module,
-//   expected outcome) pair, per group; the transport itself is covered scenario by scenario by
-//   the other two clients.
-// MODYO_INSPECTOR_ALL=1 runs every scenario instead; with MODYO_ACCEPTANCE_TOOL (one tool) every
-// scenario of that tool runs.
+//   expected outcome) pair, per group, chosen from the cassettes (never a hand list); the stdio
+//   transport is covered scenario by scenario by the TypeScript SDK and Python clients.
+// MODYO_INSPECTOR_ALL=1 runs every scenario over stdio too; with MODYO_ACCEPTANCE_TOOL (one
+// tool) every scenario of that tool runs.
 // Prints one line per scenario and a summary; exits non-zero on any failure.
 
 import { spawn } from "node:child_process";
@@ -114,18 +112,19 @@ async function pool(tasks, limit) {
   return results;
 }
 
-const everything = process.env.MODYO_INSPECTOR_ALL === "1" || Boolean(process.env.MODYO_ACCEPTANCE_TOOL);
+const everything =
+  transportName === "http" || process.env.MODYO_INSPECTOR_ALL === "1" || Boolean(process.env.MODYO_ACCEPTANCE_TOOL);
 
-/// The scenarios of a group the Inspector calls: the first per module (the tool name's prefix)
-/// and expected outcome (stdio) or per tool and expected outcome (http), in cassette order; all
-/// of them when `everything`.
+/// The scenarios of a group the Inspector calls: all of them over http (or when `everything`);
+/// over stdio the first per module (the tool name's prefix) and expected outcome, in cassette
+/// order.
 function subset(scenarios) {
   if (everything) return scenarios;
   const seen = new Set();
   return scenarios.filter(({ scenario }) => {
     const outcome = (scenario.expect && scenario.expect.outcome) || "success";
     const module = scenario.tool.split("-")[0];
-    const key = `${transportName === "stdio" ? module : scenario.tool} ${outcome}`;
+    const key = `${module} ${outcome}`;
     if (seen.has(key)) return false;
     seen.add(key);
     return true;
@@ -190,5 +189,5 @@ try {
 } finally {
   rmSync(home, { recursive: true, force: true });
 }
-console.log(`called ${total} of ${all} scenarios (${everything ? "all" : transportName === "stdio" ? "one per module and expected outcome" : "one per tool and expected outcome"})`);
+console.log(`called ${total} of ${all} scenarios (${everything ? "all" : "one per module and expected outcome"})`);
 process.exitCode = report(`the MCP Inspector CLI (${transportName})`, total, failures);
