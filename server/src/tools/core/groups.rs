@@ -128,30 +128,10 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
             let page = groups.page(client, &query).await?;
             Ok(kit::list_reply(call.mode, "groups", page, true, None))
         }
-        ManageAction::Get => {
-            let found = groups.find(client, group()?, Need::Object).await?;
-            let object = found.object();
-            Ok(kit::object_reply(
-                call.mode,
-                groups.resource(&object, Some(found.id)),
-                object,
-            ))
-        }
+        ManageAction::Get => kit::get_one(&call, &groups, group()?).await,
         ManageAction::Create => {
             required(args.name.as_deref(), "create", "name")?;
-            let response = client
-                .send(Method::POST, &groups.path, &Query::new(), Some(&fields))
-                .await?;
-            let object = created_object(response, groups.what)?;
-            Ok(kit::written(
-                call.mode,
-                groups.resource(&object, None),
-                object,
-                PostCondition::status("created"),
-                "created",
-                "Group created successfully".into(),
-                groups.legacy_key,
-            ))
+            kit::create_one(&call, &groups, &fields).await
         }
         ManageAction::Update => {
             if kit::is_empty(&fields) {
@@ -159,37 +139,20 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
                     "update needs at least one of name, description, role_id".into(),
                 ));
             }
-            let found = groups.find(client, group()?, Need::Id).await?;
-            let path = groups.item(found.id);
-            let response = client
-                .send(Method::PUT, &path, &Query::new(), Some(&fields))
-                .await?;
-            let object = read_back(client, response, &path).await?;
-            Ok(kit::written(
-                call.mode,
-                groups.resource(&object, Some(found.id)),
-                object,
-                PostCondition::status("updated"),
-                "updated",
-                "Group updated successfully".into(),
-                groups.legacy_key,
-            ))
+            kit::put_one(&call, &groups, group()?, &fields, "updated", None).await
         }
         ManageAction::Delete => {
             if let Err(control) = confirmed(args.confirm_delete, "core-groups-manage", "delete") {
                 return Ok(control);
             }
-            let found = groups.find(client, group()?, Need::Object).await?;
-            client
-                .send(Method::DELETE, &groups.item(found.id), &Query::new(), None)
-                .await?;
-            Ok(kit::deleted(
-                call.mode,
-                groups.resource(&found.object(), Some(found.id)),
-                "Group permanently deleted".into(),
-                "groupId",
-                Value::from(found.id),
-            ))
+            kit::delete_one(
+                &call,
+                &groups,
+                "core-groups-manage",
+                group()?,
+                args.confirm_delete,
+            )
+            .await
         }
         ManageAction::AddUsers | ManageAction::RemoveUsers => {
             let add = action == ManageAction::AddUsers;

@@ -177,52 +177,27 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
             let page = roles.page(client, &query).await?;
             Ok(kit::list_reply(call.mode, "roles", page, true, None))
         }
-        ManageAction::Get => {
-            let found = roles.find(client, role()?, Need::Object).await?;
-            let object = found.object();
-            Ok(kit::object_reply(
-                call.mode,
-                roles.resource(&object, Some(found.id)),
-                object,
-            ))
-        }
+        ManageAction::Get => kit::get_one(&call, &roles, role()?).await,
         ManageAction::Update => {
             if kit::is_empty(&fields) {
                 return Err(CallError::Arguments(
                     "update needs at least one of name, description, permissions".into(),
                 ));
             }
-            let found = roles.find(client, role()?, Need::Id).await?;
-            let path = roles.item(found.id);
-            let response = client
-                .send(Method::PUT, &path, &Query::new(), Some(&fields))
-                .await?;
-            let object = read_back(client, response, &path).await?;
-            Ok(kit::written(
-                call.mode,
-                roles.resource(&object, Some(found.id)),
-                object,
-                PostCondition::status("updated"),
-                "updated",
-                "Role updated successfully".into(),
-                roles.legacy_key,
-            ))
+            kit::put_one(&call, &roles, role()?, &fields, "updated", None).await
         }
         ManageAction::Delete => {
             if let Err(control) = confirmed(args.confirm_delete, "core-roles-manage", "delete") {
                 return Ok(control);
             }
-            let found = roles.find(client, role()?, Need::Object).await?;
-            client
-                .send(Method::DELETE, &roles.item(found.id), &Query::new(), None)
-                .await?;
-            Ok(kit::deleted(
-                call.mode,
-                roles.resource(&found.object(), Some(found.id)),
-                "Role permanently deleted".into(),
-                "roleId",
-                Value::from(found.id),
-            ))
+            kit::delete_one(
+                &call,
+                &roles,
+                "core-roles-manage",
+                role()?,
+                args.confirm_delete,
+            )
+            .await
         }
         ManageAction::Restore => {
             let found = roles.find(client, role()?, Need::Object).await?;
