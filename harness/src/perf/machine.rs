@@ -56,6 +56,23 @@ pub(crate) fn peak_rss_kb(pid: u32) -> Option<u64> {
     vm_hwm_kb(&std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?)
 }
 
+/// The time on CPU of a `/proc/<pid>/task/<tid>/schedstat` text (its first field), nanoseconds.
+pub(crate) fn schedstat_run_ns(schedstat: &str) -> Option<u64> {
+    schedstat.split_whitespace().next()?.parse().ok()
+}
+
+/// CPU time so far of every live thread of a process, nanoseconds (Linux only; a thread that
+/// already exited is not counted).
+pub(crate) fn cpu_ns(pid: u32) -> Option<u64> {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
+    let mut total = 0;
+    for task in tasks.flatten() {
+        let text = std::fs::read_to_string(task.path().join("schedstat")).unwrap_or_default();
+        total += schedstat_run_ns(&text).unwrap_or(0);
+    }
+    Some(total)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -74,5 +91,15 @@ mod tests {
             "Name:\tmodyo-mcp\nVmPeak:\t  900000 kB\nVmHWM:\t   23456 kB\nVmRSS:\t 20000 kB\n";
         assert_eq!(vm_hwm_kb(status), Some(23_456));
         assert_eq!(vm_hwm_kb("Name: x\n"), None);
+        assert_eq!(schedstat_run_ns("123456789 2345 67\n"), Some(123_456_789));
+        assert_eq!(schedstat_run_ns(""), None);
+    }
+
+    #[test]
+    fn this_process_has_spent_cpu_time() {
+        if cfg!(target_os = "linux") {
+            let spent = cpu_ns(std::process::id()).expect("/proc/self/task");
+            assert!(spent > 0);
+        }
     }
 }

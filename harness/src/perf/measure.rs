@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use futures::{StreamExt, TryStreamExt, stream};
 use serde_json::{Value, json};
 
-use super::machine::peak_rss_kb;
+use super::machine::{cpu_ns, peak_rss_kb};
 use super::stats::{self, Summary, SweepPoint, ms};
 use super::{CURRENT_DEFAULT, NOISE, PerCall, PerfError, ProjectionBench, ProjectionRow, Rss};
 use super::{SWEEP, Throughput};
@@ -158,6 +158,43 @@ async fn floor(http: &reqwest::Client, plan: &Plan, concurrency: usize) -> Resul
     Ok(ms(started.elapsed()))
 }
 
+/// CPU time of the two processes of a comparison: this one (the replay server, the floor's
+/// client, the probe) and the server child. Both sides of a comparison are metered alike, so
+/// the replay's work for each side is counted on that side.
+struct CpuMeter {
+    pids: [u32; 2],
+}
+
+impl CpuMeter {
+    fn of(probe: &Probe) -> Option<CpuMeter> {
+        Some(CpuMeter {
+            pids: [std::process::id(), probe.pid()?],
+        })
+    }
+
+    fn now(&self) -> Option<u64> {
+        self.pids.iter().map(|&pid| cpu_ns(pid)).sum()
+    }
+}
+
+/// Runs `side` and appends its wall time to `wall` and the CPU time it cost to `cpu`.
+async fn metered<F>(
+    meter: Option<&CpuMeter>,
+    wall: &mut Vec<f64>,
+    cpu: &mut Vec<f64>,
+    side: F,
+) -> Result<(), PerfError>
+where
+    F: std::future::Future<Output = Result<f64, PerfError>>,
+{
+    let before = meter.and_then(CpuMeter::now);
+    wall.push(side.await?);
+    if let (Some(before), Some(after)) = (before, meter.and_then(CpuMeter::now)) {
+        cpu.push(after.saturating_sub(before) as f64 / 1e6);
+    }
+    Ok(())
+}
+
 /// Runs one call and returns what the replay server received during it.
 async fn learn(
     probe: &mut Probe,
@@ -219,17 +256,23 @@ pub(super) async fn projection(
         .await?;
         floor(&http, &plan, c).await?;
     }
+    let meter = CpuMeter::of(&probe);
+    let meter = meter.as_ref();
     let mut server: Vec<Vec<f64>> = vec![Vec::new(); SWEEP.len()];
     let mut base: Vec<Vec<f64>> = vec![Vec::new(); SWEEP.len()];
+    let mut server_cpu: Vec<Vec<f64>> = vec![Vec::new(); SWEEP.len()];
+    let mut base_cpu: Vec<Vec<f64>> = vec![Vec::new(); SWEEP.len()];
     for rep in 0..setup.reps {
         for (i, &c) in SWEEP.iter().enumerate() {
             let args = projection_args(1, Some(c));
-            if (rep + i) % 2 == 0 {
-                server[i].push(timed_call(&mut probe, "content-entries-list", &args).await?);
-                base[i].push(floor(&http, &plan, c).await?);
-            } else {
-                base[i].push(floor(&http, &plan, c).await?);
-                server[i].push(timed_call(&mut probe, "content-entries-list", &args).await?);
+            for side in [(rep + i) % 2, (rep + i + 1) % 2] {
+                if side == 0 {
+                    let call = timed_call(&mut probe, "content-entries-list", &args);
+                    metered(meter, &mut server[i], &mut server_cpu[i], call).await?;
+                } else {
+                    let call = floor(&http, &plan, c);
+                    metered(meter, &mut base[i], &mut base_cpu[i], call).await?;
+                }
             }
         }
         if (rep + 1) % 5 == 0 {
@@ -252,6 +295,8 @@ pub(super) async fn projection(
             server: s,
             floor: f,
             ratio,
+            server_cpu: Summary::of(&server_cpu[i]).map(|s| s.p50),
+            floor_cpu: Summary::of(&base_cpu[i]).map(|s| s.p50),
         });
     }
     let points: Vec<SweepPoint> = rows

@@ -121,6 +121,12 @@ pub struct ProjectionRow {
     pub floor: Summary,
     /// The paired ratio server / floor.
     pub ratio: f64,
+    /// CPU time per call of the server side, median, milliseconds: the server child and this
+    /// process (the replay server, the probe reading the answer). `None` off Linux.
+    pub server_cpu: Option<f64>,
+    /// CPU time per call of the floor side, median, milliseconds: this process (the replay
+    /// server and the bare client) and the idle server child.
+    pub floor_cpu: Option<f64>,
 }
 
 /// The projection section.

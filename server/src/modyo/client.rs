@@ -110,15 +110,40 @@ impl ModyoClient {
         if body.is_object() {
             return Ok(body);
         }
-        let got = match &body {
-            Value::Null => "an empty body or null",
-            Value::Array(_) => "an array",
-            _ => "a scalar",
+        Err(not_an_object(path, &body))
+    }
+
+    /// `GET path?query` for a JSON object that `read` turns into only what the caller needs,
+    /// straight from the body's bytes: keys it does not name are skipped, never built (the
+    /// `fields` projection reads ten values of each entry, not each whole entry). When `read`
+    /// fails, the body is parsed whole to say why, with the errors [`ModyoClient::get`] gives:
+    /// invalid JSON, or a body that is not an object; a `read` that refuses an object is a
+    /// shape error naming its reason.
+    pub async fn get_sparse<T>(
+        &self,
+        path: &str,
+        query: &Query,
+        read: impl FnOnce(&[u8]) -> serde_json::Result<T>,
+    ) -> Result<T, CmsError> {
+        let request = self.request(&Method::GET, path, query);
+        let (status, bytes) = self.execute(&Method::GET, path, request).await?;
+        let refused = match read(&bytes) {
+            Ok(value) => return Ok(value),
+            Err(refused) => refused,
         };
-        Err(CmsError::InvalidShape {
-            method: Method::GET,
-            path: path.to_owned(),
-            reason: format!("expected a JSON object, got {got}"),
+        Err(match json_body(&bytes) {
+            Err(e) => CmsError::InvalidJson {
+                method: Method::GET,
+                path: path.to_owned(),
+                status: status.as_u16(),
+                detail: e.to_string(),
+            },
+            Ok(body) if !body.is_object() => not_an_object(path, &body),
+            Ok(_) => CmsError::InvalidShape {
+                method: Method::GET,
+                path: path.to_owned(),
+                reason: refused.to_string(),
+            },
         })
     }
 
@@ -258,6 +283,20 @@ impl ModyoClient {
                 detail,
             }
         }
+    }
+}
+
+/// The shape error of a `GET` whose body is not a JSON object.
+fn not_an_object(path: &str, body: &Value) -> CmsError {
+    let got = match body {
+        Value::Null => "an empty body or null",
+        Value::Array(_) => "an array",
+        _ => "a scalar",
+    };
+    CmsError::InvalidShape {
+        method: Method::GET,
+        path: path.to_owned(),
+        reason: format!("expected a JSON object, got {got}"),
     }
 }
 

@@ -14,11 +14,12 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use self::parts::EntryParts;
 use super::types::fetch_type;
 use super::{Need, Space, id_key, read_one, resolve_space};
 use crate::config::Module;
 use crate::contract::schema::{self, Kind};
-use crate::contract::{Coverage, ErrorCode, Reply, Resource, ToolClass, ToolError, legacy};
+use crate::contract::{Coverage, ErrorCode, Mode, Reply, Resource, ToolClass, ToolError, legacy};
 use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, is_id, is_uuid, pick};
 use crate::modyo::{ModyoClient, Query};
@@ -26,6 +27,7 @@ use crate::tools::args::Paging;
 use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
 
 mod bulk;
+mod parts;
 mod write;
 
 pub(crate) use bulk::bulk_tool;
@@ -182,7 +184,12 @@ async fn list(call: Call, args: ListArgs) -> ToolResult {
     } else {
         page.items.iter().map(minimal).collect()
     };
-    let legacy_rows = data.clone();
+    // The legacy payload repeats the rows: copied only when it is built.
+    let legacy_rows = if call.mode == Mode::Legacy {
+        data.clone()
+    } else {
+        Vec::new()
+    };
     Ok(Reply::new(Value::Array(data))
         .resource(space.resource())
         .state(coverage)
@@ -272,20 +279,24 @@ async fn project(
             let path = format!("{}/entries/{id}", space.path());
             let client = client.clone();
             async move {
-                client.get(&path, &Query::new()).await.map_err(|e| {
-                    ToolError::from(e).context(format!("reading entry {id} for fields"))
-                })
+                client
+                    .get_sparse(&path, &Query::new(), EntryParts::read)
+                    .await
+                    .map_err(|e| {
+                        ToolError::from(e).context(format!("reading entry {id} for fields"))
+                    })
             }
         })
         .collect();
-    let details: Vec<Value> = stream::iter(reads)
+    let details: Vec<EntryParts> = stream::iter(reads)
         .buffered(concurrency.max(1))
         .try_collect()
         .await?;
     // Entries whose list row had no type id: read their types now (drift), still once each.
     for detail in &details {
         if let Some(id) = detail
-            .get("content_type_id")
+            .content_type_id
+            .as_ref()
             .filter(|v| !v.is_null())
             .map(id_key)
             && !types.contains_key(&id)
@@ -304,7 +315,8 @@ async fn project(
         .zip(&details)
         .map(|(row, detail)| {
             let type_id = detail
-                .get("content_type_id")
+                .content_type_id
+                .as_ref()
                 .or_else(|| row.get("content_type_id"))
                 .map(id_key);
             let fields = type_id.and_then(|id| types.get(&id));
@@ -341,37 +353,33 @@ fn check_names(types: &BTreeMap<String, FieldMap>, wanted: &[String]) -> Result<
 }
 
 /// The requested fields of one entry, by name, in the requested order.
-fn pick_fields(detail: &Value, fields: Option<&FieldMap>, wanted: &[String]) -> Map<String, Value> {
-    let mut by_name: BTreeMap<&str, (Value, &str)> = BTreeMap::new();
+/// Values are parsed only for wanted names; `json.fields` only when a name is not among the
+/// entry's field values.
+fn pick_fields(
+    detail: &EntryParts,
+    fields: Option<&FieldMap>,
+    wanted: &[String],
+) -> Map<String, Value> {
+    let mut by_name: BTreeMap<&str, (&parts::FieldRef, &str)> = BTreeMap::new();
     if let Some(fields) = fields {
-        for fv in detail
-            .get("field_values")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let Some(id) = fv.get("field_id").map(id_key) else {
+        for fv in &detail.field_values {
+            let Some(id) = fv.field_id.as_ref().map(id_key) else {
                 continue;
             };
             if let Some((name, kind)) = fields.by_id.get(&id) {
-                by_name.insert(
-                    name.as_str(),
-                    (
-                        fv.get("value").cloned().unwrap_or(Value::Null),
-                        kind.as_str(),
-                    ),
-                );
+                by_name.insert(name.as_str(), (fv, kind.as_str()));
             }
         }
     }
-    let by_json = detail.pointer("/json/fields").and_then(Value::as_object);
+    let mut by_json = None;
     let mut out = Map::new();
     for name in wanted {
         let value = match by_name.remove(name.as_str()) {
-            Some((value, kind)) => Some(reduce_assets(value, kind)),
+            Some((fv, kind)) => Some(reduce_assets(fv.parsed(), kind)),
             None => by_json
-                .and_then(|j| j.get(name))
-                .cloned()
+                .get_or_insert_with(|| detail.json_fields())
+                .as_mut()
+                .and_then(|j| j.remove(name))
                 .map(|v| reduce_assets(v, "")),
         };
         if let Some(value) = value {
@@ -539,7 +547,7 @@ pub(crate) async fn present(
                 };
                 let map = FieldMap::of(&content_type);
                 let names: Vec<String> = map.names.iter().cloned().collect();
-                pick_fields(detail, Some(&map), &names)
+                pick_fields(&EntryParts::of_value(detail), Some(&map), &names)
             }
             None => Map::new(),
         },
@@ -593,7 +601,11 @@ mod tests {
             {"field_id": 2, "type": "asset", "value": {"name": "p.png", "url": "u"}},
             {"field_id": 1, "type": "text", "value": "Hello"}
         ]});
-        let picked = pick_fields(&detail, Some(&t), &["photo".into(), "title".into()]);
+        let picked = pick_fields(
+            &EntryParts::of_value(&detail),
+            Some(&t),
+            &["photo".into(), "title".into()],
+        );
         assert_eq!(
             Value::Object(picked).to_string(),
             r#"{"photo":{"name":"p.png","url":"u"},"title":"Hello"}"#

@@ -1,0 +1,301 @@
+//! The parts of an entry that the `fields` projection reads, parsed straight from the body.
+//!
+//! An entry detail is ~11 KB of JSON (admin metadata, the author, 31 `field_values` and the
+//! `json` rendition of the same fields); the projection needs the type id and a few values.
+//! Parsing every entry of a page into a `serde_json::Value` (and dropping it) was most of the
+//! server's work in `content-entries-list` with `fields` (`reports/performance.md`). Here the
+//! body is scanned once: keys other than `content_type_id`, `field_values` and `json` are
+//! skipped without being built, and each field value stays raw text until its name is wanted.
+//!
+//! Reading is as lenient as reading a `Value` was: a `field_values` that is not an array, an
+//! element that is not an object or has no `field_id`, is no field value; duplicate keys keep
+//! the last one, as a parsed object does.
+
+use std::fmt;
+
+use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+/// What the projection reads of one entry.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(super) struct EntryParts {
+    /// `content_type_id` when the key is present (`Some(Value::Null)` for a null).
+    #[serde(deserialize_with = "present")]
+    pub(super) content_type_id: Option<Value>,
+    /// The `field_values` elements that are objects.
+    #[serde(deserialize_with = "field_values")]
+    pub(super) field_values: Vec<FieldRef>,
+    /// The `json` rendition, unparsed: read only for a name `field_values` lacks.
+    pub(super) json: Option<Box<RawValue>>,
+}
+
+/// One element of `field_values`.
+#[derive(Debug, Default)]
+pub(super) struct FieldRef {
+    /// `field_id` when the key is present (`Some(Value::Null)` for a null).
+    pub(super) field_id: Option<Value>,
+    /// `value`, unparsed (absent and `null` alike are `None`).
+    pub(super) value: Option<Box<RawValue>>,
+}
+
+impl FieldRef {
+    /// The value, parsed (`null` when absent).
+    pub(super) fn parsed(&self) -> Value {
+        self.value
+            .as_deref()
+            .and_then(|raw| serde_json::from_str(raw.get()).ok())
+            .unwrap_or(Value::Null)
+    }
+}
+
+impl EntryParts {
+    /// Reads an entry body. Fails only when the body is not a JSON object (or not JSON).
+    pub(super) fn read(bytes: &[u8]) -> serde_json::Result<EntryParts> {
+        lenient(bytes)
+    }
+
+    /// The parts of an entry already parsed (`content-entries-get`, one entry): a value that
+    /// is not an object has none.
+    pub(super) fn of_value(entry: &Value) -> EntryParts {
+        EntryParts::read(entry.to_string().as_bytes()).unwrap_or_default()
+    }
+
+    /// `json.fields`, parsed, when present and an object.
+    pub(super) fn json_fields(&self) -> Option<serde_json::Map<String, Value>> {
+        let json: Value = serde_json::from_str(self.json.as_deref()?.get()).ok()?;
+        match json {
+            Value::Object(mut json) => match json.remove("fields") {
+                Some(Value::Object(fields)) => Some(fields),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+/// A typed read of an object with the fast path first; an object the fast path refuses (a
+/// duplicate top-level key) is parsed whole, which keeps the last of each key, and read
+/// again. Only an object reads: serde would also fill a struct from an array, by position.
+fn lenient<T: for<'de> Deserialize<'de>>(bytes: &[u8]) -> serde_json::Result<T> {
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return Err(serde::de::Error::custom("expected a JSON object"));
+    }
+    serde_json::from_slice(bytes).or_else(|refused| {
+        let value: Value = serde_json::from_slice(bytes)?;
+        if !value.is_object() {
+            return Err(refused);
+        }
+        serde_json::from_str(&value.to_string())
+    })
+}
+
+/// `Some` for a present key, even `null` (serde's `Option` turns `null` into `None`).
+fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(deserializer).map(Some)
+}
+
+/// The object elements of `field_values`, read in the same pass as the rest of the body;
+/// anything else reads as none.
+fn field_values<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<FieldRef>, D::Error> {
+    deserializer.deserialize_any(Lenient(FieldValues))
+}
+
+/// A [`Visitor`] for one JSON shape, run on any value: the shape it expects gives its result,
+/// every other shape is skipped and gives the default (as `Value::as_array` or `Value::get`
+/// give nothing on another shape).
+struct Lenient<V>(V);
+
+/// `field_values` expected as an array.
+struct FieldValues;
+
+/// An element of `field_values` expected as an object.
+struct Element;
+
+/// Visits the shape a [`Lenient`] expects.
+trait Shape<'de> {
+    type Value: Default;
+    fn seq<A: SeqAccess<'de>>(&self, seq: A) -> Result<Self::Value, A::Error> {
+        drain_seq(seq).map(|()| Self::Value::default())
+    }
+    fn map<A: MapAccess<'de>>(&self, map: A) -> Result<Self::Value, A::Error> {
+        drain_map(map).map(|()| Self::Value::default())
+    }
+}
+
+impl<'de> Shape<'de> for FieldValues {
+    type Value = Vec<FieldRef>;
+    fn seq<A: SeqAccess<'de>>(&self, mut seq: A) -> Result<Vec<FieldRef>, A::Error> {
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(element) = seq.next_element_seed(Lenient(Element))? {
+            out.extend(element);
+        }
+        Ok(out)
+    }
+}
+
+impl<'de> Shape<'de> for Element {
+    type Value = Option<FieldRef>;
+    fn map<A: MapAccess<'de>>(&self, mut map: A) -> Result<Option<FieldRef>, A::Error> {
+        let mut field = FieldRef::default();
+        while let Some(key) = map.next_key::<ElementKey>()? {
+            match key {
+                ElementKey::FieldId => field.field_id = Some(map.next_value()?),
+                ElementKey::Value => field.value = map.next_value()?,
+                ElementKey::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(Some(field))
+    }
+}
+
+/// The keys of a `field_values` element that projection reads.
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "snake_case")]
+enum ElementKey {
+    FieldId,
+    Value,
+    #[serde(other)]
+    Other,
+}
+
+fn drain_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
+    while seq.next_element::<IgnoredAny>()?.is_some() {}
+    Ok(())
+}
+
+fn drain_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<(), A::Error> {
+    while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+    Ok(())
+}
+
+impl<'de, S: Shape<'de>> DeserializeSeed<'de> for Lenient<S> {
+    type Value = S::Value;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<S::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de, S: Shape<'de>> Visitor<'de> for Lenient<S> {
+    type Value = S::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<S::Value, A::Error> {
+        self.0.seq(seq)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<S::Value, A::Error> {
+        self.0.map(map)
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<S::Value, E> {
+        Ok(S::Value::default())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<S::Value, E> {
+        Ok(S::Value::default())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<S::Value, E> {
+        Ok(S::Value::default())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<S::Value, E> {
+        Ok(S::Value::default())
+    }
+    fn visit_str<E>(self, _: &str) -> Result<S::Value, E> {
+        Ok(S::Value::default())
+    }
+    fn visit_unit<E>(self) -> Result<S::Value, E> {
+        Ok(S::Value::default())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn read(body: Value) -> EntryParts {
+        EntryParts::read(body.to_string().as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn reads_the_type_the_field_values_and_the_json_rendition() {
+        let parts = read(json!({
+            "id": 1, "author": {"name": "x"}, "content_type_id": 4021,
+            "field_values": [
+                {"field_id": 70001, "type": "text", "value": "Providencia"},
+                {"field_id": "70002", "value": {"url": "u", "file_name": "f.png"}},
+                {"field_id": 70003}
+            ],
+            "json": {"fields": {"title": "Providencia"}}
+        }));
+        assert_eq!(parts.content_type_id, Some(json!(4021)));
+        let ids: Vec<_> = parts
+            .field_values
+            .iter()
+            .map(|f| f.field_id.clone())
+            .collect();
+        assert_eq!(
+            ids,
+            [Some(json!(70001)), Some(json!("70002")), Some(json!(70003))]
+        );
+        assert_eq!(parts.field_values[0].parsed(), json!("Providencia"));
+        assert_eq!(
+            parts.field_values[1].parsed(),
+            json!({"url": "u", "file_name": "f.png"})
+        );
+        assert_eq!(parts.field_values[2].parsed(), Value::Null);
+        assert_eq!(
+            parts.json_fields(),
+            json!({"title": "Providencia"}).as_object().cloned()
+        );
+    }
+
+    #[test]
+    fn drifted_shapes_read_as_absent_not_as_errors() {
+        let parts = read(json!({
+            "content_type_id": null,
+            "field_values": "not a list",
+            "json": ["not", "an", "object"]
+        }));
+        assert_eq!(parts.content_type_id, Some(Value::Null));
+        assert!(parts.field_values.is_empty());
+        assert_eq!(parts.json_fields(), None);
+
+        let parts = read(
+            json!({"field_values": [1, "x", null, [70001, "v"], {"value": 2}, {"field_id": 7}]}),
+        );
+        assert_eq!(parts.content_type_id, None);
+        let ids: Vec<_> = parts
+            .field_values
+            .iter()
+            .map(|f| f.field_id.clone())
+            .collect();
+        assert_eq!(ids, [None, Some(json!(7))]);
+
+        let parts = read(json!({}));
+        assert!(parts.field_values.is_empty() && parts.json.is_none());
+    }
+
+    #[test]
+    fn duplicate_keys_keep_the_last_as_a_parsed_object_does() {
+        let body = br#"{"content_type_id": 1, "field_values": [{"field_id": 5, "value": "a", "value": "b"}], "content_type_id": 2}"#;
+        let parts = EntryParts::read(body).unwrap();
+        assert_eq!(parts.content_type_id, Some(json!(2)));
+        assert_eq!(parts.field_values[0].parsed(), json!("b"));
+    }
+
+    #[test]
+    fn only_a_body_that_is_not_an_object_fails() {
+        for body in [&b"[1]"[..], b"3", b"null", b"{\"a\":", b"not json"] {
+            assert!(
+                EntryParts::read(body).is_err(),
+                "{}",
+                String::from_utf8_lossy(body)
+            );
+        }
+    }
+}
