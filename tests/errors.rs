@@ -273,3 +273,81 @@ async fn a_replay_miss_is_loud_and_not_retryable() {
     assert_eq!(session.replay().misses().len(), 1);
     session.close().await;
 }
+
+/// `content-entries-list` with `fields` over a page of two entries, the second answering
+/// `second`: the projection reads entry bodies sparsely, and must fail like any other read.
+async fn projection_with(second: RecordedResponse) -> rmcp::model::CallToolResult {
+    let space = format!("{SPACES}/636");
+    let entry = |id: u64, title: &str| {
+        json!({"id": id, "content_type_id": 9, "author": {"name": "x"},
+               "field_values": [{"field_id": 1, "type": "text", "value": title}]})
+    };
+    let interactions = vec![
+        Interaction::get(&space)
+            .respond_with(RecordedResponse::json(200, json!({"id": 636, "name": "S"}))),
+        Interaction::get(format!("{space}/entries"))
+            .query("page", "1")
+            .query("per_page", "10")
+            .respond_with(RecordedResponse::json(
+                200,
+                json!({"entries": [{"id": 1, "name": "a", "content_type_id": 9},
+                                   {"id": 2, "name": "b", "content_type_id": 9}],
+                       "meta": {"total_entries": 2, "total_pages": 1, "current_page": 1, "per_page": 10}}),
+            )),
+        Interaction::get(format!("{space}/types/9")).respond_with(RecordedResponse::json(
+            200,
+            json!({"id": 9, "fields": [{"id": 1, "name": "title", "type": "text"}]}),
+        )),
+        Interaction::get(format!("{space}/entries/1"))
+            .respond_with(RecordedResponse::json(200, entry(1, "A"))),
+        Interaction::get(format!("{space}/entries/2")).respond_with(second),
+    ];
+    let session = Session::start(&[cassette("faults/projection", interactions)], &[])
+        .await
+        .expect("session");
+    let result = session
+        .call(
+            "content-entries-list",
+            json!({"space": "636", "fields": ["title"]}),
+        )
+        .await
+        .expect("a tool result, not a JSON-RPC error");
+    session.close().await;
+    result
+}
+
+#[tokio::test]
+async fn projection_reads_entry_bodies_and_fails_on_bad_ones_like_any_read() {
+    // The control: a good second body projects.
+    let good = json!({"id": 2, "content_type_id": 9,
+                      "field_values": [{"field_id": 1, "value": "B"}], "json": {"fields": {}}});
+    let result = projection_with(RecordedResponse::json(200, good)).await;
+    let payload = result.structured_content.clone().expect("structured");
+    let titles: Vec<&Value> = payload["data"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|row| &row["fields"]["title"])
+        .collect();
+    assert_eq!(titles, [&json!("A"), &json!("B")], "{payload}");
+
+    let malformed = RecordedResponse::text(200, r#"{"id": 2, "field_values": [{"#)
+        .header("content-type", "application/json");
+    let not_object = RecordedResponse::json(200, json!([{"field_id": 1, "value": "B"}]));
+    let empty = RecordedResponse::text(200, "  ").header("content-type", "application/json");
+    for (body, says) in [
+        (malformed, "not valid JSON"),
+        (not_object, "expected a JSON object, got an array"),
+        (empty, "expected a JSON object, got an empty body or null"),
+    ] {
+        let result = projection_with(body).await;
+        let e = check::error(&result).expect("a C16 error");
+        assert_eq!(e["code"], "invalid_upstream_response", "{e}");
+        let message = e["message"].as_str().unwrap_or_default();
+        assert!(message.contains("reading entry 2 for fields"), "{e}");
+        assert!(
+            message.to_lowercase().contains(&says.to_lowercase()),
+            "{says}: {e}"
+        );
+    }
+}
