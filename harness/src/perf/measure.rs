@@ -310,6 +310,7 @@ pub(super) async fn projection(
     Ok(ProjectionBench {
         entries: plan.fanout.len(),
         fields: FIELDS,
+        call: format!("content-entries-list {}", projection_args(1, None)),
         http_requests: plan.len(),
         choice: stats::pick_default(CURRENT_DEFAULT, &points, NOISE),
         rows,

@@ -136,6 +136,9 @@ pub struct ProjectionBench {
     pub entries: usize,
     /// Fields per entry in the fixture.
     pub fields: usize,
+    /// The call at the default concurrency, as `tool arguments` (the mcp-recorder section's
+    /// fan-out call).
+    pub call: String,
     /// HTTP requests one call causes.
     pub http_requests: usize,
     /// The sweep, in [`SWEEP`] order.
