@@ -249,7 +249,7 @@ id and the field values), picks and reduces the fields, checks the drift and the
 serializes the answer twice (text and `structuredContent`) over stdio, and the probe parses it. \
 Part of that work is sequential around the fan-out (the list page and the type before it, the \
 answer after it), so it overlaps less. It is the price of a typed, validated answer; the `hot` \
-benches below price its pieces.\n",
+benches below price one of its pieces, the envelope exit (build, validate, serialize).\n",
         first.concurrency,
         first.ratio,
         p.http_requests,
