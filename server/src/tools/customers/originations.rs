@@ -614,6 +614,90 @@ data is the origination with its steps as persisted, state.affected = steps move
     .handle(steps_edit)
 }
 
+/// A child collection of an origination (its steps, its rules), whose add, update and remove
+/// answer alike: the written object read back, or the removed id, under the collection's noun.
+struct Children<'a> {
+    /// `<origination>/steps` or `<origination>/rules`.
+    path: &'a str,
+    /// The resource type (`origination_step`).
+    kind: &'static str,
+    /// The legacy payload's key (`step`; the removed id goes under `stepId`).
+    noun: &'static str,
+    /// The noun in the legacy messages (`Step`).
+    title: &'static str,
+}
+
+impl Children<'_> {
+    /// The resource of a child: its own id, or `id` when the object lacks one.
+    fn resource(&self, object: &Value, id: Option<u64>) -> Resource {
+        let r = Resource::from_object(self.kind, object, None);
+        match (r.id_value().is_none(), id) {
+            (true, Some(id)) => r.id(id),
+            _ => r,
+        }
+    }
+
+    /// `POST` a new child; answers the created object.
+    async fn add(&self, call: &Call, client: &ModyoClient, fields: &Value) -> ToolResult {
+        let response = client
+            .send(Method::POST, self.path, &Query::new(), Some(fields))
+            .await?;
+        let object = created_object(response, self.noun)?;
+        Ok(kit::written(
+            call.mode,
+            self.resource(&object, None),
+            object,
+            PostCondition::status("created"),
+            "created",
+            format!("{} added successfully", self.title),
+            self.noun,
+        ))
+    }
+
+    /// `PUT` child `id`; answers the object as persisted.
+    async fn update(
+        &self,
+        call: &Call,
+        client: &ModyoClient,
+        id: u64,
+        fields: &Value,
+    ) -> ToolResult {
+        let path = format!("{}/{id}", self.path);
+        let response = client
+            .send(Method::PUT, &path, &Query::new(), Some(fields))
+            .await?;
+        let object = read_back(client, response, &path).await?;
+        Ok(kit::written(
+            call.mode,
+            self.resource(&object, Some(id)),
+            object,
+            PostCondition::status("updated"),
+            "updated",
+            format!("{} updated successfully", self.title),
+            self.noun,
+        ))
+    }
+
+    /// `DELETE` child `id`.
+    async fn remove(&self, call: &Call, client: &ModyoClient, id: u64) -> ToolResult {
+        client
+            .send(
+                Method::DELETE,
+                &format!("{}/{id}", self.path),
+                &Query::new(),
+                None,
+            )
+            .await?;
+        Ok(kit::deleted(
+            call.mode,
+            Resource::new(self.kind).id(id),
+            format!("{} removed successfully", self.title),
+            &format!("{}Id", self.noun),
+            Value::from(id),
+        ))
+    }
+}
+
 async fn steps_edit(call: Call, args: StepsEditArgs) -> ToolResult {
     if args.action == StepAction::Remove
         && let Err(control) = confirmed(
@@ -643,29 +727,16 @@ async fn steps_edit(call: Call, args: StepsEditArgs) -> ToolResult {
         ("hidden", args.hidden.map(Value::from)),
         ("position", args.position.map(Value::from)),
     ]);
-    let step_resource = |object: &Value, id: Option<u64>| {
-        let r = Resource::from_object("origination_step", object, None);
-        match (r.id_value().is_none(), id) {
-            (true, Some(id)) => r.id(id),
-            _ => r,
-        }
+    let steps = Children {
+        path: &steps_path,
+        kind: "origination_step",
+        noun: "step",
+        title: "Step",
     };
     match args.action {
         StepAction::Add => {
             required(args.name.as_deref(), "add", "name")?;
-            let response = client
-                .send(Method::POST, &steps_path, &Query::new(), Some(&fields))
-                .await?;
-            let object = created_object(response, "step")?;
-            Ok(kit::written(
-                call.mode,
-                step_resource(&object, None),
-                object,
-                PostCondition::status("created"),
-                "created",
-                "Step added successfully".into(),
-                "step",
-            ))
+            steps.add(&call, client, &fields).await
         }
         StepAction::Update => {
             let step = required(args.step, "update", "step (id)")?;
@@ -674,38 +745,11 @@ async fn steps_edit(call: Call, args: StepsEditArgs) -> ToolResult {
                     "update needs at least one of name, description, form, hidden, position".into(),
                 ));
             }
-            let path = format!("{steps_path}/{step}");
-            let response = client
-                .send(Method::PUT, &path, &Query::new(), Some(&fields))
-                .await?;
-            let object = read_back(client, response, &path).await?;
-            Ok(kit::written(
-                call.mode,
-                step_resource(&object, Some(step)),
-                object,
-                PostCondition::status("updated"),
-                "updated",
-                "Step updated successfully".into(),
-                "step",
-            ))
+            steps.update(&call, client, step, &fields).await
         }
         StepAction::Remove => {
             let step = required(args.step, "remove", "step (id)")?;
-            client
-                .send(
-                    Method::DELETE,
-                    &format!("{steps_path}/{step}"),
-                    &Query::new(),
-                    None,
-                )
-                .await?;
-            Ok(kit::deleted(
-                call.mode,
-                Resource::new("origination_step").id(step),
-                "Step removed successfully".into(),
-                "stepId",
-                Value::from(step),
-            ))
+            steps.remove(&call, client, step).await
         }
         StepAction::Reorder => {
             let order = required(args.order.as_ref(), "reorder", "order (every step id)")?;
@@ -1033,31 +1077,18 @@ async fn rules_edit(call: Call, args: RulesEditArgs) -> ToolResult {
         ("action", args.effect.map(|e| Value::from(e.as_str()))),
         ("target_step_id", args.target_step_id.map(Value::from)),
     ]);
-    let rule_resource = |object: &Value, id: Option<u64>| {
-        let r = Resource::from_object("origination_rule", object, None);
-        match (r.id_value().is_none(), id) {
-            (true, Some(id)) => r.id(id),
-            _ => r,
-        }
+    let rules = Children {
+        path: &rules_path,
+        kind: "origination_rule",
+        noun: "rule",
+        title: "Rule",
     };
     match args.action {
         RuleAction::Add => {
             required(args.question_id, "add", "question_id")?;
             required(args.operator, "add", "operator")?;
             required(args.effect, "add", "effect")?;
-            let response = client
-                .send(Method::POST, &rules_path, &Query::new(), Some(&fields))
-                .await?;
-            let object = created_object(response, "rule")?;
-            Ok(kit::written(
-                call.mode,
-                rule_resource(&object, None),
-                object,
-                PostCondition::status("created"),
-                "created",
-                "Rule added successfully".into(),
-                "rule",
-            ))
+            rules.add(&call, client, &fields).await
         }
         RuleAction::Update => {
             let rule = required(args.rule, "update", "rule (id)")?;
@@ -1067,38 +1098,11 @@ async fn rules_edit(call: Call, args: RulesEditArgs) -> ToolResult {
                         .into(),
                 ));
             }
-            let path = format!("{rules_path}/{rule}");
-            let response = client
-                .send(Method::PUT, &path, &Query::new(), Some(&fields))
-                .await?;
-            let object = read_back(client, response, &path).await?;
-            Ok(kit::written(
-                call.mode,
-                rule_resource(&object, Some(rule)),
-                object,
-                PostCondition::status("updated"),
-                "updated",
-                "Rule updated successfully".into(),
-                "rule",
-            ))
+            rules.update(&call, client, rule, &fields).await
         }
         RuleAction::Remove => {
             let rule = required(args.rule, "remove", "rule (id)")?;
-            client
-                .send(
-                    Method::DELETE,
-                    &format!("{rules_path}/{rule}"),
-                    &Query::new(),
-                    None,
-                )
-                .await?;
-            Ok(kit::deleted(
-                call.mode,
-                Resource::new("origination_rule").id(rule),
-                "Rule removed successfully".into(),
-                "ruleId",
-                Value::from(rule),
-            ))
+            rules.remove(&call, client, rule).await
         }
     }
 }
