@@ -125,8 +125,7 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
     match action {
         ManageAction::List => {
             let query = Query::new().page(args.paging.page, args.paging.per_page);
-            let page = groups.page(client, &query).await?;
-            Ok(kit::list_reply(call.mode, "groups", page, true, None))
+            kit::list_page(&call, &groups, &query, None).await
         }
         ManageAction::Get => kit::get_one(&call, &groups, group()?).await,
         ManageAction::Create => {

@@ -423,6 +423,18 @@ pub(crate) fn deleted(
         .into()
 }
 
+/// `list`: one page of the collection (`page`, `per_page` and filters in `query`), under its
+/// root key, with coverage, and `container` (the realm, the team) as `resource`.
+pub(crate) async fn list_page(
+    call: &Call,
+    coll: &Collection,
+    query: &Query,
+    container: Option<Resource>,
+) -> ToolResult {
+    let page = coll.page(call.client()?, query).await?;
+    Ok(list_reply(call.mode, coll.root, page, true, container))
+}
+
 /// `get`: resolves `input` (id or name-like key) and answers with the object.
 pub(crate) async fn get_one(call: &Call, coll: &Collection, input: &str) -> ToolResult {
     let client = call.client()?;

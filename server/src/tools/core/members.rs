@@ -194,14 +194,7 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
             let query = Query::new()
                 .push(&target.key(), target.id)
                 .page(args.paging.page, args.paging.per_page);
-            let page = members.page(client, &query).await?;
-            Ok(kit::list_reply(
-                call.mode,
-                "team_members",
-                page,
-                true,
-                Some(target.resource()),
-            ))
+            kit::list_page(&call, &members, &query, Some(target.resource())).await
         }
         ManageAction::Get => {
             let id = member()?;

@@ -174,8 +174,7 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
             let query = Query::new()
                 .push_opt("context", args.context.map(Context::as_str))
                 .page(args.paging.page, args.paging.per_page);
-            let page = roles.page(client, &query).await?;
-            Ok(kit::list_reply(call.mode, "roles", page, true, None))
+            kit::list_page(&call, &roles, &query, None).await
         }
         ManageAction::Get => kit::get_one(&call, &roles, role()?).await,
         ManageAction::Update => {

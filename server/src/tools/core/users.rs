@@ -156,8 +156,7 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
             let query = Query::new()
                 .push_opt("query", args.query.as_deref())
                 .page(args.paging.page, args.paging.per_page);
-            let page = users.page(client, &query).await?;
-            Ok(kit::list_reply(call.mode, "admin_users", page, true, None))
+            kit::list_page(&call, &users, &query, None).await
         }
         ManageAction::Get => {
             let found = users.find(client, user()?, Need::Object).await?;

@@ -119,14 +119,7 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
     match action {
         ManageAction::List => {
             let query = Query::new().page(args.paging.page, args.paging.per_page);
-            let page = data_sets.page(client, &query).await?;
-            Ok(kit::list_reply(
-                call.mode,
-                "data_sets",
-                page,
-                true,
-                Some(realm.resource()),
-            ))
+            kit::list_page(&call, &data_sets, &query, Some(realm.resource())).await
         }
         ManageAction::Get => kit::get_one(&call, &data_sets, data_set()?).await,
         ManageAction::Create => {

@@ -112,14 +112,7 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
     match action {
         ManageAction::List => {
             let query = Query::new().page(args.paging.page, args.paging.per_page);
-            let page = forms.page(client, &query).await?;
-            Ok(kit::list_reply(
-                call.mode,
-                "forms",
-                page,
-                true,
-                Some(realm.resource()),
-            ))
+            kit::list_page(&call, &forms, &query, Some(realm.resource())).await
         }
         ManageAction::Get => kit::get_one(&call, &forms, form()?).await,
         ManageAction::Create => {

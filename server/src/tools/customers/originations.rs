@@ -212,14 +212,7 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
     match action {
         ManageAction::List => {
             let query = Query::new().page(args.paging.page, args.paging.per_page);
-            let page = originations.page(client, &query).await?;
-            Ok(kit::list_reply(
-                call.mode,
-                "originations",
-                page,
-                true,
-                Some(realm.resource()),
-            ))
+            kit::list_page(&call, &originations, &query, Some(realm.resource())).await
         }
         ManageAction::Get => {
             let (id, object) = read_origination(client, &originations, origination()?).await?;

@@ -133,14 +133,7 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
     match action {
         ManageAction::List => {
             let query = Query::new().page(args.paging.page, args.paging.per_page);
-            let page = segments.page(client, &query).await?;
-            Ok(kit::list_reply(
-                call.mode,
-                "segments",
-                page,
-                true,
-                Some(realm.resource()),
-            ))
+            kit::list_page(&call, &segments, &query, Some(realm.resource())).await
         }
         ManageAction::Get => kit::get_one(&call, &segments, segment()?).await,
         ManageAction::Create => {
