@@ -477,20 +477,8 @@ pub(crate) async fn put_one(
 ) -> ToolResult {
     let client = call.client()?;
     let found = coll.find(client, input, Need::Id).await?;
-    let path = coll.item(found.id);
-    let response = client
-        .send(Method::PUT, &path, &Query::new(), Some(request))
-        .await?;
-    let object = read_back(client, response, &path).await?;
-    if let Some(key) = check {
-        let wanted = request.get(key).cloned().unwrap_or(Value::Null);
-        check_persisted(
-            &object,
-            key,
-            &wanted,
-            &format!("{} {}", coll.what, found.id),
-        )?;
-    }
+    let what = format!("{} {}", coll.what, found.id);
+    let object = put_checked(client, &coll.item(found.id), request, check, &what).await?;
     Ok(written(
         call.mode,
         coll.resource(&object, Some(found.id)),
@@ -570,6 +558,27 @@ pub(crate) async fn read_back(
         return Ok(response);
     }
     Ok(client.get(path, &Query::new()).await?)
+}
+
+/// `PUT request` to `path`: the object as persisted (C7), and, when `check` names a key of
+/// the request, the persisted value of that key must be the one sent (`what` names the object
+/// in the `persisted_mismatch` error).
+pub(crate) async fn put_checked(
+    client: &ModyoClient,
+    path: &str,
+    request: &Value,
+    check: Option<&str>,
+    what: &str,
+) -> Result<Value, ToolError> {
+    let response = client
+        .send(Method::PUT, path, &Query::new(), Some(request))
+        .await?;
+    let object = read_back(client, response, path).await?;
+    if let Some(key) = check {
+        let wanted = request.get(key).cloned().unwrap_or(Value::Null);
+        check_persisted(&object, key, &wanted, what)?;
+    }
+    Ok(object)
 }
 
 /// The object a create answered with (C7: it is what was persisted). A create that answers

@@ -10,9 +10,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::admin_users;
-use super::kit::{
-    self, Need, action_required, body, check_persisted, created_object, read_back, required,
-};
+use super::kit::{self, Need, action_required, body, created_object, read_back, required};
 use crate::config::Module;
 use crate::contract::schema::{self, Kind};
 use crate::contract::{PostCondition, ToolClass, ToolError};
@@ -230,22 +228,9 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
 /// `PUT {active}` and the read-back check: the persisted `active` must be what was sent.
 async fn set_active(client: &ModyoClient, id: u64, active: bool) -> Result<Value, ToolError> {
     let path = admin_users().item(id);
-    let response = client
-        .send(
-            Method::PUT,
-            &path,
-            &Query::new(),
-            Some(&json!({"active": active})),
-        )
-        .await?;
-    let object = read_back(client, response, &path).await?;
-    check_persisted(
-        &object,
-        "active",
-        &Value::Bool(active),
-        &format!("admin user {id}"),
-    )?;
-    Ok(object)
+    let request = json!({"active": active});
+    let what = format!("admin user {id}");
+    kit::put_checked(client, &path, &request, Some("active"), &what).await
 }
 
 /// Arguments of `core-users-upsert`.

@@ -16,7 +16,7 @@ use crate::contract::schema::{self, Kind};
 use crate::contract::{PostCondition, ToolClass, ToolError};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::Paging;
-use crate::tools::core::kit::{self, body, check_persisted, confirmed, created_object, read_back};
+use crate::tools::core::kit::{self, body, confirmed, created_object, read_back};
 use crate::tools::{Call, ToolDef, ToolResult, fanout, tool};
 
 /// An end user as the API returns it (loose: echoed).
@@ -342,22 +342,9 @@ async fn one(
                 .await?;
         }
         _ => {
-            let active = action == BulkAction::Activate;
-            let response = client
-                .send(
-                    Method::PUT,
-                    &path,
-                    &Query::new(),
-                    Some(&json!({"active": active})),
-                )
-                .await?;
-            let object = read_back(client, response, &path).await?;
-            check_persisted(
-                &object,
-                "active",
-                &Value::Bool(active),
-                &format!("realm user {id}"),
-            )?;
+            let request = json!({"active": action == BulkAction::Activate});
+            let what = format!("realm user {id}");
+            kit::put_checked(client, &path, &request, Some("active"), &what).await?;
         }
     }
     Ok(Value::from(id))
