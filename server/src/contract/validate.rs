@@ -27,30 +27,38 @@ impl OutputValidator {
 
     /// Validates an instance; the error lists up to five violations with their JSON pointers.
     pub fn check(&self, instance: &Value) -> Result<(), String> {
-        // The fast path: no error is built for a valid instance (every call's case).
-        if self.validator.is_valid(instance) {
-            return Ok(());
-        }
-        let errors: Vec<String> = self
-            .validator
-            .iter_errors(instance)
-            .take(5)
-            .map(|e| {
-                let path = e.instance_path().to_string();
-                let path = if path.is_empty() {
-                    "/".to_owned()
-                } else {
-                    path
-                };
-                format!("{path}: {e}")
-            })
-            .collect();
-        if errors.is_empty() {
+        let violations = self.violations(instance);
+        if violations.is_empty() {
             Ok(())
         } else {
-            Err(errors.join("; "))
+            Err(join(&violations))
         }
     }
+
+    /// Up to five violations of an instance, as `(JSON pointer, message)`; none when it is valid.
+    pub fn violations(&self, instance: &Value) -> Vec<(String, String)> {
+        // The fast path: no error is built for a valid instance (every call's case).
+        if self.validator.is_valid(instance) {
+            return Vec::new();
+        }
+        self.validator
+            .iter_errors(instance)
+            .take(5)
+            .map(|e| (e.instance_path().to_string(), e.to_string()))
+            .collect()
+    }
+}
+
+/// `pointer: message; ...`, the root written `/`.
+pub fn join(violations: &[(String, String)]) -> String {
+    violations
+        .iter()
+        .map(|(path, message)| {
+            let path = if path.is_empty() { "/" } else { path };
+            format!("{path}: {message}")
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 #[cfg(test)]
