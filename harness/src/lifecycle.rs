@@ -34,7 +34,7 @@ use crate::record::Format;
 use crate::record::redact::{PLACEHOLDER, Redactor, is_placeholder};
 use crate::replay::ReplayOptions;
 use crate::session::Session;
-use crate::spec::check::{Conformance, ProblemKind as SpecProblem};
+use crate::spec::check::Conformance;
 use crate::spec::known::{KNOWN_CONTRADICTIONS, Known};
 
 /// What `modyo-lab cassettes check` checks; also its arguments.
@@ -305,13 +305,8 @@ pub async fn check(options: &CheckOptions) -> Result<CheckReport, CassetteError>
                 let all: Vec<Cassette> = parsed.values().cloned().collect();
                 let result = crate::spec::check::run(&all, &surfaces, &options.known);
                 problems.extend(result.problems.iter().map(|p| Problem {
-                    cassette: p.cassette.clone(),
-                    kind: match p.kind {
-                        SpecProblem::Contradiction => ProblemKind::Contradiction,
-                        SpecProblem::Mark => ProblemKind::UndocumentedMark,
-                        SpecProblem::KnownList => ProblemKind::KnownList,
-                    },
                     detail: scrub(p.detail.clone()),
+                    ..p.clone()
                 }));
                 conformance = Some(result);
             }

@@ -19,6 +19,7 @@ use serde::Serialize;
 use super::conform::{Class, Judgement, Kind, ResponseHeld, Surfaces, WarningKind, count};
 use super::known::Known;
 use crate::cassette::Cassette;
+use crate::lifecycle::{Problem, ProblemKind};
 
 /// One interaction and its judgement.
 #[derive(Debug, Clone, Serialize)]
@@ -91,29 +92,6 @@ fn key(endpoint: &str, kind: Kind, subject: &str) -> String {
     } else {
         format!("{endpoint} {kind} {subject}")
     }
-}
-
-/// What kind of problem the conformance check found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ProblemKind {
-    /// A contradiction that is not on the list.
-    Contradiction,
-    /// An `undocumented` mark that is unused, or on a documented endpoint.
-    Mark,
-    /// A list entry that is stale or names a tool the contradiction does not belong to.
-    KnownList,
-}
-
-/// One problem.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-pub struct Problem {
-    /// The cassette it is in (the list's file for a list problem).
-    pub cassette: String,
-    /// Its kind.
-    pub kind: ProblemKind,
-    /// What and where.
-    pub detail: String,
 }
 
 /// Counts for one cassette directory (`content`, `faults`...).
@@ -235,7 +213,7 @@ pub fn run(cassettes: &[Cassette], surfaces: &Surfaces, known: &[Known]) -> Conf
             if let Some(documented) = surfaces.documents_mark(mark) {
                 problems.push(Problem {
                     cassette: cassette.name().to_owned(),
-                    kind: ProblemKind::Mark,
+                    kind: ProblemKind::UndocumentedMark,
                     detail: format!(
                         "undocumented {line}: the specification documents {documented}; hold the requests to it instead of marking them"
                     ),
@@ -243,7 +221,7 @@ pub fn run(cassettes: &[Cassette], surfaces: &Surfaces, known: &[Known]) -> Conf
             } else if !used {
                 problems.push(Problem {
                     cassette: cassette.name().to_owned(),
-                    kind: ProblemKind::Mark,
+                    kind: ProblemKind::UndocumentedMark,
                     detail: format!(
                         "undocumented {line}: no interaction of this cassette uses it; remove the mark"
                     ),

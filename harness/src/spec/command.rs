@@ -3,13 +3,13 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::coverage::{self, CoverageError};
 use super::import::{ImportInput, api_name, import};
 use super::pull::{self, PullOptions};
 use super::source::{self, FileCheck, PUBLISHED, Source};
-use super::surface::SourceProvenance;
+use super::surface::{SourceProvenance, Surface};
 use super::{SpecError, default_dir};
 
 /// The `spec` subcommands.
@@ -213,9 +213,14 @@ fn import_command(
         }
         surfaces
     };
+    written(&surfaces, &args.out)
+}
+
+/// Writes `surfaces` into `dir` and says what each file holds.
+fn written(surfaces: &[Surface], dir: &Path) -> Result<Outcome, CommandError> {
     let mut text = String::new();
-    for surface in &surfaces {
-        let path = surface.save(&args.out)?;
+    for surface in surfaces {
+        let path = surface.save(dir)?;
         let _ = writeln!(
             text,
             "{}: {} operation(s) from {} (sha256 {})",
@@ -256,18 +261,7 @@ async fn pull_command(
         date: crate::record::today(),
     };
     let surfaces = pull::pull(&options).await?;
-    let mut text = String::new();
-    for (surface, path) in surfaces.iter().zip(pull::save(&surfaces, &args.out)?) {
-        let _ = writeln!(
-            text,
-            "{}: {} operation(s) from {} (sha256 {})",
-            path.display(),
-            surface.operations.len(),
-            surface.provenance.path,
-            surface.provenance.sha256
-        );
-    }
-    Ok(Outcome { text, ok: true })
+    written(&surfaces, &args.out)
 }
 
 fn check_command(

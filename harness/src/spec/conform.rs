@@ -670,3 +670,78 @@ pub(crate) fn count<K: Ord + Copy>(items: impl IntoIterator<Item = K>) -> BTreeM
     }
     counts
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::SourceProvenance;
+
+    fn op(method: &str, path: &str, params: &[(&str, Shape)]) -> Operation {
+        Operation {
+            method: method.into(),
+            path: path.into(),
+            path_params: params
+                .iter()
+                .map(|(n, s)| ((*n).to_owned(), s.clone()))
+                .collect(),
+            query: BTreeMap::new(),
+            form: BTreeMap::new(),
+            unlocated: BTreeMap::new(),
+            body: None,
+            responses: BTreeMap::from([("200".to_owned(), None)]),
+        }
+    }
+
+    fn surfaces() -> Surfaces {
+        Surfaces::new(vec![Surface::new(
+            "admin",
+            "Admin",
+            "1",
+            "/api/admin",
+            SourceProvenance::default(),
+            vec![
+                op("GET", "/customers/{realm_uid}/targets", &[("realm_uid", Shape::String)]),
+                op("GET", "/sites/{site_id}", &[("site_id", Shape::Integer)]),
+            ],
+        )])
+        .expect("indexes")
+    }
+
+    #[test]
+    fn unknown_paths_are_generalized_with_the_documented_variable_names() {
+        let s = surfaces();
+        let general = |p: &str| s.generalize(&template::segments(p));
+        assert_eq!(
+            general("/api/admin/customers/personas/segments"),
+            "/api/admin/customers/{realm_uid}/segments"
+        );
+        assert_eq!(
+            general("/api/admin/sites/12/pages/102"),
+            "/api/admin/sites/{site_id}/pages/{id}"
+        );
+        assert_eq!(
+            general("/api/admin/background_jobs/9ae2dfeb-5f2e-5885-87ec-0c687d178057"),
+            "/api/admin/background_jobs/{id}"
+        );
+        assert_eq!(general("/api/admin/admin_users"), "/api/admin/admin_users");
+        assert_eq!(general("/"), "/");
+    }
+
+    #[test]
+    fn a_mark_is_refused_where_a_documented_operation_would_answer() {
+        let s = surfaces();
+        let mark = |m: &str, p: &str| Undocumented::new(m, p, crate::cassette::Evidence::None);
+        assert_eq!(
+            s.documents_mark(&mark("GET", "/api/admin/sites/{id}")).as_deref(),
+            Some("GET /api/admin/sites/{site_id}")
+        );
+        assert_eq!(
+            s.documents_mark(&mark("GET", "/api/admin/sites/12")).as_deref(),
+            Some("GET /api/admin/sites/{site_id}")
+        );
+        // `locks` is no site id, another method is another endpoint, a longer path too.
+        assert_eq!(s.documents_mark(&mark("GET", "/api/admin/sites/locks")), None);
+        assert_eq!(s.documents_mark(&mark("DELETE", "/api/admin/sites/{id}")), None);
+        assert_eq!(s.documents_mark(&mark("GET", "/api/admin/sites/{id}/locks")), None);
+    }
+}

@@ -383,58 +383,37 @@ impl Reader<'_> {
             }
         }
         if let Some(body) = &op.request_body {
+            let resolved;
             let body = match &body.reference {
                 Some(reference) => match self.resolved::<RequestBody>(reference)? {
-                    Some(body) => body,
+                    Some(found) => {
+                        resolved = found;
+                        &resolved
+                    }
                     None => {
                         operation.body = Some(Shape::Unresolved(reference.clone()));
-                        RequestBody::default()
+                        body
                     }
                 },
-                None => RequestBody {
-                    reference: None,
-                    content: body
-                        .content
-                        .iter()
-                        .map(|(k, v)| {
-                            (
-                                k.clone(),
-                                MediaType {
-                                    schema: v.schema.clone(),
-                                },
-                            )
-                        })
-                        .collect(),
-                },
+                None => body,
             };
-            self.request_body(&body, &mut operation)?;
+            self.request_body(body, &mut operation)?;
         }
         for (status, response) in &op.responses {
+            let resolved;
             let response = match &response.reference {
                 Some(reference) => match self.resolved::<Response>(reference)? {
-                    Some(response) => response,
+                    Some(found) => {
+                        resolved = found;
+                        &resolved
+                    }
                     None => {
                         let shape = Shape::Unresolved(reference.clone());
                         operation.responses.insert(status.clone(), Some(shape));
                         continue;
                     }
                 },
-                None => Response {
-                    reference: None,
-                    schema: response.schema.clone(),
-                    content: response
-                        .content
-                        .iter()
-                        .map(|(k, v)| {
-                            (
-                                k.clone(),
-                                MediaType {
-                                    schema: v.schema.clone(),
-                                },
-                            )
-                        })
-                        .collect(),
-                },
+                None => response,
             };
             let schema = response
                 .schema

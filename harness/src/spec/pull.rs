@@ -12,8 +12,6 @@
 //! sensitive so no HTTP layer logs it; redirects are followed only within the origin. No
 //! error, log line or written file carries it: a surface that would contain it is refused.
 
-use std::path::{Path, PathBuf};
-
 use reqwest::header::{ACCEPT, AUTHORIZATION, HeaderMap, HeaderValue};
 use url::Url;
 
@@ -93,11 +91,6 @@ pub async fn pull(options: &PullOptions) -> Result<Vec<Surface>, SpecError> {
         surfaces.push(surface);
     }
     Ok(surfaces)
-}
-
-/// Writes pulled surfaces into `dir`.
-pub fn save(surfaces: &[Surface], dir: &Path) -> Result<Vec<PathBuf>, SpecError> {
-    surfaces.iter().map(|s| s.save(dir)).collect()
 }
 
 /// GETs the docs URL; follows an HTML page to the JSON document it loads (same origin).
