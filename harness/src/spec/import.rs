@@ -198,7 +198,7 @@ pub fn import(input: ImportInput<'_>) -> Result<Surface, SpecError> {
     let base_path = base_path.trim_end_matches('/').to_owned();
     let mut operations = Vec::new();
     for (path, item) in &document.paths {
-        let template = Template::parse(path).map_err(|reason| invalid(reason))?;
+        let template = Template::parse(path).map_err(&invalid)?;
         let shared = reader.parameters(&item.parameters)?;
         for method in METHODS {
             let Some(op) = item.operation(method) else {
