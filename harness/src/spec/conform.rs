@@ -700,7 +700,11 @@ mod tests {
             "/api/admin",
             SourceProvenance::default(),
             vec![
-                op("GET", "/customers/{realm_uid}/targets", &[("realm_uid", Shape::String)]),
+                op(
+                    "GET",
+                    "/customers/{realm_uid}/targets",
+                    &[("realm_uid", Shape::String)],
+                ),
                 op("GET", "/sites/{site_id}", &[("site_id", Shape::Integer)]),
             ],
         )])
@@ -732,16 +736,27 @@ mod tests {
         let s = surfaces();
         let mark = |m: &str, p: &str| Undocumented::new(m, p, crate::cassette::Evidence::None);
         assert_eq!(
-            s.documents_mark(&mark("GET", "/api/admin/sites/{id}")).as_deref(),
+            s.documents_mark(&mark("GET", "/api/admin/sites/{id}"))
+                .as_deref(),
             Some("GET /api/admin/sites/{site_id}")
         );
         assert_eq!(
-            s.documents_mark(&mark("GET", "/api/admin/sites/12")).as_deref(),
+            s.documents_mark(&mark("GET", "/api/admin/sites/12"))
+                .as_deref(),
             Some("GET /api/admin/sites/{site_id}")
         );
         // `locks` is no site id, another method is another endpoint, a longer path too.
-        assert_eq!(s.documents_mark(&mark("GET", "/api/admin/sites/locks")), None);
-        assert_eq!(s.documents_mark(&mark("DELETE", "/api/admin/sites/{id}")), None);
-        assert_eq!(s.documents_mark(&mark("GET", "/api/admin/sites/{id}/locks")), None);
+        assert_eq!(
+            s.documents_mark(&mark("GET", "/api/admin/sites/locks")),
+            None
+        );
+        assert_eq!(
+            s.documents_mark(&mark("DELETE", "/api/admin/sites/{id}")),
+            None
+        );
+        assert_eq!(
+            s.documents_mark(&mark("GET", "/api/admin/sites/{id}/locks")),
+            None
+        );
     }
 }

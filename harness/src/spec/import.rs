@@ -1,6 +1,6 @@
 //! `modyo-lab spec import`: a Swagger 2.0 or OpenAPI 3 document in, a [`Surface`] out.
 //!
-//! The document is read into serde structs of our own ([`Document`] and the types below it)
+//! The document is read into serde structs of our own (`Document` and the types below it)
 //! rather than a published OpenAPI crate: the maintained ones read OpenAPI 3 only, while
 //! Modyo publishes Swagger 2.0, and its documents are loose in ways a strict reader rejects
 //! (format names used as types, `in: path` for parameters the template lacks, parameters with
