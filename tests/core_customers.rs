@@ -542,6 +542,7 @@ fn every_tool_has_a_success_per_action_and_a_read_only_refusal_per_gated_write()
     let library = Library::workspace()?;
     let mut success = std::collections::BTreeSet::new();
     let mut refused = std::collections::BTreeSet::new();
+    let mut unsupported = std::collections::BTreeSet::new();
     for (cassette, scenario) in library.scenarios() {
         if !ours(cassette) {
             continue;
@@ -553,6 +554,11 @@ fn every_tool_has_a_success_per_action_and_a_read_only_refusal_per_gated_write()
             }
             (true, Outcome::Control) => {
                 refused.insert(key);
+            }
+            (false, Outcome::Error)
+                if scenario.expect.code.as_deref() == Some("invalid_parameters") =>
+            {
+                unsupported.insert(key);
             }
             _ => {}
         }
@@ -579,7 +585,14 @@ fn every_tool_has_a_success_per_action_and_a_read_only_refusal_per_gated_write()
                 .map_or(vec!["-"], |(_, a)| a.to_vec()),
         };
         for action in actions {
-            if !success.contains(&(tool.to_owned(), action.to_owned())) {
+            let key = (tool.to_owned(), action.to_owned());
+            if refused_by_the_api(tool, action) {
+                if !unsupported.contains(&key) {
+                    missing.push(format!(
+                        "{tool} {action}: no scenario showing the refusal (invalid_parameters)"
+                    ));
+                }
+            } else if !success.contains(&key) {
                 missing.push(format!("{tool} {action}: no success scenario"));
             }
         }
@@ -598,6 +611,24 @@ fn every_tool_has_a_success_per_action_and_a_read_only_refusal_per_gated_write()
     );
     assert!(missing.is_empty(), "{}", missing.join("\n"));
     Ok(())
+}
+
+/// The actions a tool keeps but answers with an error, because Modyo's published API has no
+/// endpoint for them (the tool's description says so).
+const REFUSED_BY_THE_API: &[(&str, &[&str])] = &[
+    ("customers-realms-manage", &["update", "appearance", "logo"]),
+    ("customers-forms-manage", &["create"]),
+    ("customers-forms-copy", &["-"]),
+];
+
+/// Tools that answer every call with that refusal: no request, so no upstream error and no
+/// name to resolve.
+const REFUSED_WHOLE: [&str; 1] = ["customers-forms-copy"];
+
+fn refused_by_the_api(tool: &str, action: &str) -> bool {
+    REFUSED_BY_THE_API
+        .iter()
+        .any(|(t, actions)| *t == tool && actions.contains(&action))
 }
 
 /// Replays one scenario of `cassette` with `env` and answers the result.
@@ -703,6 +734,9 @@ async fn every_tool_meets_an_upstream_error_and_an_ambiguous_name_reads_pass_rea
 
     // Assert
     for (tool, class) in all_tools() {
+        if REFUSED_WHOLE.contains(&tool) {
+            continue;
+        }
         if !upstream.contains(tool) {
             failures.push(format!("{tool}: no scenario meets an upstream error"));
         }

@@ -1,6 +1,7 @@
 //! Roles: `core-roles-create` and `core-roles-manage`.
 //!
-//! `GET /api/admin/roles` (filter `context`) is documented; the rest is `[synthetic]`. Roles
+//! `GET /api/admin/roles` (filter `query`) is documented; the rest has no public source (the
+//! cassettes mark it `undocumented`). Roles
 //! resolve by `key`. `restore` applies only to roles the API marks `restorable` (a default
 //! role that was edited); any other is refused locally, before a request is sent.
 
@@ -52,17 +53,6 @@ enum Context {
     Realm,
 }
 
-impl Context {
-    fn as_str(self) -> &'static str {
-        match self {
-            Context::Account => "account",
-            Context::Site => "site",
-            Context::Space => "space",
-            Context::Realm => "realm",
-        }
-    }
-}
-
 /// Arguments of `core-roles-create`.
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
 pub(crate) struct CreateArgs {
@@ -102,8 +92,8 @@ pub(crate) struct ManageArgs {
     action: Option<Action>,
     /// Role id or key (get, update, delete, restore).
     role: Option<String>,
-    /// Only roles of this context (list).
-    context: Option<Context>,
+    /// Keywords to filter the list by (list; Modyo's roles list has no context filter).
+    query: Option<String>,
     #[serde(flatten)]
     paging: Paging,
     /// Name (update).
@@ -121,12 +111,12 @@ pub(crate) fn manage_tool() -> ToolDef {
     manage::<ManageArgs, Role>("core-roles-manage", Module::Core, at(ROLES))
         .describe(
             "List, get, update, delete or restore roles (create: core-roles-create). role: id or key. list: \
-data.roles + coverage (filter context); restore only for roles marked restorable; delete needs confirmDelete: true. \
+data.roles + coverage (filter query: keywords); restore only for roles marked restorable; delete needs confirmDelete: true. \
 Other actions: data is the role as persisted.",
         )
         .target("role", "id or key")
         .fields(&["name", "description", "permissions"])
-        .list(|args| Query::new().push_opt("context", args.context.map(Context::as_str)))
+        .list(|args| Query::new().push_opt("query", args.query.as_deref()))
         .get()
         .update()
         .delete()

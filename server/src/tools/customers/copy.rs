@@ -32,6 +32,6 @@ impl Realms {
 
     /// Whether the copy stays in its source's realm.
     pub(crate) fn same(&self) -> bool {
-        self.target.uid == self.source.uid
+        self.target.slug == self.source.slug
     }
 }

@@ -38,7 +38,7 @@ impl Member for DataSet {
 /// Arguments of `customers-datasets-manage`.
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
 pub(crate) struct ManageArgs {
-    /// Realm uid or name.
+    /// Realm slug or name.
     realm: String,
     /// list, get (default), create, update or delete.
     action: Option<Action>,
@@ -79,11 +79,11 @@ delete needs confirmDelete: true.",
 /// Arguments of `customers-datasets-copy`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct CopyArgs {
-    /// Realm uid or name of the data set to copy.
+    /// Realm slug or name of the data set to copy.
     realm: String,
     /// Data set id or name.
     data_set: String,
-    /// Realm uid or name to copy into (default: the same realm).
+    /// Realm slug or name to copy into (default: the same realm).
     target_realm: Option<String>,
     /// Name of the copy (default: the same name in another realm, "<name> (copy)" in the same one).
     name: Option<String>,

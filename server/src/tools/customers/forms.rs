@@ -1,31 +1,39 @@
 //! Forms of a realm: `customers-forms-manage` and `customers-forms-copy`.
 //!
-//! `GET /api/admin/customers/{realm_uid}/forms` is documented; the rest is `[synthetic]`, and
-//! so is the question JSON (passed through as given). `enable` and `disable` are `PUT`s of
-//! `enabled`, checked after the write (C7).
+//! What Modyo documents: the list (`GET /api/admin/customers/{realm_uid}/forms`), one form
+//! (`GET .../forms/{id}`, its questions under `question`), its update (`PUT .../forms/{id}`,
+//! whose body the specification leaves open: the tool sends the keys a form answers with),
+//! `PUT .../forms/{id}/enable` and `.../disable` (`204`, so the form is read again and its
+//! `enabled` checked, C7), and a site-scoped delete
+//! (`DELETE /api/admin/customers/{realm_uid}/sites/{site_id}/forms/{id}`, the site being the
+//! form's `site_id`). There is no documented way to create a form, so `create` and
+//! `customers-forms-copy` answer an error that says so and send nothing.
 
 use reqwest::Method;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::copy::Realms;
 use super::in_realm;
 use crate::config::Module;
-use crate::contract::{PostCondition, ToolClass, ToolError};
+use crate::contract::{ErrorCode, ToolClass, ToolError};
 use crate::modyo::Query;
 use crate::tools::args::Paging;
-use crate::tools::engine::copy::{copy_name, without_owned};
 use crate::tools::engine::{
     Action, Answer, Ctx, Echo, Echoed, Managed, Member, Need, Rules, echoed, manage, persist, reply,
 };
-use crate::tools::{Call, ToolDef, tool};
+use crate::tools::{Call, CallError, ToolDef, tool};
+
+/// Why a form cannot be created (or copied) through the API.
+const NO_CREATE: &str = "Modyo's published API has no endpoint to create a form (forms are listed, read, updated, \
+enabled, disabled and deleted): create it in the Modyo admin (Customers > Forms), then manage it here.";
 
 echoed! {
     /// A form as the API returns it.
     Form = "form" {
-        id: i64, uuid: String, name: String, description: String, enabled: bool,
-        questions: List, submissions_count: i64, created_at: String, updated_at: String
+        id: i64, uuid: String, name: String, slug: String, description: String, enabled: bool,
+        site_id: i64, url: String, question: List, responses_count: i64, created_at: String,
+        updated_at: String
     }
 }
 
@@ -37,19 +45,21 @@ impl Member for Form {
 /// Arguments of `customers-forms-manage`.
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
 pub(crate) struct ManageArgs {
-    /// Realm uid or name.
+    /// Realm slug or name.
     realm: String,
-    /// list, get (default), create, update, delete, enable or disable.
+    /// list, get (default), update, delete, enable or disable (create is not in Modyo's API).
     action: Option<Action>,
     /// Form id or name (all but list and create).
     form: Option<String>,
     #[serde(flatten)]
     paging: Paging,
-    /// Name (create, update).
+    /// Only the forms of this site (list).
+    site_id: Option<u64>,
+    /// Name (update).
     name: Option<String>,
-    /// Description (create, update).
+    /// Description (update).
     description: Option<String>,
-    /// Questions, replacing the current ones (create, update).
+    /// Questions, replacing the current ones: sent as the form's `question` (update).
     questions: Option<Vec<Value>>,
     /// Must be true for delete.
     #[serde(rename = "confirmDelete")]
@@ -59,17 +69,20 @@ pub(crate) struct ManageArgs {
 pub(crate) fn manage_tool() -> ToolDef {
     manage::<ManageArgs, Form>("customers-forms-manage", Module::Customers, in_realm())
         .describe(
-            "List, get, create, update, delete, enable or disable a realm's forms. form: id or name. list: \
-data.forms + coverage, resource = the realm; other actions: data is the form as persisted (questions \
-included); delete needs confirmDelete: true.",
+            "List, get, update, delete, enable or disable a realm's forms. form: id or name. list: data.forms + \
+coverage, resource = the realm; other actions: data is the form as persisted (questions under `question`); delete \
+needs confirmDelete: true. Modyo's API cannot create a form: create answers an error.",
         )
         .target("form", "id or name")
         .fields(&["name", "description", "questions"])
-        .list(|_| Query::new())
+        .list(|args| Query::new().push_opt("site_id", args.site_id))
         .get()
-        .create(&["name"])
-        .update()
-        .delete()
+        .refuse("create", NO_CREATE)
+        .action("update", update)
+        .on_target()
+        .action("delete", delete)
+        .on_target()
+        .confirmed()
         .action("enable", |ctx| enable(ctx, true))
         .on_target()
         .action("disable", |ctx| enable(ctx, false))
@@ -77,12 +90,74 @@ included); delete needs confirmDelete: true.",
         .build()
 }
 
-/// `PUT {enabled}`; the persisted `enabled` must be what was sent (C7).
-async fn enable(ctx: Ctx<ManageArgs, Form>, enabled: bool) -> Answer<Managed<Form>> {
+type Forms = Ctx<ManageArgs, Form>;
+
+/// `PUT {name, description, question}` (the given ones), read back and checked (C7).
+async fn update(ctx: Forms) -> Answer<Managed<Form>> {
+    let body = persist::given(&json!({
+        "name": ctx.args.name, "description": ctx.args.description,
+        "question": ctx.args.questions,
+    }));
+    if persist::is_empty(&body) {
+        return Err(CallError::Arguments(
+            "update needs at least one of name, description, questions".into(),
+        ));
+    }
     let found = ctx.found(Need::Id).await?;
     let path = ctx.coll.item(found.id);
-    let request = json!({"enabled": enabled});
-    let object = persist::write(ctx.client()?, Method::PUT, &path, Some(&request), &path).await?;
+    let object = persist::write(ctx.client()?, Method::PUT, &path, Some(&body), &path)
+        .await
+        .map_err(ctx.coll.missing(found.id))?;
+    persist::check_sent(Form::NAME, &object, &body)?;
+    let resource = ctx.coll.resource(&object, Some(found.id));
+    Ok(reply::saved::<Form, _>(object, resource, "updated").into())
+}
+
+/// `DELETE /api/admin/customers/{realm_uid}/sites/{site_id}/forms/{id}`: the site is the form's.
+async fn delete(ctx: Forms) -> Answer<Managed<Form>> {
+    let found = ctx.found(Need::Object).await?;
+    let object = found.object();
+    let Some(site_id) = object.get("site_id").and_then(Value::as_u64) else {
+        return Err(ToolError::new(
+            ErrorCode::InvalidUpstreamResponse,
+            format!(
+                "form {} came back without a site_id, and Modyo deletes a form through its site",
+                found.id
+            ),
+        )
+        .into());
+    };
+    // `/api/admin/customers/{realm_uid}/forms` -> `.../{realm_uid}/sites/{site_id}/forms/{id}`.
+    let realm = ctx
+        .coll
+        .path
+        .strip_suffix("/forms")
+        .unwrap_or(&ctx.coll.path);
+    let path = format!("{realm}/sites/{site_id}/forms/{}", found.id);
+    ctx.client()?
+        .send(Method::DELETE, &path, &Query::new(), None)
+        .await
+        .map_err(ctx.coll.not_found(found.id))?;
+    let resource = ctx.coll.resource(&object, Some(found.id));
+    let message = String::from("Form permanently deleted");
+    Ok(reply::gone::<Form, _>(resource, found.id, "deleted", message).into())
+}
+
+/// `PUT .../forms/{id}/enable` or `/disable` (`204`), then the form read again: its `enabled`
+/// must be what was asked (C7).
+async fn enable(ctx: Forms, enabled: bool) -> Answer<Managed<Form>> {
+    let found = ctx.found(Need::Id).await?;
+    let path = ctx.coll.item(found.id);
+    let word = if enabled { "enable" } else { "disable" };
+    let object = persist::write(
+        ctx.client()?,
+        Method::PUT,
+        &format!("{path}/{word}"),
+        None,
+        &path,
+    )
+    .await
+    .map_err(ctx.coll.missing(found.id))?;
     let what = format!("form {}", found.id);
     persist::check_key(&object, "enabled", &json!(enabled), &what)?;
     let status = if enabled { "enabled" } else { "disabled" };
@@ -90,95 +165,34 @@ async fn enable(ctx: Ctx<ManageArgs, Form>, enabled: bool) -> Answer<Managed<For
     Ok(reply::saved::<Form, _>(object, resource, status).into())
 }
 
-/// The questions (at any depth) bound to a data set, as `(label, data_set_id)`.
-fn bound_questions(questions: &Value, out: &mut Vec<Value>) {
-    match questions {
-        Value::Array(items) => items.iter().for_each(|q| bound_questions(q, out)),
-        Value::Object(map) => {
-            if let Some(id) = map.get("data_set_id").filter(|v| !v.is_null()) {
-                out.push(json!({
-                    "question": map.get("label").or_else(|| map.get("name")).cloned().unwrap_or(Value::Null),
-                    "data_set_id": id,
-                }));
-            }
-            map.values().for_each(|v| bound_questions(v, out));
-        }
-        _ => {}
-    }
-}
-
 /// Arguments of `customers-forms-copy`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct CopyArgs {
-    /// Realm uid or name of the form to copy.
+    /// Realm slug or name of the form to copy.
+    #[expect(dead_code, reason = "the copy is refused before any argument is used")]
     realm: String,
     /// Form id or name.
+    #[expect(dead_code, reason = "the copy is refused before any argument is used")]
     form: String,
-    /// Realm uid or name to copy into (default: the same realm).
+    /// Realm slug or name to copy into (default: the same realm).
+    #[expect(dead_code, reason = "the copy is refused before any argument is used")]
     target_realm: Option<String>,
-    /// Name of the copy (default: the same name in another realm, "<name> (copy)" in the same one).
+    /// Name of the copy.
+    #[expect(dead_code, reason = "the copy is refused before any argument is used")]
     name: Option<String>,
 }
 
 pub(crate) fn copy_tool() -> ToolDef {
     tool("customers-forms-copy", Module::Customers, ToolClass::Mutation)
         .describe(
-            "Copy a form with its questions, within its realm or into another. data is the copy as persisted; \
-resource is the copy. Questions bound to data sets can only be copied within the realm.",
+            "Copy a form. Modyo's published API has no endpoint to create a form, so this tool answers an error \
+(invalid_parameters) without sending a request; duplicate the form in the Modyo admin instead.",
         )
         .resource()
         .state()
         .handle(copy)
 }
 
-async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<Form>> {
-    let client = call.client()?;
-    let realms = Realms::resolve(client, &args.realm, args.target_realm.as_deref()).await?;
-    let forms = realms.source.collection::<Form>();
-    let found = forms.find(client, &args.form, Need::Id).await?;
-    let source = forms.fetch(client, found.id).await?;
-    let questions = source.get("questions").cloned().unwrap_or(json!([]));
-    if !realms.same() {
-        let mut bound = Vec::new();
-        bound_questions(&questions, &mut bound);
-        if !bound.is_empty() {
-            return Err(ToolError::invalid_parameters(format!(
-                "form {} has {} question(s) bound to data sets of realm '{}', which do not exist in realm '{}'; copy it within its realm, or copy the data sets and rebind the questions",
-                found.id,
-                bound.len(),
-                realms.source.uid,
-                realms.target.uid
-            ))
-            .detail("questions", Value::Array(bound))
-            .into());
-        }
-    }
-    let name = copy_name(args.name.as_deref(), &source, "form", realms.same());
-    let request = persist::body(vec![
-        ("name", Some(Value::from(name))),
-        ("description", source.get("description").cloned()),
-        ("questions", Some(without_owned(&questions))),
-    ]);
-    let target = realms.target.collection::<Form>();
-    let object = persist::create(client, &target.path, &request, Form::NAME).await?;
-    let resource = target.resource(&object, None);
-    let post = PostCondition::status("created");
-    let message = format!("Form copied successfully from form {}", found.id);
-    Ok(reply::saved_as::<Form, _>(object, resource, post, "copied", message).into())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn questions_bound_to_data_sets_are_found_at_any_depth() {
-        let q = json!([{"id": 9, "label": "Región", "data_set_id": 401, "options": [{"id": 1, "value": "x"}]}]);
-        let mut bound = Vec::new();
-        bound_questions(&q, &mut bound);
-        assert_eq!(
-            bound,
-            vec![json!({"question": "Región", "data_set_id": 401})]
-        );
-    }
+async fn copy(_call: Call, _args: CopyArgs) -> Answer<Echo<Form>> {
+    Err(ToolError::invalid_parameters(NO_CREATE).into())
 }

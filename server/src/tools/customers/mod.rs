@@ -1,11 +1,11 @@
 //! The customers module: realms and what lives in them (end users, segments, forms,
 //! submissions, data sets and originations with their steps and rules).
 //!
-//! Admin paths sit under `/api/admin/customers/{realm_uid}/...`; most are `[synthetic]`
-//! (inferred; the forms, originations and submissions lists are documented). Every tool takes
-//! `realm` as a uid or a name, resolved by [`resolve_realm`] (exact uid, then exact name, then
-//! name without case; ambiguous names fail); what lives in the realm is a collection under
-//! it ([`in_realm`]). Forms, data sets, originations and segments resolve by id or by name
+//! Admin paths sit under `/api/admin/customers/{realm_uid}/...`, where Modyo's `realm_uid` is
+//! the realm's `slug` (the documented realm is `{id, name, slug, user_count, created_at}`).
+//! Every tool takes `realm` as a slug or a name, resolved by [`resolve_realm`] (exact slug, then
+//! exact name, then name without case; ambiguous names fail); what lives in the realm is a
+//! collection under it ([`in_realm`]). Forms, data sets, originations and segments resolve by id or by name
 //! within the realm, end users by id or email.
 
 use serde_json::Value;
@@ -53,50 +53,48 @@ pub(crate) fn tools() -> Vec<ToolDef> {
     ]
 }
 
-/// The realms collection (`[synthetic]`).
+/// The realms collection (documented: list, create; delete at `/realms/{slug}`).
 pub(crate) const REALMS: &str = "/api/admin/customers/realms";
 
 echoed! {
     /// A realm as the API returns it.
     RealmObject = "realm" {
-        id: i64, uid: String, name: String, description: String, default_lang: String,
-        enable_sign_up: bool, users_count: i64, appearance: Object, logo_url: String,
-        created_at: String, updated_at: String
+        id: i64, name: String, slug: String, user_count: i64, created_at: String
     }
 }
 
 impl Member for RealmObject {
     const RULES: Rules = Rules::new("realm", "realms")
-        .names(Names::UID_OR_NAME)
-        .slug("uid")
+        .names(Names::SLUG_OR_NAME)
+        .slug("slug")
         .hint("call customers-realms-manage with action list to see the realms");
 }
 
-/// A realm, resolved: paths under it use its uid.
+/// A realm, resolved: paths under it use its slug (Modyo's `realm_uid`).
 #[derive(Debug, Clone)]
 pub(crate) struct Realm {
-    /// The realm's uid.
-    pub(crate) uid: String,
+    /// The realm's slug.
+    pub(crate) slug: String,
     /// The realm as the realms list returned it.
     pub(crate) object: Value,
 }
 
 impl Realm {
-    /// `/api/admin/customers/realms/{uid}`: the realm itself.
+    /// `/api/admin/customers/realms/{slug}`: the realm itself (documented for `DELETE` only).
     pub(crate) fn path(&self) -> String {
-        format!("{REALMS}/{}", segment(&self.uid))
+        format!("{REALMS}/{}", segment(&self.slug))
     }
 
-    /// The `resource` echo of the realm (C4): uid in `slug`.
+    /// The `resource` echo of the realm (C4).
     pub(crate) fn resource(&self) -> Resource {
-        Resource::from_object("realm", &self.object, Some("uid"))
+        Resource::from_object("realm", &self.object, Some("slug"))
     }
 
-    /// The members of kind `T` in the realm: `/api/admin/customers/{uid}/{root}`.
+    /// The members of kind `T` in the realm: `/api/admin/customers/{slug}/{root}`.
     pub(crate) fn collection<T: Member>(&self) -> Collection<T> {
         Collection::at(format!(
             "/api/admin/customers/{}/{}",
-            segment(&self.uid),
+            segment(&self.slug),
             T::RULES.root
         ))
     }
@@ -115,7 +113,7 @@ pub(crate) fn in_realm<T: Member>() -> Where<T> {
     })
 }
 
-/// Resolves `realm`: exact `uid`, then exact `name`, then `name` without regard to case,
+/// Resolves `realm`: exact `slug`, then exact `name`, then `name` without regard to case,
 /// across every page of the realms list. More than one match fails with `ambiguous`.
 pub(crate) async fn resolve_realm(client: &ModyoClient, input: &str) -> Result<Realm, ToolError> {
     let mut realms = resolve_realms(client, &[input]).await?;
@@ -131,7 +129,7 @@ pub(crate) async fn resolve_realms(
 ) -> Result<Vec<Realm>, ToolError> {
     if let Some(empty) = inputs.iter().find(|i| i.trim().is_empty()) {
         return Err(ToolError::invalid_parameters(format!(
-            "realm '{empty}' is empty; pass its uid or name"
+            "realm '{empty}' is empty; pass its slug or name"
         )));
     }
     let (realms, _) = walk(client, REALMS, "realms", &Query::new()).await?;
@@ -144,19 +142,19 @@ pub(crate) async fn resolve_realms(
 fn pick_realm(realms: &[Value], input: &str) -> Result<Realm, ToolError> {
     let rules = RealmObject::RULES;
     let realm = pick(RealmObject::NAME, input, realms, &rules.names.stages(input))
-        .map_err(|e| hinted(with_candidates(e, realms, &["uid"]), rules.hint))?;
-    let uid = realm
-        .get("uid")
+        .map_err(|e| hinted(with_candidates(e, realms, &["slug"]), rules.hint))?;
+    let slug = realm
+        .get("slug")
         .and_then(Value::as_str)
-        .filter(|uid| !uid.is_empty())
+        .filter(|slug| !slug.is_empty())
         .ok_or_else(|| {
             ToolError::new(
                 ErrorCode::InvalidUpstreamResponse,
-                format!("realm '{input}' came back without a uid"),
+                format!("realm '{input}' came back without a slug"),
             )
         })?;
     Ok(Realm {
-        uid: uid.to_owned(),
+        slug: slug.to_owned(),
         object: realm.clone(),
     })
 }

@@ -1,7 +1,11 @@
 //! Segments of a realm's end users: `customers-segments-manage`.
 //!
-//! Paths are `[synthetic]` (`/api/admin/customers/{realm_uid}/segments[/{id}]`), and so is the
-//! shape of a segment's conditions: they are passed through as given and echoed as persisted.
+//! Modyo calls them targets: `/api/admin/customers/{realm_uid}/targets[/{id}]`, a list of
+//! `{targets, meta}` (rows with `filters_summary` and `matches_count`), one target with its
+//! `filters`, written as `{name, description, filters}`. The tool keeps the segment vocabulary
+//! an agent expects (`segment`, `data.segments`) and speaks targets to Modyo. Filters are
+//! passed through as given (the shape of a filter is Modyo's: `filterable_type`, `operator`,
+//! `svalue`, ...), and echoed as persisted.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -15,30 +19,23 @@ use crate::tools::args::Paging;
 use crate::tools::engine::{Action, Member, Rules, echoed, manage};
 
 echoed! {
-    /// A segment as the API returns it.
+    /// A segment (a Modyo target) as the API returns it.
     Segment = "segment" {
-        id: i64, uuid: String, name: String, description: String, r#match: String,
-        conditions: List, users_count: i64, created_at: String, updated_at: String
+        id: i64, uuid: String, name: String, description: String, filters: List,
+        filters_summary: String, matches_count: i64, created_at: String, updated_at: String
     }
 }
 
 impl Member for Segment {
-    const RULES: Rules = Rules::new("segment", "segments")
+    const RULES: Rules = Rules::new("segment", "targets")
+        .listed("segments")
         .hint("call customers-segments-manage with action list to see the realm's segments");
-}
-
-/// How a segment combines its conditions.
-#[derive(Debug, Clone, Copy, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-enum Match {
-    All,
-    Any,
 }
 
 /// Arguments of `customers-segments-manage`.
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
 pub(crate) struct ManageArgs {
-    /// Realm uid or name.
+    /// Realm slug or name.
     realm: String,
     /// list, get (default), create, update or delete.
     action: Option<Action>,
@@ -46,15 +43,14 @@ pub(crate) struct ManageArgs {
     segment: Option<String>,
     #[serde(flatten)]
     paging: Paging,
+    /// Keywords to filter the list by (list).
+    query: Option<String>,
     /// Name (create, update).
     name: Option<String>,
     /// Description (create, update).
     description: Option<String>,
-    /// Whether users must meet all or any conditions (create, update).
-    #[serde(rename = "match")]
-    match_: Option<Match>,
-    /// Conditions, such as {field, operator, value} (create, update).
-    conditions: Option<Vec<Value>>,
+    /// Modyo target filters, such as {filterable_type, operator, svalue} (create, update).
+    filters: Option<Vec<Value>>,
     /// Must be true for delete.
     #[serde(rename = "confirmDelete")]
     confirm_delete: Option<bool>,
@@ -63,13 +59,13 @@ pub(crate) struct ManageArgs {
 pub(crate) fn manage_tool() -> ToolDef {
     manage::<ManageArgs, Segment>("customers-segments-manage", Module::Customers, in_realm())
         .describe(
-            "List, get, create, update or delete a realm's user segments. segment: id or name. list: \
-data.segments + coverage, resource = the realm; other actions: data is the segment as persisted; delete needs \
-confirmDelete: true.",
+            "List, get, create, update or delete a realm's user segments (Modyo targets). segment: id or name. \
+list: data.segments (filters_summary, matches_count) + coverage, resource = the realm; other actions: data is the \
+segment as persisted with its filters; delete needs confirmDelete: true.",
         )
         .target("segment", "id or name")
-        .fields(&["name", "description", "match", "conditions"])
-        .list(|_| Query::new())
+        .fields(&["name", "description", "filters"])
+        .list(|args| Query::new().push_opt("query", args.query.as_deref()))
         .get()
         .create(&["name"])
         .update()

@@ -41,7 +41,7 @@ impl Member for Submission {
 /// Arguments of `customers-submissions-list`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct ListArgs {
-    /// Realm uid or name.
+    /// Realm slug or name.
     realm: String,
     /// Origination id or name whose submissions to list (or user).
     origination: Option<String>,
@@ -158,7 +158,7 @@ enum Status {
 /// Arguments of `customers-submissions-bulk`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct BulkArgs {
-    /// Realm uid or name.
+    /// Realm slug or name.
     realm: String,
     /// set_status, assign or extend_due.
     action: BulkAction,

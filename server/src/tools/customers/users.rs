@@ -1,10 +1,13 @@
 //! End users of a realm: `customers-users-list`, `customers-users-upsert` and
 //! `customers-users-bulk`.
 //!
-//! Paths are `[synthetic]` (`/api/admin/customers/{realm_uid}/users[/{id}]`). Users resolve by
-//! id or by email (`?query=` then an exact, then case-blind, email match). Activation is a
-//! `PUT` of `active`, checked after the write (C7).
-
+//! Modyo documents `/api/admin/customers/{realm_uid}/users[/{user_id}]`: a list filtered by
+//! `query` (keywords over name, email, username, ...), `active` and `verified` (`1` or `0`),
+//! create (`POST`), update (`PUT`), delete, and a bulk update
+//! (`PATCH .../users/bulk?act=activate|deactivate` with the users' ids). Users resolve by id or
+//! by email (`?query=` then an exact, then case-blind, email match). The tools keep their
+//! `email` and `status` filters and translate them: `email` is searched as a keyword (Modyo has
+//! no exact email filter), `status` is `active`.
 use reqwest::Method;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -15,6 +18,7 @@ use crate::config::Module;
 use crate::contract::{Control, ToolClass, ToolError};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::Paging;
+use crate::tools::engine::bulk::FanOut;
 use crate::tools::engine::{
     Answer, Echo, Echoed, Member, Names, Rules, bulk, echoed, persist, reply,
 };
@@ -23,10 +27,10 @@ use crate::tools::{Call, ToolDef, tool};
 echoed! {
     /// An end user as the API returns it.
     RealmUser = "realm user" {
-        id: i64, uuid: String, external_id: String, name: String, first_name: String,
-        last_name: String, second_last_name: String, email: String, username: String,
-        status: String, active: bool, avatar: Object, custom_fields: List,
-        sign_in_count: i64, last_sign_in_at: String, created_at: String, updated_at: String
+        id: i64, uuid: String, external_id: String, name: String, full_name: String,
+        first_name: String, last_name: String, second_last_name: String, email: String,
+        username: String, active: bool, avatar: Object, custom_fields: List, tags: List,
+        login_count: i64, last_login_at: String, created_at: String, updated_at: String
     }
 }
 
@@ -47,10 +51,11 @@ enum Status {
 }
 
 impl Status {
-    fn as_str(self) -> &'static str {
+    /// Modyo's `active` filter value.
+    fn active(self) -> &'static str {
         match self {
-            Status::Active => "active",
-            Status::Inactive => "inactive",
+            Status::Active => "1",
+            Status::Inactive => "0",
         }
     }
 }
@@ -58,33 +63,47 @@ impl Status {
 /// Arguments of `customers-users-list`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct ListArgs {
-    /// Realm uid or name.
+    /// Realm slug or name.
     realm: String,
     #[serde(flatten)]
     paging: Paging,
-    /// Text filter on name or email.
+    /// Keywords searched in name, email, username, custom fields, tags and phone.
     query: Option<String>,
-    /// Exact email.
+    /// An email, searched as a keyword (the same as query; Modyo has no exact email filter).
     email: Option<String>,
-    /// Only users in this status.
+    /// Only active or only inactive users.
     status: Option<Status>,
+    /// Only verified (true) or unverified (false) users.
+    verified: Option<bool>,
 }
 
 pub(crate) fn list_tool() -> ToolDef {
     tool("customers-users-list", Module::Customers, ToolClass::Read)
-        .describe("List a realm's end users, one page at a time (filters: query, email, status).")
+        .describe(
+            "List a realm's end users, one page at a time (filters: query, email, status, verified). email is \
+searched as a keyword, like query: Modyo's list has no exact email filter.",
+        )
         .resource()
         .state()
         .handle(list)
 }
 
 async fn list(call: Call, args: ListArgs) -> Answer<Vec<Echo<RealmUser>>> {
+    let keywords = match (args.query.as_deref(), args.email.as_deref()) {
+        (Some(_), Some(_)) => {
+            return Err(ToolError::invalid_parameters(
+                "pass query or email, not both: Modyo searches both as keywords in one `query` filter",
+            )
+            .into());
+        }
+        (query, email) => query.or(email),
+    };
     let client = call.client()?;
     let realm = resolve_realm(client, &args.realm).await?;
     let query = Query::new()
-        .push_opt("query", args.query.as_deref())
-        .push_opt("email", args.email.as_deref())
-        .push_opt("status", args.status.map(Status::as_str))
+        .push_opt("query", keywords)
+        .push_opt("active", args.status.map(Status::active))
+        .push_opt("verified", args.verified.map(|v| if v { "1" } else { "0" }))
         .page(args.paging.page, args.paging.per_page);
     let page = realm.collection::<RealmUser>().page(client, &query).await?;
     Ok(reply::rows(page, Some(realm.resource())).into())
@@ -128,7 +147,7 @@ impl Profile {
 /// Arguments of `customers-users-upsert`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct UpsertArgs {
-    /// Realm uid or name.
+    /// Realm slug or name.
     realm: String,
     /// Email: the natural key. An existing user with it is updated, else one is created.
     email: String,
@@ -203,7 +222,7 @@ struct BulkUser {
 /// Arguments of `customers-users-bulk`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct BulkArgs {
-    /// Realm uid or name.
+    /// Realm slug or name.
     realm: String,
     /// create, activate, deactivate or delete.
     action: BulkAction,
@@ -218,9 +237,11 @@ pub(crate) struct BulkArgs {
 pub(crate) fn bulk_tool() -> ToolDef {
     tool("customers-users-bulk", Module::Customers, ToolClass::Mutation)
         .describe(
-            "Create, activate, deactivate or delete many end users of a realm, one request each, 4 at a time; never \
-stops at a failure. Items: {email, profile...} to create, {id} or {email} otherwise. data.succeeded: user ids; \
-data.failed: [{index, error{code, message}}]; state.affected: successes; delete needs confirmDelete: true.",
+            "Create, activate, deactivate or delete many end users of a realm; never stops at a failure. Create and \
+delete send one request per user, 4 at a time; activate and deactivate send one bulk update for every user found \
+(Modyo answers it without the users, so the result is what the API accepted, not read back). Items: \
+{email, profile...} to create, {id} or {email} otherwise. data.succeeded: user ids; data.failed: [{index, \
+error{code, message}}]; state.affected: successes; delete needs confirmDelete: true.",
         )
         .state()
         .control()
@@ -239,10 +260,17 @@ async fn bulk(call: Call, args: BulkArgs) -> Answer<bulk::Bulk> {
         async move { one(client, realm, action, user).await }
     })
     .await;
+    let out = match action {
+        BulkAction::Activate | BulkAction::Deactivate => {
+            update_all(client, &realm, action.as_str(), out).await
+        }
+        BulkAction::Create | BulkAction::Delete => out,
+    };
     Ok(bulk::answer(action.as_str(), out)?.into())
 }
 
-/// One item of a bulk call; its id on success.
+/// One item of a bulk call: its id once created or deleted; for activate and deactivate, the
+/// id of the user to update (found by email when no id was given).
 async fn one(
     client: &ModyoClient,
     realm: &Realm,
@@ -270,19 +298,35 @@ async fn one(
             )));
         }
     };
-    let path = users.item(id);
-    match action {
-        BulkAction::Delete => {
-            client
-                .send(Method::DELETE, &path, &Query::new(), None)
-                .await?;
-        }
-        _ => {
-            let active = json!(action == BulkAction::Activate);
-            let request = json!({"active": active});
-            let object = persist::write(client, Method::PUT, &path, Some(&request), &path).await?;
-            persist::check_key(&object, "active", &active, &format!("realm user {id}"))?;
-        }
+    if action == BulkAction::Delete {
+        client
+            .send(Method::DELETE, &users.item(id), &Query::new(), None)
+            .await?;
     }
     Ok(Value::from(id))
+}
+
+/// `PATCH .../users/bulk?act=<act>` with every user found: each one succeeds with the update,
+/// or fails with its error.
+async fn update_all(client: &ModyoClient, realm: &Realm, act: &str, found: FanOut) -> FanOut {
+    let ids: Vec<&Value> = found.succeeded.iter().map(|(_, id)| id).collect();
+    if ids.is_empty() {
+        return found;
+    }
+    let path = format!("{}/bulk", realm.collection::<RealmUser>().path);
+    let body = json!({"id": ids});
+    let query = Query::new().push("act", act);
+    match client.send(Method::PATCH, &path, &query, Some(&body)).await {
+        Ok(_) => found,
+        Err(error) => {
+            let error = ToolError::from(error);
+            let mut failed = found.failed;
+            failed.extend(found.succeeded.into_iter().map(|(i, _)| (i, error.clone())));
+            failed.sort_by_key(|(i, _)| *i);
+            FanOut {
+                succeeded: Vec::new(),
+                failed,
+            }
+        }
+    }
 }

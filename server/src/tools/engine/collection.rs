@@ -53,10 +53,10 @@ impl Names {
         steps: &[("key", "key", Match::Exact)],
         query: false,
     };
-    /// Exact `uid`, then exact `name`, then `name` without case (realms, spaces).
-    pub(crate) const UID_OR_NAME: Names = Names {
+    /// Exact `slug`, then exact `name`, then `name` without case (realms).
+    pub(crate) const SLUG_OR_NAME: Names = Names {
         steps: &[
-            ("uid", "uid", Match::Exact),
+            ("slug", "slug", Match::Exact),
             ("name", "name", Match::Exact),
             ("name without case", "name", Match::Caseless),
         ],
@@ -90,7 +90,7 @@ pub(crate) struct Rules {
     pub(crate) listed: Option<&'static str>,
     /// How a non-numeric identifier resolves.
     pub(crate) names: Names,
-    /// The key echoed as `resource.slug` (`email`, `key`, `uid`).
+    /// The key echoed as `resource.slug` (`email`, `key`, `slug`).
     pub(crate) slug: Option<&'static str>,
     /// The key of the entity in the old payloads (`user`, `dataSet`; C21).
     pub(crate) legacy: &'static str,
@@ -581,6 +581,6 @@ mod tests {
     #[test]
     fn names_label_their_first_key() {
         assert_eq!(Names::EMAIL.label(), "email");
-        assert_eq!(Names::UID_OR_NAME.label(), "uid");
+        assert_eq!(Names::SLUG_OR_NAME.label(), "slug");
     }
 }

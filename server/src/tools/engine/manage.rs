@@ -316,13 +316,6 @@ where
 
     /// An action the tool cannot perform (Modyo documents no endpoint for it): it answers
     /// `why` as an `invalid_parameters` error, before any request is sent.
-    #[cfg_attr(
-        not(test),
-        expect(
-            dead_code,
-            reason = "no action is undocumented yet; the API issues declare them"
-        )
-    )]
     pub(crate) fn refuse(self, word: &'static str, why: &'static str) -> Self {
         self.push(word, Does::Refuse(why))
     }

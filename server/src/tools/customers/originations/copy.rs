@@ -19,7 +19,7 @@ use crate::tools::{Call, CallError, ToolDef, tool};
 /// Arguments of `customers-originations-copy`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct CopyArgs {
-    /// Realm uid or name.
+    /// Realm slug or name.
     realm: String,
     /// Origination id or name to copy.
     origination: String,

@@ -102,7 +102,7 @@ async fn read_origination(
 /// Arguments of `customers-originations-manage`.
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
 pub(crate) struct ManageArgs {
-    /// Realm uid or name.
+    /// Realm slug or name.
     realm: String,
     /// list, get (default), create, update or delete.
     action: Option<Action>,

@@ -71,7 +71,7 @@ impl Operator {
 /// Arguments of `customers-originations-rules-edit`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct RulesEditArgs {
-    /// Realm uid or name.
+    /// Realm slug or name.
     realm: String,
     /// Origination id or name.
     origination: String,

@@ -47,7 +47,7 @@ enum StepAction {
 /// Arguments of `customers-originations-steps-edit`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct StepsEditArgs {
-    /// Realm uid or name.
+    /// Realm slug or name.
     realm: String,
     /// Origination id or name.
     origination: String,
@@ -212,7 +212,7 @@ async fn reorder(
 /// Arguments of `customers-originations-steps-clone`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct StepsCloneArgs {
-    /// Realm uid or name.
+    /// Realm slug or name.
     realm: String,
     /// Origination id or name the step belongs to.
     origination: String,

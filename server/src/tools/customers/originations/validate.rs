@@ -22,7 +22,7 @@ use crate::tools::{Call, ToolDef, tool};
 /// Arguments of `customers-originations-validate`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct ValidateArgs {
-    /// Realm uid or name.
+    /// Realm slug or name.
     realm: String,
     /// Origination id or name.
     origination: String,
@@ -80,10 +80,10 @@ fn problem(code: &'static str, message: String, ids: &[(&str, Option<u64>)]) -> 
     }
 }
 
-/// Every question of a form, nested ones included.
+/// Every question of a form (Modyo's key is `question`, a list), nested ones included.
 fn questions(form: &Value, out: &mut Vec<Value>) {
     for question in form
-        .get("questions")
+        .get("question")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
@@ -239,7 +239,7 @@ async fn realmscape(
         .collect();
     for form_id in wanted {
         let known = forms.get(&form_id);
-        let complete = known.is_some_and(|f| f.get("questions").is_some_and(Value::is_array));
+        let complete = known.is_some_and(|f| f.get("question").is_some_and(Value::is_array));
         if complete || (known.is_none() && forms_seen == Evidence::Exhausted) {
             continue;
         }
@@ -315,13 +315,13 @@ mod tests {
         let mut forms = BTreeMap::new();
         forms.insert(
             301,
-            json!({"id": 301, "name": "Datos", "questions": [
+            json!({"id": 301, "name": "Datos", "question": [
                 {"id": 1, "label": "RUT"},
                 {"id": 2, "label": "Región", "data_set_id": 401},
-                {"id": 3, "label": "Grupo", "questions": [{"id": 4, "label": "Banco", "data_set_id": 999}]}
+                {"id": 3, "label": "Grupo", "question": [{"id": 4, "label": "Banco", "data_set_id": 999}]}
             ]}),
         );
-        forms.insert(302, json!({"id": 302, "name": "Vacío", "questions": []}));
+        forms.insert(302, json!({"id": 302, "name": "Vacío", "question": []}));
         Realmscape {
             forms,
             data_sets: BTreeSet::from([401]),
