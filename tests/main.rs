@@ -23,6 +23,7 @@
 //! - `replay`: exact matching, sequences, shadowing, response fidelity, loud misses;
 //! - `scenarios`: every cassette scenario through the real server, against its expectation;
 //! - `serve`: the offline server over an in-process duplex and as a child process;
+//! - `walk`: whole-collection walks against capped, contradicting and page-ignoring upstreams;
 //! - `widgets`: the widgets module (public mode, catalogue, resources, scaffold, validate).
 
 mod binary;
@@ -45,4 +46,5 @@ mod replay;
 mod scenarios;
 mod serve;
 mod util;
+mod walk;
 mod widgets;
