@@ -292,9 +292,10 @@ where
     Offline::start(&options).await?.serve(transport).await
 }
 
-/// Starts the offline server and serves MCP over this process's stdin and stdout.
+/// Starts the offline server and serves MCP over this process's stdin and stdout (the same
+/// stdio transport as `modyo-mcp`: every malformed line is answered).
 pub async fn run_stdio(options: ServeOptions) -> Result<(), ServeError> {
-    run(options, rmcp::transport::stdio()).await
+    run(options, modyo_mcp::stdio::stdio()).await
 }
 
 /// Drops cassettes with an excluded tag, then adds includes, in mount order.
