@@ -25,7 +25,8 @@
 //! - `replay`: exact matching, sequences, shadowing, response fidelity, loud misses;
 //! - `scenarios`: every cassette scenario through the real server, against its expectation;
 //! - `secrets`: the token never comes back, whatever upstream echoes, nor reaches the logs;
-//! - `serve`: the offline server over an in-process duplex and as a child process;
+//! - `serve`: the offline server over an in-process duplex and as a child process (single
+//!   cassette files, non-regular files refused, a bounded ledger);
 //! - `stdio`: malformed stdio lines answered with `-32700` / `-32600`;
 //! - `walk`: whole-collection walks against capped, contradicting and page-ignoring upstreams;
 //! - `widgets`: the widgets module (public mode, catalogue, resources, scaffold, validate).
