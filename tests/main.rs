@@ -13,6 +13,7 @@
 //! - `gate`: the read-only gate and the class pins (C18, C19);
 //! - `http`: the streamable HTTP transport (same answers as stdio, DNS-rebinding protection,
 //!   loopback only, both binaries with `--http`, header-read timeout, session cap);
+//! - `identifiers`: identifier parameters take a JSON integer as well as a string;
 //! - `limits`: the upstream body cap, `maxLength` on every string input, too-long inputs;
 //! - `lint`: the contract lint, clean on our server, catching a deliberately broken one;
 //! - `measure`: the lab end to end (snapshots of every module report, slot sums, determinism);
@@ -42,6 +43,7 @@ mod errors;
 mod faults;
 mod gate;
 mod http;
+mod identifiers;
 mod limits;
 mod lint;
 mod measure;

@@ -26,6 +26,7 @@ use crate::config::Module;
 use crate::contract::schema;
 use crate::contract::{ErrorCode, PostCondition, Reply, ToolClass, ToolError};
 use crate::modyo::Query;
+use crate::tools::args::Ident;
 use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
 
 /// The most entries an archive may hold.
@@ -37,9 +38,9 @@ pub(crate) const MAX_UNPACKED_BYTES: u64 = 200 * 1024 * 1024;
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct DownloadArgs {
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
     /// Widget: exact name (looked up first) or id.
-    widget: String,
+    widget: Ident,
     /// Local directory to unpack into (created if missing).
     #[serde(rename = "targetDir")]
     target_dir: String,
