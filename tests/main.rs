@@ -28,6 +28,10 @@
 //! - `secrets`: the token never comes back, whatever upstream echoes, nor reaches the logs;
 //! - `serve`: the offline server over an in-process duplex and as a child process (single
 //!   cassette files, non-regular files refused, a bounded ledger);
+//! - `spec`: the API surface (`spec import` byte for byte, regeneration, `spec pull` against a
+//!   fake account), every kind of contradiction on small cassettes, undocumented marks, the
+//!   shrink-only list, the workspace's cassettes held to the published specification, and the
+//!   committed API coverage report;
 //! - `stdio`: malformed stdio lines answered with `-32700` / `-32600`;
 //! - `walk`: whole-collection walks against capped, contradicting and page-ignoring upstreams;
 //! - `widgets`: the widgets module (public mode, catalogue, resources, scaffold, validate).
@@ -55,6 +59,7 @@ mod replay;
 mod scenarios;
 mod secrets;
 mod serve;
+mod spec;
 mod stdio;
 mod util;
 mod walk;
