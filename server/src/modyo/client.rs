@@ -254,6 +254,9 @@ impl ModyoClient {
     }
 
     /// The request for `path?query`, unless its URL would be longer than [`MAX_URL_BYTES`].
+    // `CmsError` is large because `Status` carries the upstream body; it is built once per
+    // failed call, so boxing it everywhere would cost more than it saves here.
+    #[allow(clippy::result_large_err)]
     fn request(
         &self,
         method: &Method,
