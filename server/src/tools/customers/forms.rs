@@ -18,7 +18,7 @@ use super::in_realm;
 use crate::config::Module;
 use crate::contract::{ErrorCode, ToolClass, ToolError};
 use crate::modyo::Query;
-use crate::tools::args::Paging;
+use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::{
     Action, Answer, Ctx, Echo, Echoed, Managed, Member, Need, Rules, echoed, manage, persist, reply,
 };
@@ -46,11 +46,11 @@ impl Member for Form {
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
 pub(crate) struct ManageArgs {
     /// Realm slug or name.
-    realm: String,
+    realm: Ident,
     /// list, get (default), update, delete, enable or disable (create is not in Modyo's API).
     action: Option<Action>,
     /// Form id or name (all but list and create).
-    form: Option<String>,
+    form: Option<Ident>,
     #[serde(flatten)]
     paging: Paging,
     /// Only the forms of this site (list).
@@ -170,13 +170,13 @@ async fn enable(ctx: Forms, enabled: bool) -> Answer<Managed<Form>> {
 pub(crate) struct CopyArgs {
     /// Realm slug or name of the form to copy.
     #[expect(dead_code, reason = "the copy is refused before any argument is used")]
-    realm: String,
+    realm: Ident,
     /// Form id or name.
     #[expect(dead_code, reason = "the copy is refused before any argument is used")]
-    form: String,
+    form: Ident,
     /// Realm slug or name to copy into (default: the same realm).
     #[expect(dead_code, reason = "the copy is refused before any argument is used")]
-    target_realm: Option<String>,
+    target_realm: Option<Ident>,
     /// Name of the copy.
     #[expect(dead_code, reason = "the copy is refused before any argument is used")]
     name: Option<String>,

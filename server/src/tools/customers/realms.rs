@@ -17,7 +17,7 @@ use crate::contract::Legacy;
 use crate::modyo::Query;
 use crate::tools::CallError;
 use crate::tools::ToolDef;
-use crate::tools::args::Paging;
+use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::{Action, Answer, Ctx, Managed, at, manage, reply};
 
 /// Why a realm cannot be changed through the API.
@@ -30,7 +30,7 @@ pub(crate) struct ManageArgs {
     /// list, get (default), create or delete (update, appearance and logo are not in Modyo's API).
     action: Option<Action>,
     /// Realm slug or name (get, delete).
-    realm: Option<String>,
+    realm: Option<Ident>,
     #[serde(flatten)]
     paging: Paging,
     /// Keywords searched in slug or name (list).

@@ -17,7 +17,7 @@ use super::{Realm, resolve_realm};
 use crate::config::Module;
 use crate::contract::{Control, ToolClass, ToolError};
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::args::Paging;
+use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::bulk::FanOut;
 use crate::tools::engine::{
     Answer, Echo, Echoed, Member, Names, Rules, bulk, echoed, persist, reply,
@@ -64,7 +64,7 @@ impl Status {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct ListArgs {
     /// Realm slug or name.
-    realm: String,
+    realm: Ident,
     #[serde(flatten)]
     paging: Paging,
     /// Keywords searched in name, email, username, custom fields, tags and phone.
@@ -148,7 +148,7 @@ impl Profile {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct UpsertArgs {
     /// Realm slug or name.
-    realm: String,
+    realm: Ident,
     /// Email: the natural key. An existing user with it is updated, else one is created.
     email: String,
     #[serde(flatten)]
@@ -223,7 +223,7 @@ struct BulkUser {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct BulkArgs {
     /// Realm slug or name.
-    realm: String,
+    realm: Ident,
     /// create, activate, deactivate or delete.
     action: BulkAction,
     /// The users, 1 to 100.
