@@ -20,6 +20,8 @@
 //! - `properties`: drifted API responses through the real tools (proptest);
 //! - `record`: record mode against a local fake upstream, every VCR mode, redaction with a
 //!   canary, ordered repeats, latency, `cassettes check`, the drift check, the CLI;
+//! - `record_suite`: `record --suite read-only` against a fake account with planted
+//!   differences (GET only, budget, no token or host written, the report, offline replay);
 //! - `replay`: exact matching, sequences, shadowing, response fidelity, loud misses;
 //! - `scenarios`: every cassette scenario through the real server, against its expectation;
 //! - `serve`: the offline server over an in-process duplex and as a child process;
@@ -45,6 +47,7 @@ mod measure;
 mod peers;
 mod properties;
 mod record;
+mod record_suite;
 mod replay;
 mod scenarios;
 mod serve;

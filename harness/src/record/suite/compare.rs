@@ -7,9 +7,10 @@
 //! not tagged `fault` (faults answer wrongly on purpose).
 //!
 //! **Against ours**, structure only, as `record --diff` compares ([`super::super::drift`]):
-//! each live `2xx` answer is compared with the answer of ours on the same endpoint it differs
-//! from least (ours record several cases of one endpoint; the live answer is held to the one
-//! that explains it best), and the endpoint reports every difference left. An endpoint that
+//! each live `2xx` answer is compared with the answer of ours on the same endpoint most like
+//! it: the one with the most JSON paths in common, then the one it differs from least (ours
+//! record several cases of one endpoint, an empty list among them, which says nothing about
+//! items; the live answer is held to the one that explains it best), and the endpoint reports every difference left. An endpoint that
 //! never answered `2xx` live is judged by its statuses: `404`/`405`/`410` where ours answer
 //! `2xx` is a missing endpoint; another `4xx` (not `401`/`403`) where ours answer `2xx` is our
 //! request refused; `401`/`403` say the token may not read it; `5xx`/`429` that the account was
@@ -29,9 +30,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use super::super::drift::Difference;
+use super::super::drift::{Difference, common_paths};
 use super::super::proxy::shape_drift;
-use crate::cassette::{Cassette, Interaction, RecordedResponse, Undocumented};
+use crate::cassette::{Cassette, Interaction, RecordedResponse, ResponseBody, Undocumented};
 use crate::spec::Surfaces;
 use crate::spec::conform::{Class, Judgement, Kind, WarningKind};
 
@@ -252,10 +253,20 @@ fn endpoint_report(
         }
     } else {
         for answer in live_successes {
+            // The answer of ours most like it (most paths in common: an empty list of ours
+            // says nothing about the items of a live one), then the one it differs from least.
             let closest = our_successes
                 .iter()
-                .map(|ours| shape_drift(ours, answer))
-                .min_by_key(Vec::len)
+                .map(|ours| {
+                    let differences = shape_drift(ours, answer);
+                    let common = match (&ours.body, &answer.body) {
+                        (ResponseBody::Json(o), ResponseBody::Json(l)) => common_paths(o, l),
+                        _ => 0,
+                    };
+                    (std::cmp::Reverse(common), differences.len(), differences)
+                })
+                .min_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)))
+                .map(|(_, _, differences)| differences)
                 .unwrap_or_default();
             for difference in closest {
                 let difference = clean_difference(difference);

@@ -272,8 +272,9 @@ impl SuiteReport {
         let _ = writeln!(out, "## Endpoints: the live answers against ours\n");
         let _ = writeln!(
             out,
-            "Each live answer is held to the answer of ours on the same endpoint it differs \
-             from least; structure only (keys added, removed, types), values ignored.\n"
+            "Each live answer is held to the answer of ours on the same endpoint most like it \
+             (most keys in common, then fewest differences); structure only (keys added, \
+             removed, types), values ignored.\n"
         );
         let _ = writeln!(
             out,
