@@ -1,7 +1,7 @@
 //! `modyo-lab record --suite read-only --out DIR`: a live account turned into real cassettes
 //! and a report of where ours are wrong, without any risk to its data.
 //!
-//! A suite ([`plan`]; the shipped one is `harness/suites/read-only.json`) discovers what the
+//! A suite ([`Suite`]; the shipped one is `harness/suites/read-only.json`) discovers what the
 //! account has through the list tools and calls every read tool and every read action of the
 //! `-manage` tools on a few of the things found. Each step is recorded by [`crate::record::run`]
 //! (mode `all`, into `DIR/cassettes/<step>.json`) and replayed offline from the file it wrote.
