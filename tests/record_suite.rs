@@ -8,8 +8,10 @@
 //! Shown: no request but `GET` reaches the account, the token and the account's host are in
 //! no written file (nor in the progress lines), the request budget holds (a generous one and
 //! a tight one), the report names each planted difference and exits non-zero for them, and
-//! the recorded cassettes replay offline. The proxy's guard itself refusing a `POST` and
-//! holding a budget is shown on the proxy alone.
+//! the recorded cassettes replay offline. Through the binary: a budget of 7 is 7 requests, the
+//! exit status is the report's verdict, our cassettes and a used directory are refused (exit
+//! 2). The proxy's guard itself refusing a `POST` and holding a budget is shown on the proxy
+//! alone.
 
 use std::path::Path;
 
@@ -264,22 +266,70 @@ async fn the_read_only_suite_records_the_fake_account_and_names_every_planted_di
     assert!(check.replayed > 50, "{}", check.to_text());
 }
 
+/// Runs `modyo-lab ARGS` against `account` (the binary, as a user would).
+async fn modyo_lab(account: &ReplayServer, args: &[&str]) -> std::process::Output {
+    let url = account.uri();
+    let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
+    tokio::task::spawn_blocking(move || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_modyo-lab"))
+            .args(&args)
+            .env_clear()
+            .env("MODYO_URL", url)
+            .env("MODYO_TOKEN", CANARY_TOKEN)
+            .output()
+            .expect("modyo-lab runs")
+    })
+    .await
+    .expect("joins")
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_tight_budget_holds_and_ours_are_never_written_over() {
+async fn through_the_binary_a_tight_budget_holds_and_ours_are_never_written_over() {
     let account = fake_account().await;
+    let host = account.address().to_string();
     let out = tempfile::tempdir().expect("tempdir");
-    let mut args = SuiteArgs::new("read-only", out.path());
-    args.budget = Some(7);
-    let (outcome, _) = run_suite(&account, args).await;
-    assert_eq!(account.received().len(), 7);
-    assert_eq!(outcome.report.requests.sent, 7);
+    let dir = out.path().to_str().expect("utf-8");
+    let output = modyo_lab(
+        &account,
+        &[
+            "record",
+            "--suite",
+            "read-only",
+            "--out",
+            dir,
+            "--budget",
+            "7",
+        ],
+    )
+    .await;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_no_secret("stdout", &stdout, &host);
+    assert_no_secret("stderr", &stderr, &host);
+    assert_eq!(account.received().len(), 7, "{stderr}");
+    let report: Value = serde_json::from_str(
+        &std::fs::read_to_string(out.path().join("report.json")).expect("report.json"),
+    )
+    .expect("JSON");
+    assert_eq!(report["requests"]["sent"], 7);
     assert!(
-        outcome.report.requests.refused_budget > 0
-            || outcome
-                .report
-                .steps
-                .iter()
-                .any(|s| s.note.as_deref().is_some_and(|n| n.contains("budget")))
+        report["steps"]
+            .as_array()
+            .expect("steps")
+            .iter()
+            .any(|s| s["note"] == "not run: the request budget was spent"),
+        "{report:#}"
+    );
+    // The exit status is the report's verdict.
+    let ok = report["ok"].as_bool().expect("ok");
+    assert_eq!(
+        output.status.code(),
+        Some(if ok { 0 } else { 1 }),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("report: ") && stdout.contains("report.md"),
+        "{stdout}"
     );
 
     // Into our cassettes, or into a directory that holds some: refused before any request.
@@ -287,16 +337,26 @@ async fn a_tight_budget_holds_and_ours_are_never_written_over() {
         .parent()
         .expect("the workspace")
         .to_owned();
-    for dir in [workspace, out.path().to_owned()] {
+    for (dir, why) in [
+        (workspace, "overlaps) our cassettes"),
+        (out.path().to_owned(), "already holds files"),
+    ] {
         let fresh = fake_account().await;
-        let error = suite::run(
-            &SuiteArgs::new("read-only", &dir),
-            &record_options(&fresh),
-            &mut Vec::new(),
+        let output = modyo_lab(
+            &fresh,
+            &[
+                "record",
+                "--suite",
+                "read-only",
+                "--out",
+                dir.to_str().expect("utf-8"),
+            ],
         )
-        .await
-        .expect_err("refused");
-        assert!(fresh.received().is_empty(), "{error}");
+        .await;
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(why), "{stderr}");
+        assert!(fresh.received().is_empty(), "{stderr}");
     }
 }
 
