@@ -10,8 +10,8 @@
 //! a tight one), the report names each planted difference and exits non-zero for them, and
 //! the recorded cassettes replay offline. Through the binary: a budget of 7 is 7 requests, the
 //! exit status is the report's verdict, our cassettes and a used directory are refused (exit
-//! 2). The proxy's guard itself refusing a `POST` and holding a budget is shown on the proxy
-//! alone.
+//! 2). The proxy's guard itself, on the proxy alone: `POST`/`PUT`/`DELETE` refused and never
+//! sent, a budget held, a `429` and a `503` retried after the wait their `Retry-After` asks.
 
 use std::path::Path;
 
@@ -21,7 +21,7 @@ use modyo_lab::record::suite::{self, EndpointReport, SuiteArgs, SuiteOutcome, Ve
 use modyo_lab::record::{Guard, Limits, Live, Policy, ProxyConfig, RecordOptions, RecordingProxy};
 use modyo_lab::record::{Origin, Redactor};
 use modyo_lab::session::{CANARY_TOKEN, Library};
-use modyo_lab::{Cassette, ReplayOptions, ReplayServer};
+use modyo_lab::{Cassette, Interaction, Provenance, RecordedResponse, ReplayOptions, ReplayServer};
 use serde_json::{Value, json};
 
 /// The groups list: `admin_users_count` renamed to `members_count` in every group.
@@ -418,4 +418,46 @@ async fn the_guard_refuses_every_method_but_get_and_holds_its_budget() {
         4,
         "{origins:?}"
     );
+}
+
+#[tokio::test]
+async fn the_guard_waits_as_retry_after_asks_and_retries() {
+    let account = ReplayServer::start(ReplayOptions::default()).await;
+    let throttled = Cassette::new(
+        "fake/throttled",
+        Provenance::synthetic("2026-12-01", "a rate limit, then the answer"),
+    )
+    .interaction(
+        Interaction::get("/api/admin/sites")
+            .respond_with(RecordedResponse::json(429, json!({})).header("retry-after", "0")),
+    )
+    .interaction(
+        Interaction::get("/api/admin/sites")
+            .respond_with(RecordedResponse::json(503, json!({})).header("retry-after", "1")),
+    )
+    .interaction(Interaction::get("/api/admin/sites").respond(200, json!({"sites": []})));
+    account.mount(&[throttled]).await.expect("mounts");
+    let guard = Guard::new(Limits::read_only().budget(10));
+    let proxy = RecordingProxy::start(ProxyConfig {
+        upstream: Some(url::Url::parse(&account.uri()).expect("uri")),
+        replay: None,
+        policy: Policy::Forward,
+        redactor: Redactor::new(),
+        record_latency: false,
+        guard: Some(guard.clone()),
+    })
+    .await
+    .expect("proxy");
+    let started = std::time::Instant::now();
+    let answer = reqwest::get(format!("{}/api/admin/sites", proxy.uri()))
+        .await
+        .expect("the proxy answers");
+    assert_eq!(answer.status().as_u16(), 200);
+    assert!(
+        started.elapsed() >= std::time::Duration::from_secs(1),
+        "the second answer asked for a second"
+    );
+    assert_eq!(account.received().len(), 3);
+    assert_eq!(guard.stats().retries, 2);
+    assert_eq!(guard.stats().sent, 3);
 }
