@@ -21,7 +21,8 @@
 //! - `record`: record mode against a local fake upstream, every VCR mode, redaction with a
 //!   canary, ordered repeats, latency, `cassettes check`, the drift check, the CLI;
 //! - `record_suite`: `record --suite read-only` against a fake account with planted
-//!   differences (GET only, budget, no token or host written, the report, offline replay);
+//!   differences (GET only, the budget, no token or host written, the report, offline replay,
+//!   the exit status through the binary), the guard (refusals, `Retry-After`), the suite's plan;
 //! - `replay`: exact matching, sequences, shadowing, response fidelity, loud misses;
 //! - `scenarios`: every cassette scenario through the real server, against its expectation;
 //! - `serve`: the offline server over an in-process duplex and as a child process;

@@ -12,12 +12,14 @@
 //! exit status is the report's verdict, our cassettes and a used directory are refused (exit
 //! 2). The proxy's guard itself, on the proxy alone: `POST`/`PUT`/`DELETE` refused and never
 //! sent, a budget held, a `429` and a `503` retried after the wait their `Retry-After` asks.
+//! The shipped suite covers every read tool and read action of the read-only server, and a
+//! suite that names a mutating action, a mutation tool or an unbound variable is refused.
 
 use std::path::Path;
 
 use modyo_lab::cassette::ResponseBody;
 use modyo_lab::lifecycle::{self, CheckOptions, ProblemKind};
-use modyo_lab::record::suite::{self, EndpointReport, SuiteArgs, SuiteOutcome, Verdict};
+use modyo_lab::record::suite::{self, EndpointReport, Suite, SuiteArgs, SuiteOutcome, Verdict};
 use modyo_lab::record::{Guard, Limits, Live, Policy, ProxyConfig, RecordOptions, RecordingProxy};
 use modyo_lab::record::{Origin, Redactor};
 use modyo_lab::session::{CANARY_TOKEN, Library};
@@ -460,4 +462,40 @@ async fn the_guard_waits_as_retry_after_asks_and_retries() {
     assert_eq!(account.received().len(), 3);
     assert_eq!(guard.stats().retries, 2);
     assert_eq!(guard.stats().sent, 3);
+}
+
+#[tokio::test]
+async fn the_shipped_suite_reads_everything_and_a_suite_that_could_write_is_refused() {
+    let tools = suite::read_only_tools()
+        .await
+        .expect("the read-only server lists");
+    let shipped = Suite::load("read-only").expect("shipped");
+    let plan = shipped
+        .plan(&tools)
+        .expect("every read tool and read action is called or explained");
+    assert!(plan.depth() >= 2, "discovery goes at least two levels deep");
+
+    let mut json: Value = serde_json::from_str(suite::SHIPPED[0].1).expect("JSON");
+    let steps = json["steps"].as_array_mut().expect("steps");
+    steps.retain(|s| s["tool"] != "widgets-list-patterns");
+    steps.push(
+        json!({"name": "x/delete", "tool": "content-entries-manage", "each": "entry",
+        "arguments": {"action": "delete", "space": "{space}", "entry": "{entry}"}}),
+    );
+    steps.push(json!({"name": "x/copy", "tool": "content-spaces-copy"}));
+    steps.push(json!({"name": "x/unbound", "tool": "content-spaces-get",
+        "arguments": {"space": "{nowhere}"}}));
+    let invalid = Suite::parse("edited", &json.to_string())
+        .expect("parses")
+        .plan(&tools)
+        .expect_err("refused")
+        .to_string();
+    for needle in [
+        "step x/delete: 'delete' is not a read action of content-entries-manage",
+        "step x/copy: content-spaces-copy is not a tool the server lists in read-only mode",
+        "step x/unbound: '{nowhere}' is not on the way of its rows",
+        "read tool widgets-list-patterns: no step calls it and not_called does not list it",
+    ] {
+        assert!(invalid.contains(needle), "{needle}\n{invalid}");
+    }
 }
