@@ -23,6 +23,9 @@
 //! - `redirects`: same-origin redirects followed, cross-origin ones refused, too many named;
 //! - `record`: record mode against a local fake upstream, every VCR mode, redaction with a
 //!   canary, ordered repeats, latency, `cassettes check`, the drift check, the CLI;
+//! - `record_suite`: `record --suite read-only` against a fake account with planted
+//!   differences (GET only, the budget, no token or host written, the report, offline replay,
+//!   the exit status through the binary), the guard (refusals, `Retry-After`), the suite's plan;
 //! - `replay`: exact matching, sequences, shadowing, response fidelity, loud misses;
 //! - `scenarios`: every cassette scenario through the real server, against its expectation;
 //! - `secrets`: the token never comes back, whatever upstream echoes, nor reaches the logs;
@@ -54,6 +57,7 @@ mod measure;
 mod peers;
 mod properties;
 mod record;
+mod record_suite;
 mod redirects;
 mod replay;
 mod scenarios;

@@ -6,6 +6,7 @@ use clap::{Parser, Subcommand};
 use modyo_lab::fixtures::{self, FixtureSet};
 use modyo_lab::lifecycle::{self, CheckOptions};
 use modyo_lab::lint::{self, LintOptions, Lists, PlannedCall, Rule, ServerCommand};
+use modyo_lab::record::suite::SuiteArgs;
 use modyo_lab::record::{self, Format, RecordOptions};
 use modyo_lab::serve::{self, Offline, ServeOptions};
 use modyo_lab::spec::command::SpecCommand;
@@ -22,6 +23,45 @@ fn print_report(text: &str, ok: bool, what: &str) -> anyhow::Result<()> {
     stdout.flush()?;
     anyhow::ensure!(ok, "{what}: problems found (see the report)");
     Ok(())
+}
+
+/// The arguments of `modyo-lab record`: given calls, or a suite.
+#[derive(Debug, clap::Args)]
+struct RecordArgs {
+    #[command(flatten)]
+    suite: SuiteArgs,
+    #[command(flatten)]
+    options: RecordOptions,
+}
+
+/// Runs a suite; exit 0 when nothing contradicts ours, 1 when something does, 2 when it could
+/// not run. Progress on stderr; the verdict (or the JSON report) on stdout.
+async fn suite(args: RecordArgs) -> ExitCode {
+    let run = async {
+        let options = args.options.live_from_env(std::env::vars())?;
+        let outcome = record::suite::run(&args.suite, &options, &mut std::io::stderr()).await?;
+        let text = match options.format {
+            Format::Text => format!(
+                "{}\nreport: {} and {}\ncassettes: {} (modyo-lab serve --cassettes {})\n",
+                outcome.report.verdict(),
+                outcome.markdown.display(),
+                outcome.json.display(),
+                outcome.cassettes.display(),
+                outcome.cassettes.display()
+            ),
+            Format::Json => outcome.report.to_json(),
+        };
+        std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes())?;
+        anyhow::Ok(outcome.report.ok)
+    };
+    match run.await {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            tracing::error!("{e}");
+            ExitCode::from(2)
+        }
+    }
 }
 
 async fn record(options: RecordOptions) -> anyhow::Result<()> {
@@ -205,7 +245,12 @@ enum Command {
     Bench(modyo_lab::perf::BenchArgs),
     /// Record tool calls against the live account (MODYO_URL, MODYO_TOKEN) into a cassette,
     /// redacted; or, with `--mode none --diff`, report how the live API drifted from it.
-    Record(Box<RecordOptions>),
+    ///
+    /// `--suite read-only --out DIR` reads the whole account instead (read-only: nothing is
+    /// ever written to it), records real cassettes under DIR/cassettes and writes a report of
+    /// where ours are wrong, with no value of the account in it, to DIR/report.md and .json.
+    /// Exit: 0 nothing contradicts ours, 1 something does, 2 could not run.
+    Record(Box<RecordArgs>),
     /// Cassette lifecycle commands.
     #[command(subcommand)]
     Cassettes(CassettesCommand),
@@ -234,6 +279,8 @@ async fn main() -> ExitCode {
     // quiet by default: its report is the output; `measure` prints its own progress.
     let default = match cli.command {
         Command::Lint(_) => "error",
+        // The suite prints its own progress; every call's in-process server would log at info.
+        Command::Record(ref args) if args.suite.suite.is_some() => "warn",
         Command::Measure(_) | Command::Bench(_) | Command::Spec(_) => "warn",
         _ => "info",
     };
@@ -254,7 +301,8 @@ async fn main() -> ExitCode {
         } => generate(set, &cassettes, check),
         Command::Measure(args) => modyo_lab::measure::command(args).await.map_err(Into::into),
         Command::Bench(args) => modyo_lab::perf::command(args).await.map_err(Into::into),
-        Command::Record(options) => record(*options).await,
+        Command::Record(args) if args.suite.suite.is_some() => return suite(*args).await,
+        Command::Record(args) => record(args.options).await,
         Command::Cassettes(CassettesCommand::Check(options)) => check_cassettes(options).await,
         Command::Spec(command) => spec(command).await,
     };
