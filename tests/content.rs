@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
 
-/// Every content tool in catalogue order, with its class (`catalog.md`, "content (22)").
+/// Every content tool in catalogue order, with its class (`server/CONTRACT.md`, "Classes and names").
 const CONTENT_TOOLS: [(&str, &str); 22] = [
     ("content-spaces-list", "read"),
     ("content-spaces-get", "read"),

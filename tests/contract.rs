@@ -283,7 +283,7 @@ async fn classes_follow_read_only_hints_and_actions() {
         let read_only = tool.annotations.as_ref().and_then(|a| a.read_only_hint);
         let gated = tool.name.ends_with("-manage");
         // C19: gated = a writing tool whose `action` offers a read action; a multi-action
-        // tool without one (channels-pages-widget) is a mutation (catalog.md, classes).
+        // tool without one (channels-pages-widget) is a mutation (server/CONTRACT.md, "Classes and names").
         let actions = tool
             .input_schema
             .get("properties")

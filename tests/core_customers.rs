@@ -471,7 +471,7 @@ fn all_tools() -> impl Iterator<Item = (&'static str, &'static str)> {
     CORE.iter().chain(CUSTOMERS.iter()).copied()
 }
 
-/// The actions of the multi-action mutation tools (`catalog.md`).
+/// The actions of the multi-action mutation tools (the tool descriptions).
 const MUTATION_ACTIONS: [(&str, &[&str]); 5] = [
     ("core-users-bulk", &["activate", "deactivate"]),
     (
@@ -492,7 +492,7 @@ const MUTATION_ACTIONS: [(&str, &[&str]); 5] = [
     ),
 ];
 
-/// The fan-out bulk tools (`catalog.md`, "Bulk and async").
+/// The fan-out bulk tools (`server/CONTRACT.md`, "Bulk and async").
 const BULK: [&str; 3] = [
     "core-users-bulk",
     "customers-users-bulk",
@@ -500,7 +500,7 @@ const BULK: [&str; 3] = [
 ];
 
 /// The tools that resolve nothing (no name, email, key or realm argument): every other tool of
-/// the two modules resolves at least one (`catalog.md`, "Heuristic resolution": every customers
+/// the two modules resolves at least one (`server/CONTRACT.md`, "Name resolution": every customers
 /// tool resolves its realm).
 const NOTHING_TO_RESOLVE: [&str; 2] = ["core-roles-create", "core-settings-manage"];
 

@@ -2,7 +2,7 @@
 //!
 //! Every tool answers with the envelope `{platform, data, resource?, state?, control?}` in
 //! `structuredContent`, typed by a published `outputSchema`, with the same payload as compact
-//! JSON text; errors say which platform they hit. The rules are in `shared/contract.md` and
+//! JSON text; errors say which platform they hit. The rules are in `CONTRACT.md` (beside `Cargo.toml`) and
 //! are cited in the code as `C1`..`C21`.
 //!
 //! # Layout
@@ -42,4 +42,4 @@ mod widgets;
 
 pub use config::{Config, ConfigError, Module, Token};
 pub use http::{HttpArgs, HttpError, HttpListener, HttpOptions};
-pub use server::{ModyoServer, ServerError, catalog_size};
+pub use server::{ModyoServer, ServerError, catalog_size, echoed_roots};

@@ -6,53 +6,41 @@
 
 use reqwest::Method;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::{resolve_realm, resolve_realms};
+use super::copy::Realms;
+use super::in_realm;
 use crate::config::Module;
-use crate::contract::schema::{self, Kind};
 use crate::contract::{PostCondition, ToolClass, ToolError};
 use crate::modyo::Query;
 use crate::tools::args::{Ident, Paging};
-use crate::tools::core::kit::{self, Need, body, created_object, required, without_owned};
-use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
+use crate::tools::engine::copy::{copy_name, without_owned};
+use crate::tools::engine::{
+    Action, Answer, Ctx, Echo, Echoed, Managed, Member, Need, Rules, echoed, manage, persist, reply,
+};
+use crate::tools::{Call, ToolDef, tool};
 
-/// A form as the API returns it (loose: echoed).
-pub(crate) fn form_schema() -> Value {
-    schema::echo(&[
-        ("id", Kind::Int),
-        ("uuid", Kind::Str),
-        ("name", Kind::Str),
-        ("description", Kind::Str),
-        ("enabled", Kind::Bool),
-        ("questions", Kind::List),
-        ("submissions_count", Kind::Int),
-        ("created_at", Kind::Str),
-        ("updated_at", Kind::Str),
-    ])
+echoed! {
+    /// A form as the API returns it.
+    Form = "form" {
+        id: i64, uuid: String, name: String, description: String, enabled: bool,
+        questions: List, submissions_count: i64, created_at: String, updated_at: String
+    }
 }
 
-/// Actions of `customers-forms-manage`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-enum ManageAction {
-    List,
-    Get,
-    Create,
-    Update,
-    Delete,
-    Enable,
-    Disable,
+impl Member for Form {
+    const RULES: Rules = Rules::new("form", "forms")
+        .hint("call customers-forms-manage with action list to see the realm's forms");
 }
 
 /// Arguments of `customers-forms-manage`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 pub(crate) struct ManageArgs {
     /// Realm uid or name.
     realm: Ident,
     /// list, get (default), create, update, delete, enable or disable.
-    action: Option<ManageAction>,
+    action: Option<Action>,
     /// Form id or name (all but list and create).
     form: Option<Ident>,
     #[serde(flatten)]
@@ -69,88 +57,37 @@ pub(crate) struct ManageArgs {
 }
 
 pub(crate) fn manage_tool() -> ToolDef {
-    tool("customers-forms-manage", Module::Customers, ToolClass::Gated)
+    manage::<ManageArgs, Form>("customers-forms-manage", Module::Customers, in_realm())
         .describe(
             "List, get, create, update, delete, enable or disable a realm's forms. form: id or name. list: \
 data.forms + coverage, resource = the realm; other actions: data is the form as persisted (questions \
 included); delete needs confirmDelete: true.",
         )
-        .data(kit::manage_schema(form_schema(), "forms"))
-        .resource()
-        .state()
-        .actions(
-            &["list", "get"],
-            &["create", "update", "delete", "enable", "disable"],
-        )
-        .handle(manage)
+        .target("form", "id or name")
+        .fields(&["name", "description", "questions"])
+        .list(|_| Query::new())
+        .get()
+        .create(&["name"])
+        .update()
+        .delete()
+        .action("enable", |ctx| enable(ctx, true))
+        .on_target()
+        .action("disable", |ctx| enable(ctx, false))
+        .on_target()
+        .build()
 }
 
-async fn manage(call: Call, args: ManageArgs) -> ToolResult {
-    let fields = body(vec![
-        ("name", args.name.clone().map(Value::from)),
-        ("description", args.description.clone().map(Value::from)),
-        ("questions", args.questions.clone().map(Value::from)),
-    ]);
-    let action = match args.action {
-        Some(action) => action,
-        None if !kit::is_empty(&fields) => {
-            return Err(kit::action_required("name, description or questions"));
-        }
-        None => ManageAction::Get,
-    };
-    // A delete without confirmation answers before any request, the realm lookup included.
-    if action == ManageAction::Delete
-        && let Err(control) =
-            kit::confirmed(args.confirm_delete, "customers-forms-manage", "delete")
-    {
-        return Ok(control);
-    }
-    let client = call.client()?;
-    let realm = resolve_realm(client, &args.realm).await?;
-    let forms = realm.forms();
-    let form = || required(args.form.as_deref(), "this action", "form (id or name)");
-    match action {
-        ManageAction::List => {
-            let query = Query::new().page(args.paging.page, args.paging.per_page);
-            kit::list_page(&call, &forms, &query, Some(realm.resource())).await
-        }
-        ManageAction::Get => kit::get_one(&call, &forms, form()?).await,
-        ManageAction::Create => {
-            required(args.name.as_deref(), "create", "name")?;
-            kit::create_one(&call, &forms, &fields).await
-        }
-        ManageAction::Update => {
-            if kit::is_empty(&fields) {
-                return Err(CallError::Arguments(
-                    "update needs at least one of name, description, questions".into(),
-                ));
-            }
-            kit::put_one(&call, &forms, form()?, &fields, "updated", None).await
-        }
-        ManageAction::Delete => {
-            kit::delete_one(
-                &call,
-                &forms,
-                "customers-forms-manage",
-                form()?,
-                args.confirm_delete,
-            )
-            .await
-        }
-        ManageAction::Enable | ManageAction::Disable => {
-            let enabled = action == ManageAction::Enable;
-            let status = if enabled { "enabled" } else { "disabled" };
-            kit::put_one(
-                &call,
-                &forms,
-                form()?,
-                &json!({"enabled": enabled}),
-                status,
-                Some("enabled"),
-            )
-            .await
-        }
-    }
+/// `PUT {enabled}`; the persisted `enabled` must be what was sent (C7).
+async fn enable(ctx: Ctx<ManageArgs, Form>, enabled: bool) -> Answer<Managed<Form>> {
+    let found = ctx.found(Need::Id).await?;
+    let path = ctx.coll.item(found.id);
+    let request = json!({"enabled": enabled});
+    let object = persist::write(ctx.client()?, Method::PUT, &path, Some(&request), &path).await?;
+    let what = format!("form {}", found.id);
+    persist::check_key(&object, "enabled", &json!(enabled), &what)?;
+    let status = if enabled { "enabled" } else { "disabled" };
+    let resource = ctx.coll.resource(&object, Some(found.id));
+    Ok(reply::saved::<Form, _>(object, resource, status).into())
 }
 
 /// The questions (at any depth) bound to a data set, as `(label, data_set_id)`.
@@ -189,26 +126,19 @@ pub(crate) fn copy_tool() -> ToolDef {
             "Copy a form with its questions, within its realm or into another. data is the copy as persisted; \
 resource is the copy. Questions bound to data sets can only be copied within the realm.",
         )
-        .data(form_schema())
         .resource()
         .state()
         .handle(copy)
 }
 
-async fn copy(call: Call, args: CopyArgs) -> ToolResult {
+async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<Form>> {
     let client = call.client()?;
-    let mut inputs = vec![args.realm.as_str()];
-    inputs.extend(args.target_realm.as_deref());
-    let mut realms = resolve_realms(client, &inputs).await?.into_iter();
-    let (Some(realm), target) = (realms.next(), realms.next()) else {
-        return Err(ToolError::not_found("no realm resolved").into());
-    };
-    let target = target.unwrap_or_else(|| realm.clone());
-    let forms = realm.forms();
+    let realms = Realms::resolve(client, &args.realm, args.target_realm.as_deref()).await?;
+    let forms = realms.source.collection::<Form>();
     let found = forms.find(client, &args.form, Need::Id).await?;
     let source = forms.fetch(client, found.id).await?;
     let questions = source.get("questions").cloned().unwrap_or(json!([]));
-    if target.uid != realm.uid {
+    if !realms.same() {
         let mut bound = Vec::new();
         bound_questions(&questions, &mut bound);
         if !bound.is_empty() {
@@ -216,45 +146,25 @@ async fn copy(call: Call, args: CopyArgs) -> ToolResult {
                 "form {} has {} question(s) bound to data sets of realm '{}', which do not exist in realm '{}'; copy it within its realm, or copy the data sets and rebind the questions",
                 found.id,
                 bound.len(),
-                realm.uid,
-                target.uid
+                realms.source.uid,
+                realms.target.uid
             ))
             .detail("questions", Value::Array(bound))
             .into());
         }
     }
-    let source_name = source.get("name").and_then(Value::as_str).unwrap_or("form");
-    let name = args.name.clone().unwrap_or_else(|| {
-        if target.uid == realm.uid {
-            format!("{source_name} (copy)")
-        } else {
-            source_name.to_owned()
-        }
-    });
-    let request = body(vec![
+    let name = copy_name(args.name.as_deref(), &source, "form", realms.same());
+    let request = persist::body(vec![
         ("name", Some(Value::from(name))),
         ("description", source.get("description").cloned()),
         ("questions", Some(without_owned(&questions))),
     ]);
-    let target_forms = target.forms();
-    let response = client
-        .send(
-            Method::POST,
-            &target_forms.path,
-            &Query::new(),
-            Some(&request),
-        )
-        .await?;
-    let object = created_object(response, "form")?;
-    Ok(kit::written(
-        call.mode,
-        target_forms.resource(&object, None),
-        object,
-        PostCondition::status("created"),
-        "copied",
-        format!("Form copied successfully from form {}", found.id),
-        "form",
-    ))
+    let target = realms.target.collection::<Form>();
+    let object = persist::create(client, &target.path, &request, Form::NAME).await?;
+    let resource = target.resource(&object, None);
+    let post = PostCondition::status("created");
+    let message = format!("Form copied successfully from form {}", found.id);
+    Ok(reply::saved_as::<Form, _>(object, resource, post, "copied", message).into())
 }
 
 #[cfg(test)]
@@ -262,12 +172,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn owned_keys_go_at_any_depth_and_bindings_stay() {
+    fn questions_bound_to_data_sets_are_found_at_any_depth() {
         let q = json!([{"id": 9, "label": "Región", "data_set_id": 401, "options": [{"id": 1, "value": "x"}]}]);
-        assert_eq!(
-            without_owned(&q),
-            json!([{"label": "Región", "data_set_id": 401, "options": [{"value": "x"}]}])
-        );
         let mut bound = Vec::new();
         bound_questions(&q, &mut bound);
         assert_eq!(

@@ -1,21 +1,27 @@
 //! The customers module: realms and what lives in them (end users, segments, forms,
 //! submissions, data sets and originations with their steps and rules).
 //!
-//! Admin paths sit under `/api/admin/customers/{realm_uid}/...`; most are `[synthetic]` in
-//! `catalog.md` (the forms, originations and submissions lists are documented). Every tool
-//! takes `realm` as a uid or a name, resolved by [`resolve_realm`] (exact uid, then exact
-//! name, then name without case; ambiguous names fail). Forms, data sets, originations and
-//! segments resolve by id or by name within the realm, end users by id or email.
+//! Admin paths sit under `/api/admin/customers/{realm_uid}/...`; most are `[synthetic]`
+//! (inferred; the forms, originations and submissions lists are documented). Every tool takes
+//! `realm` as a uid or a name, resolved by [`resolve_realm`] (exact uid, then exact name, then
+//! name without case; ambiguous names fail); what lives in the realm is a collection under
+//! it ([`in_realm`]). Forms, data sets, originations and segments resolve by id or by name
+//! within the realm, end users by id or email.
 
 use serde_json::Value;
 
 use super::ToolDef;
-use super::core::kit::{By, Collection, segment, with_candidates};
+use super::engine::collection::{hinted, segment, with_candidates};
+use super::engine::{
+    Collection, Echoed, Given, Member, Names, Rules, Scope, Where, echoed, scoped,
+};
 use crate::contract::{ErrorCode, Resource, ToolError};
 use crate::modyo::list::walk;
-use crate::modyo::resolve::{Stage, pick};
+use crate::modyo::resolve::pick;
 use crate::modyo::{ModyoClient, Query};
+use crate::tools::{Call, CallError};
 
+mod copy;
 mod datasets;
 mod forms;
 mod originations;
@@ -50,6 +56,22 @@ pub(crate) fn tools() -> Vec<ToolDef> {
 /// The realms collection (`[synthetic]`).
 pub(crate) const REALMS: &str = "/api/admin/customers/realms";
 
+echoed! {
+    /// A realm as the API returns it.
+    RealmObject = "realm" {
+        id: i64, uid: String, name: String, description: String, default_lang: String,
+        enable_sign_up: bool, users_count: i64, appearance: Object, logo_url: String,
+        created_at: String, updated_at: String
+    }
+}
+
+impl Member for RealmObject {
+    const RULES: Rules = Rules::new("realm", "realms")
+        .names(Names::UID_OR_NAME)
+        .slug("uid")
+        .hint("call customers-realms-manage with action list to see the realms");
+}
+
 /// A realm, resolved: paths under it use its uid.
 #[derive(Debug, Clone)]
 pub(crate) struct Realm {
@@ -65,97 +87,32 @@ impl Realm {
         format!("{REALMS}/{}", segment(&self.uid))
     }
 
-    /// `/api/admin/customers/{uid}`: the prefix of everything in the realm.
-    pub(crate) fn base(&self) -> String {
-        format!("/api/admin/customers/{}", segment(&self.uid))
-    }
-
     /// The `resource` echo of the realm (C4): uid in `slug`.
     pub(crate) fn resource(&self) -> Resource {
         Resource::from_object("realm", &self.object, Some("uid"))
     }
 
-    fn collection(
-        &self,
-        kind: &'static str,
-        what: &'static str,
-        root: &'static str,
-        by: By,
-        legacy_key: &'static str,
-        hint: &'static str,
-    ) -> Collection {
-        Collection {
-            kind,
-            what,
-            path: format!("{}/{root}", self.base()),
-            root,
-            by,
-            query_filter: by == By::Email,
-            slug_key: (by == By::Email).then_some("email"),
-            legacy_key,
-            hint,
-        }
+    /// The members of kind `T` in the realm: `/api/admin/customers/{uid}/{root}`.
+    pub(crate) fn collection<T: Member>(&self) -> Collection<T> {
+        Collection::at(format!(
+            "/api/admin/customers/{}/{}",
+            segment(&self.uid),
+            T::RULES.root
+        ))
     }
+}
 
-    /// End users of the realm, by id or email.
-    pub(crate) fn users(&self) -> Collection {
-        self.collection(
-            "realm_user",
-            "realm user",
-            "users",
-            By::Email,
-            "user",
-            "call customers-users-list to see the realm's users",
-        )
-    }
-
-    /// Segments, by id or name.
-    pub(crate) fn segments(&self) -> Collection {
-        self.collection(
-            "segment",
-            "segment",
-            "segments",
-            By::Name,
-            "segment",
-            "call customers-segments-manage with action list to see the realm's segments",
-        )
-    }
-
-    /// Forms, by id or name.
-    pub(crate) fn forms(&self) -> Collection {
-        self.collection(
-            "form",
-            "form",
-            "forms",
-            By::Name,
-            "form",
-            "call customers-forms-manage with action list to see the realm's forms",
-        )
-    }
-
-    /// Data sets, by id or name.
-    pub(crate) fn data_sets(&self) -> Collection {
-        self.collection(
-            "dataset",
-            "data set",
-            "data_sets",
-            By::Name,
-            "dataSet",
-            "call customers-datasets-manage with action list to see the realm's data sets",
-        )
-    }
-
-    /// Originations, by id or name.
-    pub(crate) fn originations(&self) -> Collection {
-        self.collection(
-            "origination",
-            "origination",
-            "originations",
-            By::Name,
-            "origination",
-            "call customers-originations-manage with action list to see the realm's originations",
-        )
-    }
+/// Where the members of a customers `-manage` tool live: in the realm the call names
+/// (`realm`), which `list` echoes as its container.
+pub(crate) fn in_realm<T: Member>() -> Where<T> {
+    scoped(|call: Call, given: Given, _| async move {
+        let input = given.text("realm").unwrap_or_default();
+        let realm = resolve_realm(call.client()?, &input).await?;
+        Ok::<_, CallError>(Scope {
+            coll: realm.collection(),
+            container: Some(realm.resource()),
+        })
+    })
 }
 
 /// Resolves `realm`: exact `uid`, then exact `name`, then `name` without regard to case,
@@ -185,23 +142,9 @@ pub(crate) async fn resolve_realms(
 }
 
 fn pick_realm(realms: &[Value], input: &str) -> Result<Realm, ToolError> {
-    let stages = [
-        Stage::exact("uid", "uid", input),
-        Stage::exact("name", "name", input),
-        Stage::caseless("name without case", "name", input),
-    ];
-    let realm = pick("realm", input, realms, &stages).map_err(|e| {
-        let e = with_candidates(e, realms, &["uid"]);
-        if e.code() == ErrorCode::NotFound {
-            let message = format!(
-                "{}; call customers-realms-manage with action list to see the realms",
-                e.message()
-            );
-            e.with_message(message)
-        } else {
-            e
-        }
-    })?;
+    let rules = RealmObject::RULES;
+    let realm = pick(RealmObject::NAME, input, realms, &rules.names.stages(input))
+        .map_err(|e| hinted(with_candidates(e, realms, &["uid"]), rules.hint))?;
     let uid = realm
         .get("uid")
         .and_then(Value::as_str)

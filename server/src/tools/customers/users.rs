@@ -7,39 +7,35 @@
 
 use reqwest::Method;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::{Realm, resolve_realm};
 use crate::config::Module;
-use crate::contract::schema::{self, Kind};
-use crate::contract::{PostCondition, ToolClass, ToolError};
+use crate::contract::{Control, ToolClass, ToolError};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
-use crate::tools::core::kit::{self, body, confirmed, created_object, read_back};
-use crate::tools::{Call, ToolDef, ToolResult, fanout, tool};
+use crate::tools::engine::{
+    Answer, Echo, Echoed, Member, Names, Rules, bulk, echoed, persist, reply,
+};
+use crate::tools::{Call, ToolDef, tool};
 
-/// An end user as the API returns it (loose: echoed).
-pub(crate) fn user_schema() -> Value {
-    schema::echo(&[
-        ("id", Kind::Int),
-        ("uuid", Kind::Str),
-        ("external_id", Kind::Str),
-        ("name", Kind::Str),
-        ("first_name", Kind::Str),
-        ("last_name", Kind::Str),
-        ("second_last_name", Kind::Str),
-        ("email", Kind::Str),
-        ("username", Kind::Str),
-        ("status", Kind::Str),
-        ("active", Kind::Bool),
-        ("avatar", Kind::Obj),
-        ("custom_fields", Kind::List),
-        ("sign_in_count", Kind::Int),
-        ("last_sign_in_at", Kind::Str),
-        ("created_at", Kind::Str),
-        ("updated_at", Kind::Str),
-    ])
+echoed! {
+    /// An end user as the API returns it.
+    RealmUser = "realm user" {
+        id: i64, uuid: String, external_id: String, name: String, first_name: String,
+        last_name: String, second_last_name: String, email: String, username: String,
+        status: String, active: bool, avatar: Object, custom_fields: List,
+        sign_in_count: i64, last_sign_in_at: String, created_at: String, updated_at: String
+    }
+}
+
+impl Member for RealmUser {
+    const RULES: Rules = Rules::new("realm_user", "users")
+        .names(Names::EMAIL)
+        .slug("email")
+        .legacy("user", "User")
+        .hint("call customers-users-list to see the realm's users");
 }
 
 /// User status filter.
@@ -77,13 +73,12 @@ pub(crate) struct ListArgs {
 pub(crate) fn list_tool() -> ToolDef {
     tool("customers-users-list", Module::Customers, ToolClass::Read)
         .describe("List a realm's end users, one page at a time (filters: query, email, status).")
-        .data(schema::array(user_schema()))
         .resource()
         .state()
         .handle(list)
 }
 
-async fn list(call: Call, args: ListArgs) -> ToolResult {
+async fn list(call: Call, args: ListArgs) -> Answer<Vec<Echo<RealmUser>>> {
     let client = call.client()?;
     let realm = resolve_realm(client, &args.realm).await?;
     let query = Query::new()
@@ -91,18 +86,12 @@ async fn list(call: Call, args: ListArgs) -> ToolResult {
         .push_opt("email", args.email.as_deref())
         .push_opt("status", args.status.map(Status::as_str))
         .page(args.paging.page, args.paging.per_page);
-    let page = realm.users().page(client, &query).await?;
-    Ok(kit::list_reply(
-        call.mode,
-        "users",
-        page,
-        false,
-        Some(realm.resource()),
-    ))
+    let page = realm.collection::<RealmUser>().page(client, &query).await?;
+    Ok(reply::rows(page, Some(realm.resource())).into())
 }
 
 /// One `{key, value}` custom field of an end user.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 struct CustomField {
     /// The custom field's key.
     key: String,
@@ -111,7 +100,7 @@ struct CustomField {
 }
 
 /// The profile fields a create or update may send.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 struct Profile {
     /// First name.
     first_name: Option<String>,
@@ -128,29 +117,11 @@ struct Profile {
 }
 
 impl Profile {
+    /// The given fields, after `email` when there is one: the body of a write.
     fn fields(&self, email: Option<&str>) -> Value {
-        body(vec![
-            ("email", email.map(Value::from)),
-            ("first_name", self.first_name.clone().map(Value::from)),
-            ("last_name", self.last_name.clone().map(Value::from)),
-            (
-                "second_last_name",
-                self.second_last_name.clone().map(Value::from),
-            ),
-            ("username", self.username.clone().map(Value::from)),
-            ("external_id", self.external_id.clone().map(Value::from)),
-            (
-                "custom_fields",
-                self.custom_fields.as_ref().map(|fields| {
-                    Value::Array(
-                        fields
-                            .iter()
-                            .map(|f| json!({"key": f.key, "value": f.value}))
-                            .collect(),
-                    )
-                }),
-            ),
-        ])
+        let mut body = persist::body(vec![("email", email.map(Value::from))]);
+        persist::extend(&mut body, persist::given(self));
+        body
     }
 }
 
@@ -171,13 +142,12 @@ pub(crate) fn upsert_tool() -> ToolDef {
             "Create or update a realm's end user by email. data is the user as persisted; state.status is \
 created, updated or unchanged (found, nothing to change: no write).",
         )
-        .data(user_schema())
         .resource()
         .state()
         .handle(upsert)
 }
 
-async fn upsert(call: Call, args: UpsertArgs) -> ToolResult {
+async fn upsert(call: Call, args: UpsertArgs) -> Answer<Echo<RealmUser>> {
     let email = args.email.trim();
     if !email.contains('@') {
         return Err(ToolError::invalid_parameters(format!(
@@ -187,39 +157,15 @@ async fn upsert(call: Call, args: UpsertArgs) -> ToolResult {
     }
     let client = call.client()?;
     let realm = resolve_realm(client, &args.realm).await?;
-    let users = realm.users();
-    let changes = args.profile.fields(None);
-    let (object, status) = match users.lookup(client, email).await {
-        Ok(found) if kit::is_empty(&changes) => (found.object(), "unchanged"),
-        Ok(found) => {
-            let path = users.item(found.id);
-            let response = client
-                .send(Method::PUT, &path, &Query::new(), Some(&changes))
-                .await?;
-            (read_back(client, response, &path).await?, "updated")
-        }
-        Err(e) if kit::is_miss(&e) => {
-            let response = client
-                .send(
-                    Method::POST,
-                    &users.path,
-                    &Query::new(),
-                    Some(&args.profile.fields(Some(email))),
-                )
-                .await?;
-            (created_object(response, users.what)?, "created")
-        }
-        Err(e) => return Err(e.into()),
-    };
-    Ok(kit::written(
-        call.mode,
-        users.resource(&object, None),
-        object,
-        PostCondition::status(status),
-        status,
-        format!("User {status} successfully"),
-        users.legacy_key,
-    ))
+    let users = realm.collection::<RealmUser>();
+    let lookup = users.lookup(client, email).await;
+    let (object, status) = users
+        .upsert(client, lookup, args.profile.fields(None), |_| {
+            args.profile.fields(Some(email))
+        })
+        .await?;
+    let resource = users.resource(&object, None);
+    Ok(reply::saved::<RealmUser, _>(object, resource, status).into())
 }
 
 /// Actions of `customers-users-bulk`.
@@ -276,27 +222,24 @@ pub(crate) fn bulk_tool() -> ToolDef {
 stops at a failure. Items: {email, profile...} to create, {id} or {email} otherwise. data.succeeded: user ids; \
 data.failed: [{index, error{code, message}}]; state.affected: successes; delete needs confirmDelete: true.",
         )
-        .data(kit::bulk_schema())
         .state()
         .control()
         .handle(bulk)
 }
 
-async fn bulk(call: Call, args: BulkArgs) -> ToolResult {
-    if args.action == BulkAction::Delete
-        && let Err(control) = confirmed(args.confirm_delete, "customers-users-bulk", "delete")
-    {
-        return Ok(control);
+async fn bulk(call: Call, args: BulkArgs) -> Answer<bulk::Bulk> {
+    if args.action == BulkAction::Delete && args.confirm_delete != Some(true) {
+        return Ok(Control::cancelled_unconfirmed("customers-users-bulk", "delete").into());
     }
     let client = call.client()?;
     let realm = resolve_realm(client, &args.realm).await?;
     let action = args.action;
-    let out = fanout::run(args.users, |_, user| {
+    let out = bulk::run(args.users, |_, user| {
         let realm = &realm;
         async move { one(client, realm, action, user).await }
     })
     .await;
-    Ok(kit::bulk_reply(call.mode, action.as_str(), out)?)
+    Ok(bulk::answer(action.as_str(), out)?.into())
 }
 
 /// One item of a bulk call; its id on success.
@@ -306,22 +249,15 @@ async fn one(
     action: BulkAction,
     user: BulkUser,
 ) -> Result<Value, ToolError> {
-    let users = realm.users();
+    let users = realm.collection::<RealmUser>();
     if action == BulkAction::Create {
         let email = user
             .email
             .as_deref()
             .filter(|e| e.contains('@'))
             .ok_or_else(|| ToolError::invalid_parameters("create needs an email for every user"))?;
-        let response = client
-            .send(
-                Method::POST,
-                &users.path,
-                &Query::new(),
-                Some(&user.profile.fields(Some(email))),
-            )
-            .await?;
-        let object = created_object(response, users.what)?;
+        let body = user.profile.fields(Some(email));
+        let object = persist::create(client, &users.path, &body, RealmUser::NAME).await?;
         return Ok(object.get("id").cloned().unwrap_or(Value::Null));
     }
     let id = match (user.id, user.email.as_deref()) {
@@ -342,9 +278,10 @@ async fn one(
                 .await?;
         }
         _ => {
-            let request = json!({"active": action == BulkAction::Activate});
-            let what = format!("realm user {id}");
-            kit::put_checked(client, &path, &request, Some("active"), &what).await?;
+            let active = json!(action == BulkAction::Activate);
+            let request = json!({"active": active});
+            let object = persist::write(client, Method::PUT, &path, Some(&request), &path).await?;
+            persist::check_key(&object, "active", &active, &format!("realm user {id}"))?;
         }
     }
     Ok(Value::from(id))
