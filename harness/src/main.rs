@@ -8,6 +8,7 @@ use modyo_lab::lifecycle::{self, CheckOptions};
 use modyo_lab::lint::{self, LintOptions, Lists, PlannedCall, Rule, ServerCommand};
 use modyo_lab::record::{self, Format, RecordOptions};
 use modyo_lab::serve::{self, Offline, ServeOptions};
+use modyo_mcp::logging::{self, LogArgs, Quiet};
 use modyo_mcp::{HttpArgs, HttpListener};
 
 /// Prints a report on stdout; an unsuccessful report makes the command fail.
@@ -64,7 +65,8 @@ struct LintArgs {
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
     /// Cassettes for our own server (served, and every scenario replayed for C8/C11/C12).
-    #[arg(long, default_value_os_t = modyo_lab::cassette::default_dir())]
+    #[arg(long, default_value_os_t = modyo_lab::cassette::default_dir(), hide_default_value = true,
+        help = modyo_lab::workspace::cassettes_help("Cassettes for our own server (served, and every scenario replayed for C8/C11/C12)."))]
     cassettes: std::path::PathBuf,
     /// Exemption lists as JSON (default: ours for our server, none for another server).
     #[arg(long)]
@@ -168,6 +170,8 @@ async fn serve(options: ServeOptions, http: &HttpArgs) -> anyhow::Result<()> {
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    #[command(flatten)]
+    log: LogArgs,
 }
 
 #[derive(Subcommand)]
@@ -187,7 +191,8 @@ enum Command {
         /// The fixture set.
         set: FixtureSet,
         /// The cassettes directory.
-        #[arg(long, default_value_os_t = modyo_lab::cassette::default_dir())]
+        #[arg(long, default_value_os_t = modyo_lab::cassette::default_dir(), hide_default_value = true,
+            help = modyo_lab::workspace::cassettes_help("The cassettes directory."))]
         cassettes: std::path::PathBuf,
         /// Fail if the files on disk differ from what the generator writes; write nothing.
         #[arg(long)]
@@ -219,20 +224,14 @@ enum CassettesCommand {
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
-    // stdout is the MCP channel (serve) or the report (lint): logs go to stderr. The lint is
-    // quiet by default: its report is the output; `measure` prints its own progress.
-    let default = match cli.command {
-        Command::Lint(_) => "error",
-        Command::Measure(_) | Command::Bench(_) => "warn",
-        _ => "info",
+    // stdout is the MCP channel (serve) or the report (lint): logs go to stderr, warnings and
+    // our own progress unless -v or RUST_LOG asks for more. The lint is quieter: its report is
+    // the output.
+    let quiet = match cli.command {
+        Command::Lint(_) => Quiet::Errors,
+        _ => Quiet::Progress,
     };
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(filter)
-        .with_ansi(false)
-        .init();
+    logging::init(cli.log.verbose, quiet);
     let result = match cli.command {
         Command::Lint(args) => return lint(args).await,
         Command::Serve { options, http } => serve(options.env(std::env::vars()), &http).await,

@@ -39,7 +39,8 @@ pub const OFFLINE_PLATFORM_NAME: &str = "modyo-offline";
 #[derive(Debug, Clone, clap::Args)]
 pub struct ServeOptions {
     /// The cassettes directory.
-    #[arg(long, default_value_os_t = cassette::default_dir())]
+    #[arg(long, default_value_os_t = cassette::default_dir(), hide_default_value = true,
+        help = crate::workspace::cassettes_help("The cassettes directory."))]
     pub cassettes: PathBuf,
     /// Also serve cassettes with this tag (left out by default: fault).
     #[arg(long = "include-tag", value_name = "TAG")]
@@ -166,6 +167,7 @@ impl Offline {
         );
         let config = offline_config(&replay.uri(), &options.env, OFFLINE_TOKEN)?;
         let server = ModyoServer::new(config)?;
+        server.log_registry();
         if let Some(tool) = &options.corrupt_output {
             tracing::warn!(
                 tool,

@@ -13,6 +13,7 @@
 //! - `tools`: one folder per module, one file per resource, and the registry table;
 //! - [`server`]: the rmcp handler (registry, gate, dispatch) and the stdio transport;
 //! - [`http`]: the streamable HTTP transport (loopback by default, Host/Origin checked);
+//! - [`logging`]: the binaries' stderr logs (quiet by default, `-v` and `RUST_LOG` for more);
 //! - `widgets`: the widget component catalogue shipped in the binary (data, resources, the
 //!   local scaffolding and validation of widget projects), used by `tools/widgets`.
 //!
@@ -30,6 +31,7 @@ mod app;
 pub mod config;
 pub mod contract;
 pub mod http;
+pub mod logging;
 pub mod modyo;
 pub mod server;
 mod tools;

@@ -4,6 +4,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
+use modyo_mcp::logging::{self, LogArgs, Quiet};
 use modyo_mcp::{Config, HttpArgs, HttpListener, ModyoServer};
 
 /// MCP server for the Modyo platform API. Configuration comes from the environment
@@ -13,21 +14,22 @@ use modyo_mcp::{Config, HttpArgs, HttpListener, ModyoServer};
 struct Cli {
     #[command(flatten)]
     http: HttpArgs,
+    #[command(flatten)]
+    log: LogArgs,
 }
 
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
-    // stdout is the MCP channel on stdio: logs go to stderr, and only when asked (DEBUG or RUST_LOG).
+    // stdout is the MCP channel on stdio: logs go to stderr, warnings and our progress lines
+    // unless -v, DEBUG (as -vv) or RUST_LOG asks for more.
     let debug = matches!(std::env::var("DEBUG").as_deref(), Ok("true" | "1"));
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
-        tracing_subscriber::EnvFilter::new(if debug { "debug" } else { "warn" })
-    });
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(filter)
-        .with_ansi(false)
-        .init();
+    let verbose = if debug {
+        cli.log.verbose.max(2)
+    } else {
+        cli.log.verbose
+    };
+    logging::init(verbose, Quiet::Progress);
 
     let http = match cli.http.options() {
         Ok(http) => http,
@@ -50,6 +52,7 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    server.log_registry();
     let result = match http {
         None => server.serve_stdio().await,
         Some(options) => match HttpListener::bind(options).await {

@@ -123,15 +123,9 @@ impl ModyoServer {
             .enumerate()
             .map(|(i, t)| (t.def.name, i))
             .collect();
-        tracing::info!("Tools: {} (filtered from {total}).", tools.len());
-        if config.read_only {
-            let count = |class| tools.iter().filter(|t| t.def.class == class).count();
-            tracing::info!(
-                "Read-only mode active (MODYO_READ_ONLY). Read tools exposed: {}. Multi-action tools gated: {}.",
-                count(ToolClass::Read),
-                count(ToolClass::Gated)
-            );
-        }
+        // DEBUG here: tests and the lab build many servers per process; a binary announces
+        // its one server at INFO (`log_registry`).
+        tracing::debug!("Tools: {} (filtered from {total}).", tools.len());
         let instructions = instructions(&active, config.read_only, config.has_api());
         Ok(ModyoServer {
             inner: Arc::new(Inner {
@@ -142,6 +136,21 @@ impl ModyoServer {
                 widgets,
             }),
         })
+    }
+
+    /// Logs at INFO what the registry holds (the tool count; read-only mode and its counts):
+    /// the start-up lines of a binary.
+    pub fn log_registry(&self) {
+        let tools = &self.inner.tools;
+        tracing::info!("Tools: {} (filtered from {}).", tools.len(), catalog_size());
+        if self.inner.app.config.read_only {
+            let count = |class| tools.iter().filter(|t| t.def.class == class).count();
+            tracing::info!(
+                "Read-only mode active (MODYO_READ_ONLY). Read tools exposed: {}. Multi-action tools gated: {}.",
+                count(ToolClass::Read),
+                count(ToolClass::Gated)
+            );
+        }
     }
 
     /// The names of the registered tools, in catalogue order.
