@@ -2,12 +2,13 @@
 //! client, the MCP Inspector CLI and the MCP conformance suite, all pinned (tests/python,
 //! tests/node) and installed by `make python-client` / `make node-tools` (which `make test`
 //! runs). The Python and TypeScript SDK clients walk every cassette scenario through `modyo-lab
-//! serve` over stdio and over streamable HTTP; the Inspector, which starts a process per call,
-//! walks every scenario over HTTP, and the first scenario of every module and expected outcome
-//! over stdio, where each call also starts a server (tests/node/inspector.mjs). Each is also
-//! shown to reject
-//! a tool whose output breaks its `outputSchema` (the harness-only fault of
-//! `modyo_lab::corrupt`), so a green run means something.
+//! serve` over stdio and over streamable HTTP; the Inspector walks every scenario over HTTP
+//! (`tools/list` as a program, the calls through the CLI's entry point in one Node process, a
+//! Node start-up per call being most of the gate's time otherwise), and the first scenario of
+//! every module and expected outcome over stdio as a program, where each call also starts a
+//! server (tests/node/inspector.mjs). Each is also shown to reject a tool whose output breaks
+//! its `outputSchema` (the harness-only fault of `modyo_lab::corrupt`), so a green run means
+//! something.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
