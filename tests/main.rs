@@ -25,7 +25,8 @@
 //! - `replay`: exact matching, sequences, shadowing, response fidelity, loud misses;
 //! - `scenarios`: every cassette scenario through the real server, against its expectation;
 //! - `serve`: the offline server over an in-process duplex and as a child process;
-//! - `widgets`: the widgets module (public mode, catalogue, resources, scaffold, validate).
+//! - `widgets`: the widgets module (public mode, catalogue, resources, scaffold, validate);
+//! - `workspace`: every cargo command resolves the features the tests build (no recompiling).
 
 mod binary;
 mod cancellation;
@@ -49,3 +50,4 @@ mod scenarios;
 mod serve;
 mod util;
 mod widgets;
+mod workspace;
