@@ -174,7 +174,7 @@ fn every_tool_keeps_its_catalogue_class_and_the_module_counts_hold() -> anyhow::
 #[tokio::test]
 async fn read_only_refuses_every_mutating_action_without_a_single_request() -> anyhow::Result<()> {
     // Arrange: the lookups the tools would make are mounted, so a leak would be answered.
-    let library = Library::workspace()?;
+    let library = crate::util::library();
     let mut cassettes = library.mount_set("core/base")?;
     cassettes.extend(library.mount_set("customers/base")?);
     let env = [("MODYO_READ_ONLY".to_owned(), "true".to_owned())];
@@ -367,7 +367,7 @@ async fn different_call_level_errors_stay_per_item_and_a_dead_host_is_one_error(
 
 #[tokio::test]
 async fn legacy_mode_answers_every_scenario_the_old_way() -> anyhow::Result<()> {
-    let library = Library::workspace()?;
+    let library = crate::util::library();
     let env = [(
         "MODYO_MCP_LEGACY_MODULES".to_owned(),
         "core,customers".to_owned(),
@@ -539,7 +539,7 @@ fn read_only(scenario: &modyo_lab::Scenario) -> bool {
 fn every_tool_has_a_success_per_action_and_a_read_only_refusal_per_gated_write()
 -> anyhow::Result<()> {
     // Arrange
-    let library = Library::workspace()?;
+    let library = crate::util::library();
     let mut success = std::collections::BTreeSet::new();
     let mut refused = std::collections::BTreeSet::new();
     for (cassette, scenario) in library.scenarios() {
@@ -626,7 +626,7 @@ async fn replay(
 async fn every_tool_meets_an_upstream_error_and_an_ambiguous_name_reads_pass_read_only_bulk_goes_partial()
 -> anyhow::Result<()> {
     // Arrange
-    let library = Library::workspace()?;
+    let library = crate::util::library();
     let read_only_env = [("MODYO_READ_ONLY".to_owned(), "true".to_owned())];
     let mut upstream = std::collections::BTreeSet::new();
     let mut ambiguous = std::collections::BTreeSet::new();
@@ -735,7 +735,7 @@ async fn every_tool_meets_an_upstream_error_and_an_ambiguous_name_reads_pass_rea
 async fn validate_reports_structural_faults_as_data_and_counts_what_it_searched()
 -> anyhow::Result<()> {
     // Arrange: what the cassettes hold for the two originations validated.
-    let library = Library::workspace()?;
+    let library = crate::util::library();
     let cassette = library
         .get("customers/originations-validate")
         .expect("the validate cassette");

@@ -15,7 +15,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use modyo_lab::cassette::Outcome;
-use modyo_lab::session::Library;
 
 use crate::util::http::Spawned;
 use crate::util::{lab_binary, workspace};
@@ -126,7 +125,7 @@ fn the_inspector_cli_accepts_every_module_and_outcome_over_stdio() {
 /// runs stay short whatever the catalogue holds. Returns it and the labels of its scenarios
 /// that must now be rejected.
 fn corruption_target() -> (String, BTreeSet<String>) {
-    let library = Library::workspace().expect("the cassettes load");
+    let library = crate::util::library();
     let scenarios: Vec<_> = library
         .scenarios()
         .into_iter()
