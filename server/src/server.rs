@@ -7,7 +7,7 @@
 //! the read-only gate, the handler, then [`crate::contract::exit`].
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ErrorCode as RpcCode, Implementation,
@@ -65,7 +65,7 @@ struct Registered {
 
 struct Inner {
     app: Arc<App>,
-    tools: Vec<Registered>,
+    tools: Vec<Arc<Registered>>,
     index: HashMap<&'static str, usize>,
     instructions: String,
     /// The widgets module is active: its catalogue resources are listed and readable.
@@ -116,7 +116,7 @@ impl ModyoServer {
             } else {
                 Mode::Migrated
             };
-            tools.push(register(def, mode)?);
+            tools.push(registered(def, mode)?);
         }
         let index = tools
             .iter()
@@ -289,6 +289,24 @@ impl ModyoServer {
         }
         Some(doc)
     }
+}
+
+/// `def` registered in `mode`, compiled once per process: the three schema compilations per
+/// tool are most of the cost of [`ModyoServer::new`], and tests and the lab build a server per
+/// session. The catalogue is fixed at compile time, so a tool's name and mode determine it.
+fn registered(def: ToolDef, mode: Mode) -> Result<Arc<Registered>, ServerError> {
+    type Compiled = HashMap<(&'static str, bool), Arc<Registered>>;
+    static COMPILED: OnceLock<Mutex<Compiled>> = OnceLock::new();
+    let key = (def.name, mode == Mode::Legacy);
+    let compiled = COMPILED.get_or_init(Mutex::default);
+    if let Some(found) = compiled.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return Ok(found.clone());
+    }
+    // Compiled outside the lock: a concurrent first build of the same tool only does the work
+    // twice, and both results are the same.
+    let fresh = Arc::new(register(def, mode)?);
+    let mut compiled = compiled.lock().unwrap_or_else(|e| e.into_inner());
+    Ok(compiled.entry(key).or_insert(fresh).clone())
 }
 
 fn register(def: ToolDef, mode: Mode) -> Result<Registered, ServerError> {
