@@ -8,7 +8,10 @@ use modyo_lab::lifecycle::{self, CheckOptions};
 use modyo_lab::lint::{self, LintOptions, Lists, PlannedCall, Rule, ServerCommand};
 use modyo_lab::record::{self, Format, RecordOptions};
 use modyo_lab::serve::{self, Offline, ServeOptions};
+use modyo_lab::spec::command::SpecCommand;
+use modyo_mcp::config::Token;
 use modyo_mcp::logging::{self, LogArgs, Quiet};
+use modyo_mcp::scrub::Scrubber;
 use modyo_mcp::{HttpArgs, HttpListener};
 
 /// Prints a report on stdout; an unsuccessful report makes the command fail.
@@ -34,7 +37,8 @@ async fn record(options: RecordOptions) -> anyhow::Result<()> {
     print_report(&text, report.ok, "record")
 }
 
-async fn check_cassettes(mut options: CheckOptions) -> anyhow::Result<()> {
+async fn check_cassettes(options: CheckOptions) -> anyhow::Result<()> {
+    let mut options = options.with_defaults();
     options.token = std::env::var("MODYO_TOKEN").ok().filter(|t| !t.is_empty());
     let report = lifecycle::check(&options).await?;
     let text = match options.format {
@@ -212,13 +216,22 @@ enum Command {
     /// Cassette lifecycle commands.
     #[command(subcommand)]
     Cassettes(CassettesCommand),
+    /// Modyo's published API specification: import, pull, check, coverage report.
+    #[command(subcommand)]
+    Spec(SpecCommand),
 }
 
 #[derive(Subcommand)]
 enum CassettesCommand {
-    /// Every cassette parses, is redacted, has provenance and is used by some scenario
+    /// Every cassette parses, is redacted, has provenance, is used by some scenario, and every
+    /// interaction agrees with the API surface or is marked undocumented with its evidence
     /// (`--fail-on-unused`: and every interaction is played by some scenario).
     Check(CheckOptions),
+}
+
+async fn spec(command: SpecCommand) -> anyhow::Result<()> {
+    let outcome = modyo_lab::spec::command::run(command, std::env::vars()).await?;
+    print_report(&outcome.text, outcome.ok, "spec")
 }
 
 #[tokio::main]
@@ -226,12 +239,16 @@ async fn main() -> ExitCode {
     let cli = Cli::parse();
     // stdout is the MCP channel (serve) or the report (lint): logs go to stderr, warnings and
     // our own progress unless -v or RUST_LOG asks for more. The lint is quieter: its report is
-    // the output.
+    // the output. A live token (`record`) is scrubbed from every line, as in the server.
     let quiet = match cli.command {
         Command::Lint(_) => Quiet::Errors,
         _ => Quiet::Progress,
     };
-    logging::init(cli.log.verbose, quiet);
+    let token = std::env::var("MODYO_TOKEN")
+        .ok()
+        .filter(|t| !t.is_empty())
+        .map(Token::new);
+    logging::init(cli.log.verbose, quiet, Scrubber::for_token(token.as_ref()));
     let result = match cli.command {
         Command::Lint(args) => return lint(args).await,
         Command::Serve { options, http } => serve(options.env(std::env::vars()), &http).await,
@@ -244,6 +261,7 @@ async fn main() -> ExitCode {
         Command::Bench(args) => modyo_lab::perf::command(args).await.map_err(Into::into),
         Command::Record(options) => record(*options).await,
         Command::Cassettes(CassettesCommand::Check(options)) => check_cassettes(options).await,
+        Command::Spec(command) => spec(command).await,
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -9,14 +9,19 @@
 
 use std::path::{Path, PathBuf};
 
-/// How `--help` words the default of a `--cassettes` option: clap would print the path this
-/// machine resolves, which says nothing about another one.
-pub const CASSETTES_DEFAULT: &str = "cassettes/ of the workspace this binary stands in, else of \
-     the workspace around the current directory, else ./cassettes";
+/// The help of an option whose default is `name` under the workspace (`cassettes`,
+/// `reports`, `harness/spec`): `what`, then how the default is found. clap would print the path
+/// this machine resolves, which says nothing about another one.
+pub fn dir_help(what: &str, name: &str) -> String {
+    format!(
+        "{what} [default: {name}/ of the workspace this binary stands in, else of the workspace \
+         around the current directory, else ./{name}]"
+    )
+}
 
-/// The help of a `--cassettes` option: `what` and [`CASSETTES_DEFAULT`].
+/// The help of a `--cassettes` option: [`dir_help`] for `cassettes`.
 pub fn cassettes_help(what: &str) -> String {
-    format!("{what} [default: {CASSETTES_DEFAULT}]")
+    dir_help(what, "cassettes")
 }
 
 /// The workspace of this process: around its executable, else around the current directory.

@@ -6,6 +6,8 @@
 
 use tracing_subscriber::EnvFilter;
 
+use crate::scrub::{Scrubber, ScrubbingWriter};
+
 /// The crates whose INFO lines are this project's progress (shown by default).
 const OUR_CRATES: [&str; 2] = ["modyo_mcp", "modyo_lab"];
 
@@ -51,11 +53,12 @@ pub fn filter(rust_log: Option<&str>, verbose: u8, quiet: Quiet) -> EnvFilter {
         .unwrap_or_else(|| EnvFilter::new(directives(verbose, quiet)))
 }
 
-/// Installs the stderr logger for a binary: [`filter`] over this process's `RUST_LOG`.
-pub fn init(verbose: u8, quiet: Quiet) {
+/// Installs the stderr logger for a binary: [`filter`] over this process's `RUST_LOG`, every
+/// line passed through `scrubber` (the configured token never reaches the logs).
+pub fn init(verbose: u8, quiet: Quiet, scrubber: Scrubber) {
     let rust_log = std::env::var("RUST_LOG").ok();
     tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
+        .with_writer(ScrubbingWriter::new(scrubber, std::io::stderr))
         .with_env_filter(filter(rust_log.as_deref(), verbose, quiet))
         .with_ansi(false)
         .init();

@@ -1,10 +1,12 @@
-//! The production server: read the environment and the transport flags, log to stderr, serve
-//! MCP on stdio (default) or over streamable HTTP (`--http [ADDR]`).
+//! The production server: read the environment and the transport flags, log to stderr (the
+//! token scrubbed from every line), serve MCP on stdio (default) or over streamable HTTP
+//! (`--http [ADDR]`).
 
 use std::process::ExitCode;
 
 use clap::Parser;
 use modyo_mcp::logging::{self, LogArgs, Quiet};
+use modyo_mcp::scrub::Scrubber;
 use modyo_mcp::{Config, HttpArgs, HttpListener, ModyoServer};
 
 /// MCP server for the Modyo platform API. Configuration comes from the environment
@@ -21,16 +23,6 @@ struct Cli {
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
-    // stdout is the MCP channel on stdio: logs go to stderr, warnings and our progress lines
-    // unless -v, DEBUG (as -vv) or RUST_LOG asks for more.
-    let debug = matches!(std::env::var("DEBUG").as_deref(), Ok("true" | "1"));
-    let verbose = if debug {
-        cli.log.verbose.max(2)
-    } else {
-        cli.log.verbose
-    };
-    logging::init(verbose, Quiet::Progress);
-
     let http = match cli.http.options() {
         Ok(http) => http,
         Err(e) => {
@@ -45,6 +37,22 @@ async fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    // stdout is the MCP channel on stdio: logs go to stderr, warnings and our progress lines
+    // unless -v, DEBUG (as -vv) or RUST_LOG asks for more; every line scrubbed of the token
+    // (upstream may echo it).
+    let debug = matches!(std::env::var("DEBUG").as_deref(), Ok("true" | "1"));
+    let verbose = if debug {
+        cli.log.verbose.max(2)
+    } else {
+        cli.log.verbose
+    };
+    logging::init(
+        verbose,
+        Quiet::Progress,
+        Scrubber::for_token(config.token.as_ref()),
+    );
+    eprintln!("modyo-mcp: {}", config.mode_line());
+
     let server = match ModyoServer::new(config) {
         Ok(server) => server,
         Err(e) => {
