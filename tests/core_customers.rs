@@ -653,7 +653,7 @@ async fn every_tool_meets_an_upstream_error_and_an_ambiguous_name_reads_pass_rea
             // Act: an error the API caused carries its HTTP status (or is a read-back mismatch
             // after a 2xx); a local refusal or a resolver miss carries none.
             Outcome::Error if !upstream.contains(tool) => {
-                let result = replay(&library, cassette, scenario, &[]).await?;
+                let result = replay(library, cassette, scenario, &[]).await?;
                 let error = check::error(&result).unwrap_or_default();
                 let status = error["status"].as_u64().unwrap_or(0);
                 if status >= 400 || error["code"] == "persisted_mismatch" {
@@ -665,8 +665,8 @@ async fn every_tool_meets_an_upstream_error_and_an_ambiguous_name_reads_pass_rea
             Outcome::Success
                 if read && !read_in_read_only.contains(&(tool.to_owned(), action.clone())) =>
             {
-                let normal = replay(&library, cassette, scenario, &[]).await?;
-                let gated = replay(&library, cassette, scenario, &read_only_env).await?;
+                let normal = replay(library, cassette, scenario, &[]).await?;
+                let gated = replay(library, cassette, scenario, &read_only_env).await?;
                 if gated.structured_content.is_none()
                     || normal.structured_content != gated.structured_content
                 {
@@ -680,7 +680,7 @@ async fn every_tool_meets_an_upstream_error_and_an_ambiguous_name_reads_pass_rea
             // Act: a bulk call where some items failed and others did not; an item whose
             // name matched two entities fails alone with `ambiguous`.
             Outcome::Success if BULK.contains(&tool) => {
-                let result = replay(&library, cassette, scenario, &[]).await?;
+                let result = replay(library, cassette, scenario, &[]).await?;
                 let s = result.structured_content.unwrap_or_default();
                 let count = |key: &str| s["data"][key].as_array().map_or(0, Vec::len);
                 if s["state"]["status"] == "partial" {
@@ -763,7 +763,7 @@ async fn validate_reports_structural_faults_as_data_and_counts_what_it_searched(
 
     for (name, origination, sound) in [("sound", 501, true), ("faults", 502, false)] {
         // Act
-        let result = replay(&library, cassette, scenario(name), &[]).await?;
+        let result = replay(library, cassette, scenario(name), &[]).await?;
 
         // Assert: a success either way; the faults are the data, each a {code, message} with
         // the ids involved, and state says how many steps and rules were checked.

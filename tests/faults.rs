@@ -207,12 +207,12 @@ fn closed_port_uri() -> anyhow::Result<String> {
 #[tokio::test]
 async fn every_fault_is_a_c16_error_with_its_code_for_every_tool_class() -> anyhow::Result<()> {
     let library = crate::util::library();
-    let faults = faults(&library)?;
+    let faults = faults(library)?;
     assert!(
         faults.len() >= 17,
         "the error table, the transport faults and the bad bodies"
     );
-    let probes = chosen_probes(&library).await?;
+    let probes = chosen_probes(library).await?;
     for (probe, _) in &probes {
         eprintln!("faults: probe {:?} {}", probe.kind, probe.label);
     }
