@@ -4,7 +4,7 @@
 
 use modyo_lab::cassette::Interaction;
 use modyo_lab::check;
-use modyo_lab::session::{Library, Session};
+use modyo_lab::session::Session;
 use serde_json::{Value, json};
 
 use crate::util::cassette;
@@ -17,7 +17,7 @@ fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
 }
 
 async fn pilot(name: &str, pairs: &[(&str, &str)]) -> Session {
-    let library = Library::workspace().expect("cassettes load");
+    let library = crate::util::library();
     Session::start(&library.mount_set(name).expect("mount set"), &env(pairs))
         .await
         .expect("session")

@@ -4,6 +4,8 @@
 //! - `cancellation`: `notifications/cancelled` stops upstream work; 64 concurrent calls on one
 //!   session, over the duplex and over HTTP;
 //! - `cassettes`: every cassette under `cassettes/` loads, resolves and says where it is from;
+//! - `cli`: both binaries' default logs (quiet), `-v`/`RUST_LOG`/`DEBUG`, and `--help` free of
+//!   build-machine paths;
 //! - `channels`: what channels scenarios cannot express (files on disk, no writes when read-only);
 //! - `content`: the content module's classes, read-only gate, coverage, C7 and bulk work;
 //! - `contract`: the contract rules of the foundation through the real server (C1-C21);
@@ -37,12 +39,14 @@
 //!   committed API coverage report;
 //! - `stdio`: malformed stdio lines answered with `-32700` / `-32600`;
 //! - `walk`: whole-collection walks against capped, contradicting and page-ignoring upstreams;
-//! - `widgets`: the widgets module (public mode, catalogue, resources, scaffold, validate).
+//! - `widgets`: the widgets module (public mode, catalogue, resources, scaffold, validate);
+//! - `workspace`: every cargo command resolves the features the tests build (no recompiling).
 
 mod binary;
 mod cancellation;
 mod cassettes;
 mod channels;
+mod cli;
 mod content;
 mod contract;
 mod core_customers;
@@ -68,3 +72,4 @@ mod stdio;
 mod util;
 mod walk;
 mod widgets;
+mod workspace;

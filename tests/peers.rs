@@ -2,11 +2,13 @@
 //! client, the MCP Inspector CLI and the MCP conformance suite, all pinned (tests/python,
 //! tests/node) and installed by `make python-client` / `make node-tools` (which `make test`
 //! runs). The Python and TypeScript SDK clients walk every cassette scenario through `modyo-lab
-//! serve` over stdio and over streamable HTTP; the Inspector, which starts a process per call,
-//! walks every scenario over HTTP, and the first scenario of every module and expected outcome
-//! over stdio, where each call also starts a server (tests/node/inspector.mjs). Each is also
-//! shown to reject a tool whose output breaks its `outputSchema` (the harness-only fault of
-//! `modyo_lab::corrupt`), so a green run means something.
+//! serve` over stdio and over streamable HTTP; the Inspector walks every scenario over HTTP
+//! (`tools/list` as a program, the calls through the CLI's entry point in one Node process, a
+//! Node start-up per call being most of the gate's time otherwise), and the first scenario of
+//! every module and expected outcome over stdio as a program, where each call also starts a
+//! server (tests/node/inspector.mjs). Each is also shown to reject a tool whose output breaks
+//! its `outputSchema` (the harness-only fault of `modyo_lab::corrupt`), so a green run means
+//! something.
 //!
 //! A bare `cargo test` without the peers installed skips these tests, saying on stderr which
 //! one and how to run it (`make test`); with `CI=true` a missing peer fails instead.
@@ -17,7 +19,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use modyo_lab::cassette::Outcome;
-use modyo_lab::session::Library;
 
 use crate::util::http::Spawned;
 use crate::util::{lab_binary, workspace};
@@ -170,7 +171,7 @@ fn the_inspector_cli_accepts_every_module_and_outcome_over_stdio() {
 /// runs stay short whatever the catalogue holds. Returns it and the labels of its scenarios
 /// that must now be rejected.
 fn corruption_target() -> (String, BTreeSet<String>) {
-    let library = Library::workspace().expect("the cassettes load");
+    let library = crate::util::library();
     let scenarios: Vec<_> = library
         .scenarios()
         .into_iter()

@@ -74,8 +74,7 @@ fn captured_logs() -> String {
 
 /// The pilot's base cassette: four spaces, Sucursales and its content type.
 fn pilot_base() -> Cassette {
-    Library::workspace()
-        .expect("workspace cassettes load")
+    crate::util::library()
         .get("content/sucursales/base")
         .expect("the pilot base cassette exists")
         .clone()

@@ -27,7 +27,9 @@
 //! - [`tokens`]: the three counters, chars/2.902, o200k_base, cl100k_base (M2);
 //! - [`measure`]: `modyo-lab measure`, before and after per module, the slot breakdown (M3, M4);
 //! - [`report`]: the report model and its Markdown, JSON and SVG renderings (M5);
-//! - [`perf`]: `modyo-lab bench`, the performance report against the floor and mcp-recorder.
+//! - [`perf`]: `modyo-lab bench`, the performance report against the floor and mcp-recorder;
+//! - [`workspace`]: the checkout whose `cassettes/` and `reports/` are the defaults, found at
+//!   run time.
 //!
 //! # Example
 //!
@@ -59,6 +61,7 @@ pub mod serve;
 pub mod session;
 pub mod spec;
 pub mod tokens;
+pub mod workspace;
 
 pub use cassette::{Cassette, CassetteError, Interaction, Provenance, RecordedResponse, Scenario};
 pub use replay::{

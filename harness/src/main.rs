@@ -10,6 +10,9 @@ use modyo_lab::record::suite::SuiteArgs;
 use modyo_lab::record::{self, Format, RecordOptions};
 use modyo_lab::serve::{self, Offline, ServeOptions};
 use modyo_lab::spec::command::SpecCommand;
+use modyo_mcp::config::Token;
+use modyo_mcp::logging::{self, LogArgs, Quiet};
+use modyo_mcp::scrub::Scrubber;
 use modyo_mcp::{HttpArgs, HttpListener};
 
 /// Prints a report on stdout; an unsuccessful report makes the command fail.
@@ -106,7 +109,8 @@ struct LintArgs {
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
     /// Cassettes for our own server (served, and every scenario replayed for C8/C11/C12).
-    #[arg(long, default_value_os_t = modyo_lab::cassette::default_dir())]
+    #[arg(long, default_value_os_t = modyo_lab::cassette::default_dir(), hide_default_value = true,
+        help = modyo_lab::workspace::cassettes_help("Cassettes for our own server (served, and every scenario replayed for C8/C11/C12)."))]
     cassettes: std::path::PathBuf,
     /// Exemption lists as JSON (default: ours for our server, none for another server).
     #[arg(long)]
@@ -210,6 +214,8 @@ async fn serve(options: ServeOptions, http: &HttpArgs) -> anyhow::Result<()> {
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    #[command(flatten)]
+    log: LogArgs,
 }
 
 #[derive(Subcommand)]
@@ -229,7 +235,8 @@ enum Command {
         /// The fixture set.
         set: FixtureSet,
         /// The cassettes directory.
-        #[arg(long, default_value_os_t = modyo_lab::cassette::default_dir())]
+        #[arg(long, default_value_os_t = modyo_lab::cassette::default_dir(), hide_default_value = true,
+            help = modyo_lab::workspace::cassettes_help("The cassettes directory."))]
         cassettes: std::path::PathBuf,
         /// Fail if the files on disk differ from what the generator writes; write nothing.
         #[arg(long)]
@@ -275,22 +282,18 @@ async fn spec(command: SpecCommand) -> anyhow::Result<()> {
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
-    // stdout is the MCP channel (serve) or the report (lint): logs go to stderr. The lint is
-    // quiet by default: its report is the output; `measure` prints its own progress.
-    let default = match cli.command {
-        Command::Lint(_) => "error",
-        // The suite prints its own progress; every call's in-process server would log at info.
-        Command::Record(ref args) if args.suite.suite.is_some() => "warn",
-        Command::Measure(_) | Command::Bench(_) | Command::Spec(_) => "warn",
-        _ => "info",
+    // stdout is the MCP channel (serve) or the report (lint): logs go to stderr, warnings and
+    // our own progress unless -v or RUST_LOG asks for more. The lint is quieter: its report is
+    // the output. A live token (`record`) is scrubbed from every line, as in the server.
+    let quiet = match cli.command {
+        Command::Lint(_) => Quiet::Errors,
+        _ => Quiet::Progress,
     };
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(filter)
-        .with_ansi(false)
-        .init();
+    let token = std::env::var("MODYO_TOKEN")
+        .ok()
+        .filter(|t| !t.is_empty())
+        .map(Token::new);
+    logging::init(cli.log.verbose, quiet, Scrubber::for_token(token.as_ref()));
     let result = match cli.command {
         Command::Lint(args) => return lint(args).await,
         Command::Serve { options, http } => serve(options.env(std::env::vars()), &http).await,

@@ -14,6 +14,7 @@
 //! - [`server`]: the rmcp handler (registry, gate, dispatch) and the stdio transport;
 //! - [`http`]: the streamable HTTP transport (loopback by default, Host/Origin checked, a
 //!   header-read timeout and a cap on sessions);
+//! - [`logging`]: the binaries' stderr logs (quiet by default, `-v` and `RUST_LOG` for more);
 //! - [`stdio`]: the stdio transport, which answers malformed lines (`-32700`, `-32600`);
 //! - [`scrub`]: the token scrubbed from every answer and log line;
 //! - `widgets`: the widget component catalogue shipped in the binary (data, resources, the
@@ -33,6 +34,7 @@ mod app;
 pub mod config;
 pub mod contract;
 pub mod http;
+pub mod logging;
 pub mod modyo;
 pub mod scrub;
 pub mod server;

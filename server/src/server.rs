@@ -7,7 +7,7 @@
 //! the read-only gate, the handler, then [`crate::contract::exit`].
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ErrorCode as RpcCode, Implementation,
@@ -64,7 +64,7 @@ struct Registered {
 
 struct Inner {
     app: Arc<App>,
-    tools: Vec<Registered>,
+    tools: Vec<Arc<Registered>>,
     index: HashMap<&'static str, usize>,
     instructions: String,
     /// The widgets module is active: its catalogue resources are listed and readable.
@@ -125,22 +125,16 @@ impl ModyoServer {
             } else {
                 Mode::Migrated
             };
-            tools.push(register(def, mode)?);
+            tools.push(registered(def, mode)?);
         }
         let index = tools
             .iter()
             .enumerate()
             .map(|(i, t)| (t.def.name, i))
             .collect();
-        tracing::info!("Tools: {} (filtered from {total}).", tools.len());
-        if config.read_only {
-            let count = |class| tools.iter().filter(|t| t.def.class == class).count();
-            tracing::info!(
-                "Read-only mode active (MODYO_READ_ONLY). Read tools exposed: {}. Multi-action tools gated: {}.",
-                count(ToolClass::Read),
-                count(ToolClass::Gated)
-            );
-        }
+        // DEBUG here: tests and the lab build many servers per process; a binary announces
+        // its one server at INFO (`log_registry`).
+        tracing::debug!("Tools: {} (filtered from {total}).", tools.len());
         let instructions = instructions(&active, config.read_only, config.has_api());
         Ok(ModyoServer {
             inner: Arc::new(Inner {
@@ -151,6 +145,21 @@ impl ModyoServer {
                 widgets,
             }),
         })
+    }
+
+    /// Logs at INFO what the registry holds (the tool count; read-only mode and its counts):
+    /// the start-up lines of a binary.
+    pub fn log_registry(&self) {
+        let tools = &self.inner.tools;
+        tracing::info!("Tools: {} (filtered from {}).", tools.len(), catalog_size());
+        if self.inner.app.config.read_only {
+            let count = |class| tools.iter().filter(|t| t.def.class == class).count();
+            tracing::info!(
+                "Read-only mode active (MODYO_READ_ONLY). Read tools exposed: {}. Multi-action tools gated: {}.",
+                count(ToolClass::Read),
+                count(ToolClass::Gated)
+            );
+        }
     }
 
     /// The names of the registered tools, in catalogue order.
@@ -276,6 +285,24 @@ impl ModyoServer {
         }
         Some(doc)
     }
+}
+
+/// `def` registered in `mode`, compiled once per process: the three schema compilations per
+/// tool are most of the cost of [`ModyoServer::new`], and tests and the lab build a server per
+/// session. The catalogue is fixed at compile time, so a tool's name and mode determine it.
+fn registered(def: ToolDef, mode: Mode) -> Result<Arc<Registered>, ServerError> {
+    type Compiled = HashMap<(&'static str, bool), Arc<Registered>>;
+    static COMPILED: OnceLock<Mutex<Compiled>> = OnceLock::new();
+    let key = (def.name, mode == Mode::Legacy);
+    let compiled = COMPILED.get_or_init(Mutex::default);
+    if let Some(found) = compiled.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return Ok(found.clone());
+    }
+    // Compiled outside the lock: a concurrent first build of the same tool only does the work
+    // twice, and both results are the same.
+    let fresh = Arc::new(register(def, mode)?);
+    let mut compiled = compiled.lock().unwrap_or_else(|e| e.into_inner());
+    Ok(compiled.entry(key).or_insert(fresh).clone())
 }
 
 fn register(def: ToolDef, mode: Mode) -> Result<Registered, ServerError> {

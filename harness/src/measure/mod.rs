@@ -113,7 +113,8 @@ pub struct MeasureArgs {
     #[arg(long)]
     pub server: Option<PathBuf>,
     /// The cassettes directory.
-    #[arg(long, default_value_os_t = crate::cassette::default_dir())]
+    #[arg(long, default_value_os_t = crate::cassette::default_dir(), hide_default_value = true,
+        help = crate::workspace::cassettes_help("The cassettes directory."))]
     pub cassettes: PathBuf,
 }
 

@@ -131,7 +131,8 @@ pub struct RecordOptions {
     #[arg(long, value_enum, default_value_t = Mode::Once)]
     pub mode: Mode,
     /// The cassettes directory.
-    #[arg(long, default_value_os_t = cassette::default_dir())]
+    #[arg(long, default_value_os_t = cassette::default_dir(), hide_default_value = true,
+        help = crate::workspace::cassettes_help("The cassettes directory."))]
     pub cassettes: PathBuf,
     /// A JSON array or JSON-lines file of `{"name"?, "tool", "arguments"?, "env"?}` calls.
     #[arg(long)]
