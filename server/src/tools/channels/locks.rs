@@ -9,7 +9,7 @@ use serde_json::json;
 use super::in_site;
 use crate::config::Module;
 use crate::modyo::Query;
-use crate::tools::args::Paging;
+use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::{
     Action, Answer, Ctx, Echoed, Managed, Member, Need, Rules, echoed, manage, persist, reply,
 };
@@ -45,7 +45,7 @@ pub(crate) struct ManageArgs {
     /// list, get (default), acquire or release.
     action: Option<Action>,
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
     /// Lock id (get, release).
     lock_id: Option<u64>,
     #[serde(flatten)]

@@ -25,6 +25,7 @@ use crate::contract::{
 };
 use crate::modyo::list::walk;
 use crate::modyo::{ModyoClient, Query};
+use crate::tools::args::Ident;
 use crate::tools::engine::{Answer, Data, Echo, Id, Nullable, echoed};
 use crate::tools::{Call, ToolDef, tool};
 
@@ -181,7 +182,7 @@ fn stages(site: &Value, account: Option<&url::Url>) -> Vec<Stage> {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct PreviewArgs {
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
 }
 
 /// What a publish would release, and where each stage is served.
@@ -243,7 +244,7 @@ pub(crate) struct Selected {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct PublishArgs {
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
     /// Only these pending items (default: every pending item of the site).
     items: Option<Vec<Selected>>,
 }

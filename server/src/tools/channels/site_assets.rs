@@ -15,7 +15,7 @@ use super::in_site;
 use crate::config::Module;
 use crate::contract::{ErrorCode, ToolError};
 use crate::modyo::Query;
-use crate::tools::args::Paging;
+use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::{
     Action, Answer, Ctx, Echoed, Managed, Member, Rules, echoed, manage, persist, reply,
 };
@@ -46,7 +46,7 @@ pub(crate) struct ManageArgs {
     /// list, get (default), upload, update or delete.
     action: Option<Action>,
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
     /// Site asset id (get, update, delete).
     asset_id: Option<u64>,
     #[serde(flatten)]

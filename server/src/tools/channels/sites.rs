@@ -10,7 +10,7 @@ use crate::config::Module;
 use crate::contract::{Evidence, Reply};
 use crate::modyo::list::walk;
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::args::Paging;
+use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::reply::Object;
 use crate::tools::engine::{
     Action, Answer, Ctx, Data, Echoed, Found, Given, Managed, Need, Nullable, Scope, at, manage_as,
@@ -32,7 +32,7 @@ pub(crate) struct ManageArgs {
     /// list, get (default: the overview), create, update or delete.
     action: Option<Action>,
     /// Site id, host, uuid or name (get, update, delete).
-    site: Option<String>,
+    site: Option<Ident>,
     #[serde(flatten)]
     paging: Paging,
     /// list: filter by host or name.

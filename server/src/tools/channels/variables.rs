@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::{Need, resolve_site};
 use crate::config::Module;
 use crate::modyo::Query;
-use crate::tools::args::Paging;
+use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::{
     Action, Collection, Given, Member, Rules, Scope, echoed, manage, scoped,
 };
@@ -35,7 +35,7 @@ pub(crate) struct ManageArgs {
     /// list, get (default), create, update or delete.
     action: Option<Action>,
     /// Site id, host, uuid or name for site variables; omit for account variables.
-    site: Option<String>,
+    site: Option<Ident>,
     /// Variable id (get, update, delete).
     variable_id: Option<u64>,
     #[serde(flatten)]

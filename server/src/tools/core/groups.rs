@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use crate::config::Module;
 use crate::contract::{ErrorCode, PostCondition, ToolClass, ToolError};
 use crate::modyo::Query;
-use crate::tools::args::Paging;
+use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::{
     Action, Answer, Collection, Ctx, Echo, Managed, Member, Need, Rules, at, echoed, manage,
     persist, reply,
@@ -51,7 +51,7 @@ pub(crate) struct ManageArgs {
     /// list, get (default), create, update, delete, add_users or remove_users.
     action: Option<Action>,
     /// Group id or name (all but list and create).
-    group: Option<String>,
+    group: Option<Ident>,
     #[serde(flatten)]
     paging: Paging,
     /// Name (create, update).

@@ -15,7 +15,7 @@ use super::roles::roles;
 use crate::config::Module;
 use crate::contract::{ErrorCode, PostCondition, Resource, ToolError};
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::args::Paging;
+use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::{
     Action, Answer, Ctx, Echoed, Managed, Member, Need, Rules, at, echoed, manage, persist, reply,
 };
@@ -54,7 +54,7 @@ pub(crate) struct ManageArgs {
     #[serde(flatten)]
     paging: Paging,
     /// Role id or key; its context must match the target (add, update).
-    role: Option<String>,
+    role: Option<Ident>,
     /// Team user to add (add; or group_id).
     admin_user_id: Option<u64>,
     /// Group to add (add; or admin_user_id).

@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::config::Module;
 use crate::contract::{PostCondition, ToolClass, ToolError};
 use crate::modyo::Query;
-use crate::tools::args::Paging;
+use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::{
     Action, Answer, Collection, Ctx, Echo, Echoed, Managed, Member, Names, Need, Rules, at, echoed,
     manage, persist, reply,
@@ -101,7 +101,7 @@ pub(crate) struct ManageArgs {
     /// list, get (default), update, delete or restore.
     action: Option<Action>,
     /// Role id or key (get, update, delete, restore).
-    role: Option<String>,
+    role: Option<Ident>,
     /// Only roles of this context (list).
     context: Option<Context>,
     #[serde(flatten)]

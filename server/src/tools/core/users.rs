@@ -13,7 +13,7 @@ use super::Lang;
 use crate::config::Module;
 use crate::contract::{ToolClass, ToolError};
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::args::Paging;
+use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::{
     Action, Answer, Collection, Ctx, Echo, Managed, Member, Names, Need, Rules, at, bulk, echoed,
     manage, persist, reply,
@@ -74,7 +74,7 @@ pub(crate) struct ManageArgs {
     /// list, get (default), create, update, activate or deactivate.
     action: Option<Action>,
     /// User id or email (get, update, activate, deactivate).
-    user: Option<String>,
+    user: Option<Ident>,
     /// Text filter on name or email (list).
     query: Option<String>,
     #[serde(flatten)]
@@ -190,7 +190,7 @@ pub(crate) struct BulkArgs {
     action: BulkAction,
     /// User ids or emails, 1 to 100.
     #[schemars(length(min = 1, max = 100))]
-    users: Vec<String>,
+    users: Vec<Ident>,
 }
 
 pub(crate) fn bulk_tool() -> ToolDef {

@@ -14,7 +14,7 @@ use super::in_realm;
 use crate::config::Module;
 use crate::contract::{PostCondition, ToolClass};
 use crate::modyo::Query;
-use crate::tools::args::Paging;
+use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::copy::{copy_name, without_owned};
 use crate::tools::engine::{
     Action, Answer, Echo, Echoed, Member, Need, Rules, echoed, manage, persist, reply,
@@ -39,11 +39,11 @@ impl Member for DataSet {
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
 pub(crate) struct ManageArgs {
     /// Realm uid or name.
-    realm: String,
+    realm: Ident,
     /// list, get (default), create, update or delete.
     action: Option<Action>,
     /// Data set id or name (get, update, delete).
-    data_set: Option<String>,
+    data_set: Option<Ident>,
     #[serde(flatten)]
     paging: Paging,
     /// Name (create, update).
@@ -80,11 +80,11 @@ delete needs confirmDelete: true.",
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct CopyArgs {
     /// Realm uid or name of the data set to copy.
-    realm: String,
+    realm: Ident,
     /// Data set id or name.
-    data_set: String,
+    data_set: Ident,
     /// Realm uid or name to copy into (default: the same realm).
-    target_realm: Option<String>,
+    target_realm: Option<Ident>,
     /// Name of the copy (default: the same name in another realm, "<name> (copy)" in the same one).
     name: Option<String>,
 }

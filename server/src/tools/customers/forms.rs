@@ -14,7 +14,7 @@ use super::in_realm;
 use crate::config::Module;
 use crate::contract::{PostCondition, ToolClass, ToolError};
 use crate::modyo::Query;
-use crate::tools::args::Paging;
+use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::copy::{copy_name, without_owned};
 use crate::tools::engine::{
     Action, Answer, Ctx, Echo, Echoed, Managed, Member, Need, Rules, echoed, manage, persist, reply,
@@ -38,11 +38,11 @@ impl Member for Form {
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
 pub(crate) struct ManageArgs {
     /// Realm uid or name.
-    realm: String,
+    realm: Ident,
     /// list, get (default), create, update, delete, enable or disable.
     action: Option<Action>,
     /// Form id or name (all but list and create).
-    form: Option<String>,
+    form: Option<Ident>,
     #[serde(flatten)]
     paging: Paging,
     /// Name (create, update).
@@ -111,11 +111,11 @@ fn bound_questions(questions: &Value, out: &mut Vec<Value>) {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct CopyArgs {
     /// Realm uid or name of the form to copy.
-    realm: String,
+    realm: Ident,
     /// Form id or name.
-    form: String,
+    form: Ident,
     /// Realm uid or name to copy into (default: the same realm).
-    target_realm: Option<String>,
+    target_realm: Option<Ident>,
     /// Name of the copy (default: the same name in another realm, "<name> (copy)" in the same one).
     name: Option<String>,
 }

@@ -19,7 +19,7 @@ use crate::contract::{ErrorCode, Legacy, PostCondition, Resource, ToolError};
 use crate::modyo::Query;
 use crate::tools::CallError;
 use crate::tools::ToolDef;
-use crate::tools::args::Paging;
+use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::{Action, Answer, Ctx, Managed, at, manage, persist, reply};
 
 /// Arguments of `customers-realms-manage`.
@@ -28,7 +28,7 @@ pub(crate) struct ManageArgs {
     /// list, get (default), create, update, delete, appearance or logo.
     action: Option<Action>,
     /// Realm uid or name (all but list and create).
-    realm: Option<String>,
+    realm: Option<Ident>,
     #[serde(flatten)]
     paging: Paging,
     /// Name (create, update).

@@ -11,7 +11,7 @@ use super::in_realm;
 use crate::config::Module;
 use crate::modyo::Query;
 use crate::tools::ToolDef;
-use crate::tools::args::Paging;
+use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::{Action, Member, Rules, echoed, manage};
 
 echoed! {
@@ -39,11 +39,11 @@ enum Match {
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
 pub(crate) struct ManageArgs {
     /// Realm uid or name.
-    realm: String,
+    realm: Ident,
     /// list, get (default), create, update or delete.
     action: Option<Action>,
     /// Segment id or name (get, update, delete).
-    segment: Option<String>,
+    segment: Option<Ident>,
     #[serde(flatten)]
     paging: Paging,
     /// Name (create, update).

@@ -14,7 +14,7 @@ use super::{Realm, resolve_realm};
 use crate::config::Module;
 use crate::contract::{Control, ToolClass, ToolError};
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::args::Paging;
+use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::{
     Answer, Echo, Echoed, Member, Names, Rules, bulk, echoed, persist, reply,
 };
@@ -59,7 +59,7 @@ impl Status {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct ListArgs {
     /// Realm uid or name.
-    realm: String,
+    realm: Ident,
     #[serde(flatten)]
     paging: Paging,
     /// Text filter on name or email.
@@ -129,7 +129,7 @@ impl Profile {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct UpsertArgs {
     /// Realm uid or name.
-    realm: String,
+    realm: Ident,
     /// Email: the natural key. An existing user with it is updated, else one is created.
     email: String,
     #[serde(flatten)]
@@ -204,7 +204,7 @@ struct BulkUser {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct BulkArgs {
     /// Realm uid or name.
-    realm: String,
+    realm: Ident,
     /// create, activate, deactivate or delete.
     action: BulkAction,
     /// The users, 1 to 100.

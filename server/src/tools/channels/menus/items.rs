@@ -12,7 +12,7 @@ use super::{Menu, resolve_menu};
 use crate::config::Module;
 use crate::contract::{ErrorCode, Legacy, Resource, ToolError};
 use crate::modyo::Query;
-use crate::tools::args::Paging;
+use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::collection::id_of;
 use crate::tools::engine::reply::{self, Object};
 use crate::tools::engine::{
@@ -88,9 +88,9 @@ pub(crate) struct ItemsArgs {
     /// list (menus with their item trees), get (default: one menu's tree), create, update, delete or move.
     action: Option<Action>,
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
     /// Menu id or exact name (every action but list).
-    menu: Option<String>,
+    menu: Option<Ident>,
     /// Menu item id (update, delete, move).
     item_id: Option<u64>,
     #[serde(flatten)]

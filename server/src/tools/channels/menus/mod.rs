@@ -18,6 +18,7 @@ use crate::contract::{ErrorCode, PostCondition, ToolClass, ToolError};
 use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, is_id, pick};
 use crate::modyo::{ModyoClient, Query};
+use crate::tools::args::Ident;
 use crate::tools::engine::collection::{id_of, parse_id};
 use crate::tools::engine::{
     Answer, Collection, Echo, Echoed, Found, Member, Nothing, Rules, echoed, persist, reply,
@@ -84,7 +85,7 @@ async fn resolve_menu(
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct UpsertArgs {
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
     /// Exact menu name: the natural key.
     name: String,
     /// Rename the menu found by name.
@@ -142,11 +143,11 @@ async fn upsert(call: Call, args: UpsertArgs) -> Answer<Echo<Menu>> {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct CopyArgs {
     /// Site id, host, uuid or name of the source menu.
-    site: String,
+    site: Ident,
     /// Source menu id or exact name.
-    menu: String,
-    /// Target site (default: the same site).
-    target_site: Option<String>,
+    menu: Ident,
+    /// Target site id, host, uuid or name (default: the same site).
+    target_site: Option<Ident>,
     /// Name of the copy (default: the source's; needed within one site).
     name: Option<String>,
 }
@@ -268,9 +269,9 @@ async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<Menu>> {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct DeleteArgs {
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
     /// Menu id or exact name.
-    menu: String,
+    menu: Ident,
     /// Must be true.
     #[serde(rename = "confirmDelete")]
     confirm_delete: Option<bool>,

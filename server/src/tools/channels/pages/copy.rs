@@ -10,6 +10,7 @@ use super::Page;
 use crate::config::Module;
 use crate::contract::{ToolClass, ToolError};
 use crate::modyo::Query;
+use crate::tools::args::Ident;
 use crate::tools::engine::collection::id_of;
 use crate::tools::engine::{Answer, Echo, Echoed, persist, reply};
 use crate::tools::{Call, ToolDef, tool};
@@ -18,11 +19,11 @@ use crate::tools::{Call, ToolDef, tool};
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct CopyArgs {
     /// Site id, host, uuid or name of the source page.
-    site: String,
+    site: Ident,
     /// Source page id.
     page_id: u64,
-    /// Target site (default: the same site).
-    target_site: Option<String>,
+    /// Target site id, host, uuid or name (default: the same site).
+    target_site: Option<Ident>,
     /// Name of the copy (default: the source's).
     name: Option<String>,
     /// Path of the copy (default: the source's; needed within one site).

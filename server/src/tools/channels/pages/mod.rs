@@ -12,7 +12,7 @@ use super::{Need, in_site, resolve_site};
 use crate::config::Module;
 use crate::contract::ToolClass;
 use crate::modyo::Query;
-use crate::tools::args::Paging;
+use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::{
     Action, Answer, Echo, Echoed, Member, Rules, echoed, manage, persist, reply,
 };
@@ -49,7 +49,7 @@ pub(crate) struct ManageArgs {
     /// list, get (default), update, delete, archive or unpublish.
     action: Option<Action>,
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
     /// Page id (every action but list).
     page_id: Option<u64>,
     #[serde(flatten)]
@@ -119,7 +119,7 @@ struct NewPage {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct CreateArgs {
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
     #[serde(flatten)]
     page: NewPage,
 }
@@ -151,7 +151,7 @@ async fn create(call: Call, args: CreateArgs) -> Answer<Echo<Page>> {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct ContentArgs {
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
     /// Content page id.
     page_id: u64,
     /// Content space id.

@@ -11,6 +11,7 @@ use super::Page;
 use crate::config::Module;
 use crate::contract::{Control, ErrorCode, ToolClass, ToolError};
 use crate::modyo::Query;
+use crate::tools::args::Ident;
 use crate::tools::engine::{
     Answer, Collection, Echo, Echoed, Member, Rules, echoed, persist, reply, required,
 };
@@ -49,7 +50,7 @@ pub(crate) struct WidgetArgs {
     /// add, update, remove or move.
     action: WidgetAction,
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
     /// Widget page id.
     page_id: u64,
     /// Page widget id (update, remove, move).

@@ -15,7 +15,7 @@ use crate::contract::{Coverage, ErrorCode, Evidence, Legacy, Reply, ToolClass, T
 use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, is_id, pick};
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::args::Paging;
+use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::collection::{id_of, parse_id};
 use crate::tools::engine::{
     Action, Answer, Collection, Ctx, Echo, Echoed, Found, Given, Managed, Member, Need, Rules,
@@ -158,9 +158,9 @@ pub(crate) struct ManageArgs {
     /// list, get (default), create, update, delete or unpublish.
     action: Option<Action>,
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
     /// Template id or name (every action but list and create).
-    template: Option<String>,
+    template: Option<Ident>,
     /// layout, snippet, css or js: narrows a name lookup; required for create.
     category: Option<Category>,
     #[serde(flatten)]
@@ -224,7 +224,7 @@ async fn create(ctx: Ctx<ManageArgs, Template>) -> Answer<Managed<Template>> {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct UpsertArgs {
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
     /// Exact template name.
     name: String,
     /// layout, snippet, css or js.
@@ -274,7 +274,7 @@ async fn upsert(call: Call, args: UpsertArgs) -> Answer<Echo<Template>> {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct FindArgs {
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
     /// Exact template name.
     name: String,
     /// layout, snippet, css or js.
@@ -318,13 +318,13 @@ async fn find(call: Call, args: FindArgs) -> Answer<Option<Echo<Template>>> {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct CopyArgs {
     /// Site id, host, uuid or name of the source template.
-    site: String,
+    site: Ident,
     /// Source template id or name.
-    template: String,
+    template: Ident,
     /// layout, snippet, css or js: narrows a name lookup.
     category: Option<Category>,
-    /// Target site (default: the same site).
-    target_site: Option<String>,
+    /// Target site id, host, uuid or name (default: the same site).
+    target_site: Option<Ident>,
     /// Name of the copy (default: the source's; needed within one site).
     name: Option<String>,
 }

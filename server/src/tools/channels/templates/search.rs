@@ -14,6 +14,7 @@ use super::{Category, Template, all_templates, in_category, no_template, pick_na
 use crate::config::Module;
 use crate::contract::{Coverage, Evidence, Legacy, PostCondition, Reply, ToolClass, ToolError};
 use crate::modyo::resolve::is_id;
+use crate::tools::args::Ident;
 use crate::tools::engine::collection::{id_of, parse_id};
 use crate::tools::engine::{Answer, Collection, Data, Echoed, Id, Nullable, persist};
 use crate::tools::{Call, CallError, ToolDef, tool};
@@ -29,7 +30,7 @@ const BODY_READS: usize = 8;
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct SearchArgs {
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
     /// Literal text to look for in template bodies.
     #[schemars(length(min = 1))]
     query: String,
@@ -179,14 +180,14 @@ async fn search(call: Call, args: SearchArgs) -> Answer<Vec<Hit>> {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct ReplaceArgs {
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
     /// Literal text to find.
     #[schemars(length(min = 1))]
     find: String,
     /// Replacement for every occurrence.
     replace: String,
     /// Templates to edit (ids or names); with category, names are looked up within it.
-    templates: Option<Vec<String>>,
+    templates: Option<Vec<Ident>>,
     /// Without templates: every template of this category.
     category: Option<Category>,
 }

@@ -13,6 +13,7 @@ use crate::contract::{ErrorCode, PostCondition, ToolClass, ToolError};
 use crate::modyo::Query;
 use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, pick};
+use crate::tools::args::Ident;
 use crate::tools::engine::collection::id_of;
 use crate::tools::engine::{Answer, Echo, Echoed, persist, reply};
 use crate::tools::{Call, CallError, ToolDef, tool};
@@ -21,7 +22,7 @@ use crate::tools::{Call, CallError, ToolDef, tool};
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct UpsertArgs {
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
     /// Exact widget name: the natural key.
     name: String,
     /// Description.
@@ -95,11 +96,11 @@ async fn upsert(call: Call, args: UpsertArgs) -> Answer<Echo<Widget>> {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct CopyArgs {
     /// Site id, host, uuid or name of the source widget.
-    site: String,
+    site: Ident,
     /// Source widget: exact name (looked up first) or id.
-    widget: String,
-    /// Target site (default: the same site).
-    target_site: Option<String>,
+    widget: Ident,
+    /// Target site id, host, uuid or name (default: the same site).
+    target_site: Option<Ident>,
     /// Name of the copy (default: the source's; needed within one site).
     name: Option<String>,
 }
@@ -209,9 +210,9 @@ pub(crate) struct Edit {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct CodeEditArgs {
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
     /// Widget: exact name (looked up first) or id.
-    widget: String,
+    widget: Ident,
     /// New HTML, replacing the whole file.
     html: Option<String>,
     /// New CSS, replacing the whole file.

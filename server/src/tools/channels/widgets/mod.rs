@@ -17,7 +17,7 @@ use crate::contract::{ErrorCode, Resource, ToolError};
 use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, is_id, pick};
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::args::Paging;
+use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::collection::{id_of, parse_id};
 use crate::tools::engine::{
     Action, Answer, Collection, Ctx, Found, Given, Managed, Member, Need, Rules, Scope, echoed,
@@ -104,9 +104,9 @@ pub(crate) struct ManageArgs {
     /// list, get (default), create, update, delete, archive or publish.
     action: Option<Action>,
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
     /// Widget id or exact name (every action but list and create).
-    widget: Option<String>,
+    widget: Option<Ident>,
     #[serde(flatten)]
     paging: Paging,
     /// list: filter by name.

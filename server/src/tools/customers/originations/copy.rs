@@ -11,6 +11,7 @@ use super::super::resolve_realm;
 use super::{Origination, Rule, Step, children, id, label, read_origination, rules_of, steps_of};
 use crate::config::Module;
 use crate::contract::{PostCondition, ToolClass, ToolError};
+use crate::tools::args::Ident;
 use crate::tools::engine::collection::id_of;
 use crate::tools::engine::copy::without_owned;
 use crate::tools::engine::{Answer, Echo, persist, reply};
@@ -20,9 +21,9 @@ use crate::tools::{Call, CallError, ToolDef, tool};
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct CopyArgs {
     /// Realm uid or name.
-    realm: String,
+    realm: Ident,
     /// Origination id or name to copy.
-    origination: String,
+    origination: Ident,
     /// Name of the copy (default: "<name> (copy)").
     name: Option<String>,
 }

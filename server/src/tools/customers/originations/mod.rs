@@ -21,7 +21,7 @@ use crate::config::Module;
 use crate::contract::{Control, PostCondition, Resource, ToolError};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::ToolDef;
-use crate::tools::args::Paging;
+use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::reply::Absent;
 use crate::tools::engine::{
     Action, Answer, Collection, Ctx, Managed, Member, Need, Object, Rules, echoed, manage, persist,
@@ -103,11 +103,11 @@ async fn read_origination(
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
 pub(crate) struct ManageArgs {
     /// Realm uid or name.
-    realm: String,
+    realm: Ident,
     /// list, get (default), create, update or delete.
     action: Option<Action>,
     /// Origination id or name (get, update, delete).
-    origination: Option<String>,
+    origination: Option<Ident>,
     #[serde(flatten)]
     paging: Paging,
     /// Name (create, update).

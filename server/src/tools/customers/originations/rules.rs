@@ -8,6 +8,7 @@ use super::super::resolve_realm;
 use super::{Origination, Rule, add, children, remove, unconfirmed, update};
 use crate::config::Module;
 use crate::contract::ToolClass;
+use crate::tools::args::Ident;
 use crate::tools::engine::{Answer, Echo, Need, persist, required};
 use crate::tools::{Call, CallError, ToolDef, tool};
 
@@ -72,9 +73,9 @@ impl Operator {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct RulesEditArgs {
     /// Realm uid or name.
-    realm: String,
+    realm: Ident,
     /// Origination id or name.
-    origination: String,
+    origination: Ident,
     /// add, update or remove.
     action: RuleAction,
     /// Rule id (update, remove).

@@ -14,6 +14,7 @@ use super::{Origination, Step, add, children, id, label, remove, steps_of, uncon
 use crate::config::Module;
 use crate::contract::{ErrorCode, PostCondition, Resource, ToolClass, ToolError};
 use crate::modyo::{ModyoClient, Query};
+use crate::tools::args::Ident;
 use crate::tools::engine::copy::{copy_name, without_owned};
 use crate::tools::engine::{
     Answer, Collection, Echo, Echoed, Member, Need, Rules, echoed, persist, reply, required,
@@ -48,9 +49,9 @@ enum StepAction {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct StepsEditArgs {
     /// Realm uid or name.
-    realm: String,
+    realm: Ident,
     /// Origination id or name.
-    origination: String,
+    origination: Ident,
     /// add, update, remove or reorder.
     action: StepAction,
     /// Step id (update, remove).
@@ -60,7 +61,7 @@ pub(crate) struct StepsEditArgs {
     /// Description (add, update).
     description: Option<String>,
     /// Form id or name the step shows (add, update).
-    form: Option<String>,
+    form: Option<Ident>,
     /// Hidden until a rule shows it (add, update).
     hidden: Option<bool>,
     /// Position from 0 (add: default last).
@@ -213,13 +214,13 @@ async fn reorder(
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct StepsCloneArgs {
     /// Realm uid or name.
-    realm: String,
+    realm: Ident,
     /// Origination id or name the step belongs to.
-    origination: String,
+    origination: Ident,
     /// Step id.
     step: u64,
     /// Origination id or name to clone into (default: the same one).
-    target_origination: Option<String>,
+    target_origination: Option<Ident>,
     /// Name of the clone (default: "<name> (copy)" in the same origination, else the same name).
     name: Option<String>,
 }

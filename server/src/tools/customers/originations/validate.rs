@@ -16,6 +16,7 @@ use crate::config::Module;
 use crate::contract::{Coverage, Evidence, Legacy, Reply, ToolClass, ToolError};
 use crate::modyo::list::walk;
 use crate::modyo::{ModyoClient, Query};
+use crate::tools::args::Ident;
 use crate::tools::engine::{Answer, Data};
 use crate::tools::{Call, ToolDef, tool};
 
@@ -23,9 +24,9 @@ use crate::tools::{Call, ToolDef, tool};
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct ValidateArgs {
     /// Realm uid or name.
-    realm: String,
+    realm: Ident,
     /// Origination id or name.
-    origination: String,
+    origination: Ident,
 }
 
 /// One structural fault: a stable `code` and a human `message` (C13), with the ids involved.
