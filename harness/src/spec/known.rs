@@ -46,13 +46,6 @@ const fn known(
 /// Every contradiction the cassettes still carry.
 pub const KNOWN_CONTRADICTIONS: &[Known] = &[
     known(
-        "content-spaces-manage",
-        "DELETE /api/admin/content/spaces/{space_id}",
-        Kind::Status,
-        "204",
-        "the operation declares 200, 401, 404",
-    ),
-    known(
         "content-assets-manage",
         "DELETE /api/admin/content/spaces/{space_id}/assets/{id}",
         Kind::Path,
@@ -88,13 +81,6 @@ pub const KNOWN_CONTRADICTIONS: &[Known] = &[
         "the operation declares 200, 404",
     ),
     known(
-        "channels-widgets-manage",
-        "DELETE /api/admin/sites/{site_id}/widget_definitions/{id}",
-        Kind::Status,
-        "200",
-        "the operation declares 204, 404, 422",
-    ),
-    known(
         "content-assets-get",
         "GET /api/admin/content/spaces/{space_id}/assets",
         Kind::Path,
@@ -109,46 +95,11 @@ pub const KNOWN_CONTRADICTIONS: &[Known] = &[
         "assets are account-level in the specification: /content/assets (upload field `data`)",
     ),
     known(
-        "content-entries-upsert",
-        "GET /api/admin/content/spaces/{space_id}/entries",
-        Kind::QueryName,
-        "locale",
-        "the documented locale filter is target_locale",
-    ),
-    known(
-        "content-entries-get",
-        "GET /api/admin/content/spaces/{space_id}/entries",
-        Kind::QueryName,
-        "slug",
-        "not a documented filter (list rows carry no slug); the list filters by query, type_id, states[], target_locale, tags[], category_id",
-    ),
-    known(
-        "content-entries-list",
-        "GET /api/admin/content/spaces/{space_id}/entries",
-        Kind::QueryName,
-        "status",
-        "the documented state filter is states[] (array)",
-    ),
-    known(
-        "content-entries-upsert",
-        "GET /api/admin/content/spaces/{space_id}/entries",
-        Kind::QueryName,
-        "type_uid",
-        "the documented type filter is type_id (integer)",
-    ),
-    known(
-        "content-entries-get",
-        "GET /api/admin/content/spaces/{space_id}/entries",
-        Kind::QueryName,
-        "uuid",
-        "not a documented filter; the list filters by query, ids[] (with byIds), type_id, states[], target_locale",
-    ),
-    known(
         "content-spaces-copy",
         "GET /api/admin/content/spaces/{space_id}/entries/{entry_id}",
         Kind::ResponseType,
         "$.field_values[].value",
-        "the specification declares string; the cassette answers array",
+        "specification error: FieldValue.value is typed string while FieldValue.type lists list- and object-valued kinds (multiple, checkbox, locations, assets, content_types); the cassette answers the value as Modyo stores it",
     ),
     known(
         "channels-sites-manage",
@@ -197,7 +148,7 @@ pub const KNOWN_CONTRADICTIONS: &[Known] = &[
         "GET /api/admin/sites/{site_id}/templates/{template_id}",
         Kind::ResponseType,
         "$.site_id",
-        "the specification declares string; the cassette answers integer",
+        "specification inconsistency: the Template definition types site_id string while the templates list types it integer; the cassette answers integer",
     ),
     known(
         "channels-sites-manage",
@@ -246,14 +197,14 @@ pub const KNOWN_CONTRADICTIONS: &[Known] = &[
         "POST /api/admin/content/spaces/{space_id}/entries",
         Kind::BodyType,
         "$.field_values[].value",
-        "the specification declares string; the cassette sends array",
+        "specification error: FieldValue.value is typed string while FieldValue.type lists list- and object-valued kinds (multiple, checkbox, locations, assets, content_types); the server sends the value of such a field as an array or object",
     ),
     known(
         "content-spaces-copy",
         "POST /api/admin/content/spaces/{space_id}/entries",
         Kind::ResponseType,
         "$.field_values[].value",
-        "the specification declares string; the cassette answers object",
+        "specification error: FieldValue.value is typed string while FieldValue.type lists list- and object-valued kinds (multiple, checkbox, locations, assets, content_types); the cassette answers the value as Modyo stores it",
     ),
     known(
         "content-entries-manage",
@@ -264,23 +215,9 @@ pub const KNOWN_CONTRADICTIONS: &[Known] = &[
     ),
     known(
         "content-entries-manage",
-        "POST /api/admin/content/spaces/{space_id}/entries/{entry_id}/archive",
-        Kind::Path,
-        "",
-        "the specification has no archive action; EntryInput has `archived` (PUT the entry)",
-    ),
-    known(
-        "content-entries-manage",
         "POST /api/admin/content/spaces/{space_id}/entries/{entry_id}/publish",
         Kind::Status,
         "409",
-        "the operation declares 200, 404",
-    ),
-    known(
-        "content-entries-manage",
-        "POST /api/admin/content/spaces/{space_id}/entries/{entry_id}/unpublish",
-        Kind::Status,
-        "204",
         "the operation declares 200, 404",
     ),
     known(
@@ -324,13 +261,6 @@ pub const KNOWN_CONTRADICTIONS: &[Known] = &[
         Kind::ResponseType,
         "$.id",
         "spec error: the single realm user answer (create, read, update, activate) references the same `User` definition as /scim/users (the SCIM user: active and id strings, emails, userName, schemas), while the realm users list declares the realm user with id integer and the create body takes email, first_name, ...: a copy error in the published Swagger; the cassette answers the realm user",
-    ),
-    known(
-        "channels-sites-manage",
-        "POST /api/admin/sites",
-        Kind::BodyKey,
-        "$.theme_id",
-        "not a documented key; the body takes host, name, theme",
     ),
     known(
         "channels-sites-manage",
@@ -403,20 +333,6 @@ pub const KNOWN_CONTRADICTIONS: &[Known] = &[
         "not a documented key; the body takes contentType, name, type, and a template's body is saved with POST .../templates/{template_id}/save",
     ),
     known(
-        "channels-templates-copy",
-        "POST /api/admin/sites/{site_id}/templates",
-        Kind::Status,
-        "201",
-        "the operation declares 200, 404, 409",
-    ),
-    known(
-        "channels-templates-manage",
-        "POST /api/admin/sites/{site_id}/templates/{template_id}/unpublish",
-        Kind::Path,
-        "",
-        "unpublish is POST /sites/{site_id}/templates/{template_id} in the specification",
-    ),
-    known(
         "channels-widgets-copy",
         "POST /api/admin/sites/{site_id}/widget_definitions",
         Kind::BodyKey,
@@ -429,13 +345,6 @@ pub const KNOWN_CONTRADICTIONS: &[Known] = &[
         Kind::BodyKey,
         "$.html",
         "not a documented key; the body takes name, public, read_only",
-    ),
-    known(
-        "channels-widgets-copy",
-        "POST /api/admin/sites/{site_id}/widget_definitions",
-        Kind::Status,
-        "201",
-        "the operation declares 200",
     ),
     known(
         "channels-widgets-copy",
@@ -540,7 +449,7 @@ pub const KNOWN_CONTRADICTIONS: &[Known] = &[
         "PUT /api/admin/sites/{site_id}/templates/{template_id}",
         Kind::ResponseType,
         "$.site_id",
-        "the specification declares string; the cassette answers integer",
+        "specification inconsistency: the Template definition types site_id string while the templates list types it integer; the cassette answers integer",
     ),
     known(
         "channels-templates-replace",

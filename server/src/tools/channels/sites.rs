@@ -49,7 +49,7 @@ pub(crate) struct ManageArgs {
     language: Option<String>,
     /// Time zone, such as America/Santiago (create, update).
     time_zone: Option<String>,
-    /// Theme id (create; default MODYO_DEFAULT_SITE_THEME).
+    /// Theme id (create only, sent as Modyo's `theme`; default MODYO_DEFAULT_SITE_THEME).
     theme_id: Option<u64>,
     /// Must be true for delete.
     #[serde(rename = "confirmDelete")]
@@ -140,7 +140,7 @@ delete (confirmDelete: true): data null, state.status deleted.",
         )
         .target("site", "id, host, uuid or name")
         .resolve(site)
-        .fields(&["name", "host", "description", "language", "time_zone", "theme_id"])
+        .fields(&["name", "host", "description", "language", "time_zone"])
         .list(|args| {
             let staging = (args.status == Some(Status::Staging)).then_some("staging");
             Query::new()
@@ -208,7 +208,8 @@ async fn create(ctx: SitesCall) -> Answer<Sites> {
         .args
         .theme_id
         .unwrap_or(ctx.call.app.config.default_site_theme);
-    sent["theme_id"] = Value::from(theme);
+    // The create body documents the theme as `theme` (host, name, theme).
+    sent["theme"] = Value::from(theme);
     let object = persist::create(ctx.client()?, SITES, &sent, SiteObject::NAME).await?;
     persist::check_sent(SiteObject::NAME, &object, &sent)?;
     let resource = ctx.coll.resource(&object, None);

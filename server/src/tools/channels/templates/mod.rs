@@ -190,8 +190,21 @@ delete (confirmDelete: true): data null.",
         .needs(&["name", "category"])
         .update()
         .delete()
-        .transition("unpublish", "unpublished")
+        .action("unpublish", unpublish)
+        .on_target()
         .build()
+}
+
+/// Unpublishes a template: Modyo documents it as `POST` on the template itself (not on an
+/// `/unpublish` sub-path), answering the template.
+async fn unpublish(ctx: Ctx<ManageArgs, Template>) -> Answer<Managed<Template>> {
+    let found = ctx.found(Need::Id).await?;
+    let path = ctx.coll.item(found.id);
+    let object = persist::write(ctx.client()?, Method::POST, &path, None, &path)
+        .await
+        .map_err(ctx.coll.missing(found.id))?;
+    let resource = ctx.coll.resource(&object, Some(found.id));
+    Ok(reply::saved::<Template, _>(object, resource, "unpublished").into())
 }
 
 async fn create(ctx: Ctx<ManageArgs, Template>) -> Answer<Managed<Template>> {
