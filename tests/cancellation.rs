@@ -35,12 +35,12 @@ fn slow_lookup() -> Vec<Interaction> {
                 .delay_ms(DELAY_MS),
             ),
         Interaction::get("/api/admin/content/spaces/7/entries")
-            .query("slug", "hello")
+            .query("query", "hello")
             .query("page", "1")
             .query("per_page", "100")
             .respond(
                 200,
-                json!({"entries": [{"id": 70, "slug": "hello", "name": "Hello"}], "meta": meta}),
+                json!({"entries": [{"id": 70, "name": "Hello"}], "meta": meta}),
             ),
         Interaction::get("/api/admin/content/spaces/7/entries/70").respond(
             200,

@@ -103,7 +103,7 @@ pub(crate) struct ListArgs {
     paging: Paging,
     /// Only entries of this content type (id or uid; sent as `type_id`).
     #[serde(rename = "type")]
-    content_type: Option<String>,
+    content_type: Option<Ident>,
     /// Only entries in this status (sent as `states[]`; draft is Modyo's unpublished).
     status: Option<Status>,
     /// Only entries in this category id.
