@@ -283,10 +283,12 @@ async fn spec(command: SpecCommand) -> anyhow::Result<()> {
 async fn main() -> ExitCode {
     let cli = Cli::parse();
     // stdout is the MCP channel (serve) or the report (lint): logs go to stderr, warnings and
-    // our own progress unless -v or RUST_LOG asks for more. The lint is quieter: its report is
-    // the output. A live token (`record`) is scrubbed from every line, as in the server.
+    // our own progress unless -v or RUST_LOG asks for more. Commands whose output is a report
+    // and whose server runs in-process as the subject (lint, spec, cassettes) are quieter: the
+    // server's per-call lines (an expected `not_found` in a coverage scenario) are not progress.
+    // A live token (`record`) is scrubbed from every line, as in the server.
     let quiet = match cli.command {
-        Command::Lint(_) => Quiet::Errors,
+        Command::Lint(_) | Command::Spec(_) | Command::Cassettes(_) => Quiet::Errors,
         _ => Quiet::Progress,
     };
     let token = std::env::var("MODYO_TOKEN")
