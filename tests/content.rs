@@ -508,7 +508,7 @@ fn multipart_upload(request: &Request) -> bool {
 
 fn part_file_name(request: &Request) -> Option<String> {
     let body = String::from_utf8_lossy(&request.body);
-    let start = body.find("name=\"file\"; filename=\"")? + "name=\"file\"; filename=\"".len();
+    let start = body.find("name=\"data\"; filename=\"")? + "name=\"data\"; filename=\"".len();
     let end = body[start..].find('"')?;
     Some(body[start..start + end].to_owned())
 }
@@ -529,23 +529,44 @@ fn normalized(name: &str) -> String {
     format!("{stem}.{ext}")
 }
 
-fn asset_for(request: &Request, id: u64) -> Value {
-    let name = normalized(&part_file_name(request).unwrap_or_default());
-    json!({"id": id, "uuid": format!("3f2b6c1e-8a4d-4f7b-9c2e-{id:012}"), "name": name, "data_file_name": name,
-           "content_type": "image/jpeg", "url": format!("https://cdn.example/uploads/{id}/original/{name}")})
+/// The asset the API keeps for an uploaded file (documented keys).
+fn asset_named(id: u64, file_name: &str) -> Value {
+    let name = normalized(file_name);
+    json!({"id": id, "uuid": format!("3f2b6c1e-8a4d-4f7b-9c2e-{id:012}"), "name": name,
+           "data_content_type": "image/jpeg", "type": "image/jpeg",
+           "url": format!("https://cdn.example/uploads/{id}/original/{name}")})
+}
+
+/// What the documented create and update forms answer: a summary, not the asset.
+fn summary(id: u64) -> Value {
+    json!({"id": id, "thumb": format!("https://cdn.example/uploads/{id}/C200x200/x.jpg"), "type": "image/jpeg"})
 }
 
 #[tokio::test]
-async fn an_upload_sends_the_local_file_as_multipart_and_reports_the_persisted_name()
--> anyhow::Result<()> {
+async fn an_upload_sends_the_documented_forms_and_reports_the_asset_read_back() -> anyhow::Result<()>
+{
     // Arrange
     let api = MockServer::start().await;
     Mock::given(method("POST"))
-        .and(path("/api/admin/content/spaces/636/assets"))
+        .and(path("/api/admin/content/assets"))
         .and(multipart_upload)
-        .respond_with(|request: &Request| {
-            ResponseTemplate::new(201).set_body_json(asset_for(request, 88300))
-        })
+        .respond_with(ResponseTemplate::new(200).set_body_json(summary(88300)))
+        .expect(1)
+        .mount(&api)
+        .await;
+    Mock::given(method("PUT"))
+        .and(path("/api/admin/content/assets/88300"))
+        .and(multipart_upload)
+        .respond_with(ResponseTemplate::new(200).set_body_json(summary(88300)))
+        .expect(1)
+        .mount(&api)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/api/admin/content/assets/88300"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(asset_named(88300, "Fachada Sucursal #42.jpg")),
+        )
         .expect(1)
         .mount(&api)
         .await;
@@ -558,7 +579,7 @@ async fn an_upload_sends_the_local_file_as_multipart_and_reports_the_persisted_n
     let result = session
         .call(
             "content-assets-manage",
-            json!({"action": "upload", "space": "636", "file": file, "title": "Fachada 42", "tags": ["sucursales", "sur"]}),
+            json!({"action": "upload", "file": file, "title": "Fachada 42", "tags": ["sucursales", "sur"]}),
         )
         .await?;
     session.close().await;
@@ -572,15 +593,24 @@ async fn an_upload_sends_the_local_file_as_multipart_and_reports_the_persisted_n
     assert_eq!(envelope["resource"]["id"], 88300);
     assert_eq!(envelope["state"], json!({"status": "created"}));
     let received = api.received_requests().await.unwrap_or_default();
-    let body = String::from_utf8_lossy(&received[0].body).into_owned();
+    let create = String::from_utf8_lossy(&received[0].body).into_owned();
     assert!(
-        body.contains("filename=\"Fachada Sucursal #42.jpg\""),
-        "{body}"
+        create.contains("name=\"data\"; filename=\"Fachada Sucursal #42.jpg\""),
+        "{create}"
     );
-    assert!(body.contains("Content-Type: image/jpeg"), "{body}");
-    assert!(body.contains("not really a jpeg"));
-    assert!(body.contains("name=\"title\"\r\n\r\nFachada 42"));
-    assert_eq!(body.matches("name=\"tags[]\"").count(), 2);
+    assert!(create.contains("Content-Type: image/jpeg"), "{create}");
+    assert!(create.contains("not really a jpeg"));
+    assert!(create.contains("name=\"klass\"\r\n\r\npicture"), "{create}");
+    assert!(
+        !create.contains("name=\"title\""),
+        "the create form takes no metadata"
+    );
+    let update = String::from_utf8_lossy(&received[1].body).into_owned();
+    assert!(
+        update.contains("name=\"title\"\r\n\r\nFachada 42"),
+        "{update}"
+    );
+    assert_eq!(update.matches("name=\"tags[]\"").count(), 2);
     Ok(())
 }
 
@@ -589,7 +619,7 @@ async fn a_bulk_upload_keeps_going_after_failures_and_says_which() -> anyhow::Re
     // Arrange: the API refuses one file; another is missing locally.
     let api = MockServer::start().await;
     Mock::given(method("POST"))
-        .and(path("/api/admin/content/spaces/636/assets"))
+        .and(path("/api/admin/content/assets"))
         .and(multipart_upload)
         .respond_with(|request: &Request| {
             let name = part_file_name(request).unwrap_or_default();
@@ -598,13 +628,21 @@ async fn a_bulk_upload_keeps_going_after_failures_and_says_which() -> anyhow::Re
                     json!({"errors": ["File content type does not match its extension"]}),
                 )
             } else {
-                let id = 88400 + name.len() as u64;
-                ResponseTemplate::new(201).set_body_json(asset_for(request, id))
+                ResponseTemplate::new(200).set_body_json(summary(88400 + name.len() as u64))
             }
         })
         .expect(4)
         .mount(&api)
         .await;
+    for name in ["a.jpg", "bb.jpg", "ccc.jpg"] {
+        let id = 88400 + name.len() as u64;
+        Mock::given(method("GET"))
+            .and(path(format!("/api/admin/content/assets/{id}")))
+            .respond_with(ResponseTemplate::new(200).set_body_json(asset_named(id, name)))
+            .expect(1)
+            .mount(&api)
+            .await;
+    }
     let dir = tempfile::tempdir()?;
     let mut files = Vec::new();
     for name in ["a.jpg", "refused.jpg", "missing.jpg", "bb.jpg", "ccc.jpg"] {
@@ -618,10 +656,7 @@ async fn a_bulk_upload_keeps_going_after_failures_and_says_which() -> anyhow::Re
 
     // Act
     let result = session
-        .call(
-            "content-assets-bulk",
-            json!({"space": "636", "files": files}),
-        )
+        .call("content-assets-bulk", json!({"files": files}))
         .await?;
     session.close().await;
 
@@ -638,6 +673,7 @@ async fn a_bulk_upload_keeps_going_after_failures_and_says_which() -> anyhow::Re
         .filter_map(|s| s["index"].as_u64())
         .collect();
     assert_eq!(succeeded, vec![0, 3, 4]);
+    assert_eq!(envelope["data"]["succeeded"][1]["name"], "bb.jpg");
     let failed = &envelope["data"]["failed"];
     assert_eq!(failed[0]["index"], 1);
     assert_eq!(failed[0]["error"]["code"], "rejected");
@@ -652,7 +688,7 @@ async fn a_bulk_upload_refused_for_every_file_by_the_token_is_one_error() -> any
     // Arrange
     let api = MockServer::start().await;
     Mock::given(method("POST"))
-        .and(path("/api/admin/content/spaces/636/assets"))
+        .and(path("/api/admin/content/assets"))
         .respond_with(ResponseTemplate::new(401).set_body_json(json!({})))
         .expect(3)
         .mount(&api)
@@ -668,10 +704,7 @@ async fn a_bulk_upload_refused_for_every_file_by_the_token_is_one_error() -> any
 
     // Act
     let result = session
-        .call(
-            "content-assets-bulk",
-            json!({"space": "636", "files": files}),
-        )
+        .call("content-assets-bulk", json!({"files": files}))
         .await?;
     session.close().await;
 

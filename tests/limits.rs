@@ -136,10 +136,7 @@ async fn an_input_too_long_to_send_is_the_callers_error() -> anyhow::Result<()> 
     let query = "x".repeat(65_000);
 
     let result = session
-        .call(
-            "content-assets-list",
-            json!({"space": "636", "query": query}),
-        )
+        .call("content-assets-list", json!({"query": query}))
         .await;
 
     let text = said(&result);

@@ -41,6 +41,62 @@ async fn the_query_must_match_exactly_not_as_a_subset() {
     assert_eq!(server.misses().len(), 3);
 }
 
+/// A recording whose request says `content-type: multipart/form-data` matches a form upload
+/// by its fields (files by name, type and size; `tags[]` as an array), and never a JSON body
+/// with the same keys.
+#[tokio::test]
+async fn a_recorded_form_matches_a_multipart_body_by_its_fields_and_never_json() {
+    // Arrange
+    let server = replay(
+        ReplayOptions::default().allow_repeats(true),
+        &[cassette(
+            "test/forms",
+            vec![
+                Interaction::put("/assets/7")
+                    .header("content-type", "multipart/form-data")
+                    .body(json!({
+                        "title": "Fachada",
+                        "tags[]": ["sur"],
+                        "data": {"file_name": "a.jpg", "content_type": "image/jpeg", "size": 3},
+                    }))
+                    .respond(200, json!({"id": 7})),
+            ],
+        )],
+    )
+    .await;
+    let send_form = |title: &'static str, bytes: &'static [u8]| {
+        let form = reqwest::multipart::Form::new()
+            .text("title", title)
+            .text("tags[]", "sur")
+            .part(
+                "data",
+                reqwest::multipart::Part::bytes(bytes)
+                    .file_name("a.jpg")
+                    .mime_str("image/jpeg")
+                    .expect("a MIME type"),
+            );
+        let request = http()
+            .put(format!("{}/assets/7", server.uri()))
+            .multipart(form);
+        async move { request.send().await.expect("answers").status().as_u16() }
+    };
+
+    // Act + Assert
+    assert_eq!(send_form("Fachada", b"abc").await, 200);
+    assert_eq!(send_form("Otra", b"abc").await, 501, "a field differs");
+    assert_eq!(send_form("Fachada", b"abcd").await, 501, "the file differs");
+    let json = http()
+        .put(format!("{}/assets/7", server.uri()))
+        .header("content-type", "application/json")
+        .body(r#"{"title": "Fachada", "tags[]": ["sur"], "data": {"file_name": "a.jpg", "content_type": "image/jpeg", "size": 3}}"#)
+        .send()
+        .await
+        .expect("answers")
+        .status()
+        .as_u16();
+    assert_eq!(json, 501, "a JSON body never matches a recorded form");
+}
+
 #[tokio::test]
 async fn a_recorded_body_matches_as_json_and_no_body_means_empty() {
     // Arrange

@@ -180,43 +180,50 @@ fn compare_bodies(key: &RequestKey, received: &ReceivedRequest, out: &mut Vec<St
             ));
             2
         }
-        (Some(recorded), ReceivedBody::Json(got)) => match (recorded, got) {
-            _ if recorded == got => 0,
-            (Value::Object(r), Value::Object(g)) => {
-                let mut fields: Vec<&String> = r.keys().chain(g.keys()).collect();
-                fields.sort();
-                fields.dedup();
-                let mut score = 0;
-                for f in fields {
-                    let line = match (r.get(f), g.get(f)) {
-                        (Some(_), None) => format!("body field `{f}`: missing"),
-                        (None, Some(_)) => format!("body field `{f}`: extra"),
-                        (Some(rv), Some(gv)) if rv != gv => format!(
-                            "body field `{f}`: recorded {}, received {}",
-                            short_json(rv),
-                            short_json(gv)
-                        ),
-                        _ => continue,
-                    };
-                    score += 1;
-                    out.push(line);
-                }
-                score
-            }
-            _ => {
-                out.push(format!(
-                    "body: recorded {}, received {}",
-                    short_json(recorded),
-                    short_json(got)
-                ));
-                2
-            }
-        },
+        (Some(recorded), ReceivedBody::Json(got)) if !key.form => compare_json(recorded, got, out),
+        (Some(recorded), ReceivedBody::Form(got)) if key.form => compare_json(recorded, got, out),
         (Some(recorded), body) => {
             out.push(format!(
-                "body: recorded JSON {}, received {}",
+                "body: recorded {} {}, received {}",
+                if key.form { "form" } else { "JSON" },
                 json_summary(recorded),
                 body_summary(body)
+            ));
+            2
+        }
+    }
+}
+
+/// Field by field, what differs between a recorded body and the one received.
+fn compare_json(recorded: &Value, got: &Value, out: &mut Vec<String>) -> u32 {
+    match (recorded, got) {
+        _ if recorded == got => 0,
+        (Value::Object(r), Value::Object(g)) => {
+            let mut fields: Vec<&String> = r.keys().chain(g.keys()).collect();
+            fields.sort();
+            fields.dedup();
+            let mut score = 0;
+            for f in fields {
+                let line = match (r.get(f), g.get(f)) {
+                    (Some(_), None) => format!("body field `{f}`: missing"),
+                    (None, Some(_)) => format!("body field `{f}`: extra"),
+                    (Some(rv), Some(gv)) if rv != gv => format!(
+                        "body field `{f}`: recorded {}, received {}",
+                        short_json(rv),
+                        short_json(gv)
+                    ),
+                    _ => continue,
+                };
+                score += 1;
+                out.push(line);
+            }
+            score
+        }
+        _ => {
+            out.push(format!(
+                "body: recorded {}, received {}",
+                short_json(recorded),
+                short_json(got)
             ));
             2
         }

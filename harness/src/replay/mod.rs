@@ -22,6 +22,7 @@
 //! Replay never stores or logs request headers, so a token sent to it cannot leak from here.
 
 mod diagnose;
+mod form;
 mod ledger;
 mod request;
 

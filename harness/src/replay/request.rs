@@ -4,14 +4,17 @@
 //! Canonical form: upper-case method; the path as the `url` crate encodes it (so a recorded
 //! `/spaces/mi espacio` and a received `/spaces/mi%20espacio` are the same path); the query as
 //! decoded `(key, value)` pairs sorted by key, the values of a repeated key kept in order; the
-//! body as parsed JSON. Two requests match when all four are equal, which makes the query an
-//! exact multiset comparison, never a subset one.
+//! body as parsed JSON, or a `multipart/form-data` body as its canonical object ([`super::form`]).
+//! Two requests match when all four are equal (a form only with a recording whose request
+//! `content-type` says it is one), which makes the query an exact multiset comparison, never a
+//! subset one.
 
 use std::fmt;
 
 use serde_json::Value;
 use url::Url;
 
+use super::form;
 use crate::cassette::RecordedRequest;
 
 /// One HTTP request the replay server received, in canonical form. Headers are not kept (they
@@ -38,6 +41,8 @@ pub enum ReceivedBody {
     Empty,
     /// A body that parses as JSON.
     Json(Value),
+    /// A `multipart/form-data` body, as its canonical object ([`super::form`]).
+    Form(Value),
     /// A body that is not JSON (kept raw).
     Other(Vec<u8>),
 }
@@ -51,8 +56,15 @@ impl ReceivedRequest {
             .collect();
         // Stable: the values of a repeated key keep their order.
         query.sort_by(|a, b| a.0.cmp(&b.0));
+        let content_type = request
+            .headers
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default();
         let body = if request.body.is_empty() {
             ReceivedBody::Empty
+        } else if let Some(form) = form::parse(content_type, &request.body) {
+            ReceivedBody::Form(form)
         } else {
             match serde_json::from_slice(&request.body) {
                 Ok(json) => ReceivedBody::Json(json),
@@ -89,6 +101,11 @@ impl ReceivedRequest {
         match &self.body {
             ReceivedBody::Empty => {}
             ReceivedBody::Json(json) => recorded = recorded.body(json.clone()),
+            ReceivedBody::Form(form) => {
+                recorded = recorded
+                    .header("content-type", form::FORM_MEDIA_TYPE)
+                    .body(form.clone());
+            }
             ReceivedBody::Other(_) => return None,
         }
         Some(recorded)
@@ -108,6 +125,8 @@ pub(crate) struct RequestKey {
     pub(crate) path: String,
     pub(crate) query: Vec<(String, String)>,
     pub(crate) body: Option<Value>,
+    /// The recording says its body is a form (request `content-type: multipart/form-data`).
+    pub(crate) form: bool,
 }
 
 impl RequestKey {
@@ -123,6 +142,10 @@ impl RequestKey {
             path: canonical_path(&request.path),
             query,
             body: request.body.clone(),
+            form: request
+                .headers
+                .iter()
+                .any(|(k, v)| k.eq_ignore_ascii_case("content-type") && form::is_form(v)),
         }
     }
 
@@ -133,7 +156,8 @@ impl RequestKey {
             && self.query == received.query
             && match (&self.body, &received.body) {
                 (None, ReceivedBody::Empty) => true,
-                (Some(recorded), ReceivedBody::Json(json)) => recorded == json,
+                (Some(recorded), ReceivedBody::Json(json)) => !self.form && recorded == json,
+                (Some(recorded), ReceivedBody::Form(form)) => self.form && recorded == form,
                 _ => false,
             }
     }
@@ -169,6 +193,7 @@ pub(crate) fn body_summary(body: &ReceivedBody) -> String {
     match body {
         ReceivedBody::Empty => "no body".to_owned(),
         ReceivedBody::Json(json) => format!("JSON body: {}", json_summary(json)),
+        ReceivedBody::Form(form) => format!("form body: {}", json_summary(form)),
         ReceivedBody::Other(bytes) => format!("non-JSON body, {} bytes", bytes.len()),
     }
 }

@@ -46,13 +46,6 @@ const fn known(
 /// Every contradiction the cassettes still carry.
 pub const KNOWN_CONTRADICTIONS: &[Known] = &[
     known(
-        "content-assets-manage",
-        "DELETE /api/admin/content/spaces/{space_id}/assets/{id}",
-        Kind::Path,
-        "",
-        "assets are account-level in the specification: /content/assets (upload field `data`)",
-    ),
-    known(
         "channels-menu-items-manage",
         "DELETE /api/admin/sites/{site_id}/menus/{id}/items/{id}",
         Kind::Path,
@@ -79,20 +72,6 @@ pub const KNOWN_CONTRADICTIONS: &[Known] = &[
         Kind::Status,
         "409",
         "the operation declares 200, 404",
-    ),
-    known(
-        "content-assets-get",
-        "GET /api/admin/content/spaces/{space_id}/assets",
-        Kind::Path,
-        "",
-        "assets are account-level in the specification: /content/assets (upload field `data`)",
-    ),
-    known(
-        "content-assets-get",
-        "GET /api/admin/content/spaces/{space_id}/assets/{id}",
-        Kind::Path,
-        "",
-        "assets are account-level in the specification: /content/assets (upload field `data`)",
     ),
     known(
         "content-spaces-copy",
@@ -352,13 +331,6 @@ pub const KNOWN_CONTRADICTIONS: &[Known] = &[
         Kind::Status,
         "409",
         "the operation declares 200",
-    ),
-    known(
-        "content-assets-manage",
-        "PUT /api/admin/content/spaces/{space_id}/assets/{id}",
-        Kind::Path,
-        "",
-        "assets are account-level in the specification: /content/assets (upload field `data`)",
     ),
     known(
         "content-types-manage",

@@ -1,11 +1,21 @@
 //! Content assets: `content-assets-list`, `-get`, `-manage` and `-bulk`.
 //!
-//! Assets live in a space's library (synthetic paths). Uploads read the local file
-//! the caller names and send it as `multipart/form-data` (`file`, plus `title`, `alt_text`,
-//! `description` and repeated `tags[]`), after the documented size limits are checked locally
-//! (images up to 6 MB, other files up to 10 MB). The API normalizes file names (one dot, other
-//! characters to `_`), so what an upload reports is the asset the API answered with (C7), never
-//! the name sent. `content-assets-bulk` fans out one upload per file ([`crate::tools::fanout`]).
+//! Modyo keeps one asset library per account, not per space: the documented resource is
+//! `/api/admin/content/assets` (list filtered by `query`, `tags[]`, `extensions[]`) and
+//! `/api/admin/content/assets/{asset_id}` (read, update, delete; the id is an integer). These
+//! tools therefore take no space. A uuid is looked up by walking the account's list (no uuid
+//! filter is documented) and a file name through the documented `query` (it searches the file
+//! name), kept only on an exact `name`.
+//!
+//! An upload reads the local file the caller names and sends it as `multipart/form-data` with
+//! the documented fields `data` (the file) and `klass` (`picture`, `video`, `audio` or `file`,
+//! from its MIME type), after the documented size limits are checked locally (images up to
+//! 6 MB, other files up to 10 MB). The create form takes no metadata: title, alt text,
+//! description and tags go in the documented update form (`PUT`, multipart: `title`, `alt_text`,
+//! `description`, repeated `tags[]`). Both writes answer a summary (`id`, `thumb`, `type`), so
+//! what a write reports is the asset read back afterwards (C7), never the input: the API
+//! normalizes file names. `content-assets-bulk` fans out one upload per file
+//! ([`crate::tools::fanout`]).
 
 use std::path::Path;
 
@@ -13,9 +23,9 @@ use reqwest::Method;
 use reqwest::multipart::{Form, Part};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use super::{Need, Space, id_key, read_one, resolve_space, unconfirmed};
+use super::{id_key, read_one, unconfirmed};
 use crate::config::Module;
 use crate::contract::schema::{self, Kind, array, integer, strict, string};
 use crate::contract::{
@@ -25,14 +35,17 @@ use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, is_id, is_uuid, pick};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging, any_given};
-use crate::tools::{Call, CallError, ToolDef, ToolResult, fanout, persisted, tool};
+use crate::tools::{Call, CallError, ToolDef, ToolResult, fanout, tool};
+
+/// The account's asset library (documented, account-level).
+const ASSETS: &str = "/api/admin/content/assets";
 
 /// The largest image the API accepts (documented upload rule).
 const MAX_IMAGE_BYTES: u64 = 6 * 1024 * 1024;
 /// The largest video, audio or other file the API accepts.
 const MAX_FILE_BYTES: u64 = 10 * 1024 * 1024;
 
-/// The JSON schema of an asset as the API returns it (loose: echoed).
+/// The JSON schema of an asset as the API returns it (loose: echoed; the documented keys).
 pub(crate) fn asset_schema() -> Value {
     schema::echo(&[
         ("id", Kind::Int),
@@ -41,87 +54,122 @@ pub(crate) fn asset_schema() -> Value {
         ("title", Kind::Str),
         ("alt_text", Kind::Str),
         ("description", Kind::Str),
-        ("data_file_name", Kind::Str),
-        ("content_type", Kind::Str),
-        ("size", Kind::Int),
+        ("data_content_type", Kind::Str),
+        ("data_file_size", Kind::Int),
+        ("type", Kind::Str),
         ("tags", Kind::List),
         ("url", Kind::Str),
-        ("thumbnail_url", Kind::Str),
-        ("thumbnails", Kind::Obj),
-        ("sizes", Kind::Obj),
-        ("author", Kind::Obj),
-        ("library", Kind::Obj),
+        ("thumb", Kind::Str),
+        ("user", Kind::Obj),
+        ("account_id", Kind::Int),
         ("created_at", Kind::Str),
         ("updated_at", Kind::Str),
     ])
 }
 
-fn assets_path(space: &Space) -> String {
-    format!("{}/assets", space.path())
+fn asset_path(id: &str) -> String {
+    format!("{ASSETS}/{id}")
 }
 
-/// Resolves an asset by id (one read), uuid or exact file name (a filtered walk).
-async fn resolve(client: &ModyoClient, space: &Space, input: &str) -> Result<Value, ToolError> {
+/// Resolves an asset by id (one read), uuid (a walk of the account's list) or exact file name
+/// (a walk filtered by the documented `query`).
+async fn resolve(client: &ModyoClient, input: &str) -> Result<Value, ToolError> {
     let input = input.trim();
     if is_id(input) {
-        return read_one(client, &format!("{}/{input}", assets_path(space)), || {
-            format!(
-                "asset {input} not found in space {}; call content-assets-list to see its assets",
-                space.id
-            )
+        return read_one(client, &asset_path(input), || {
+            format!("asset {input} not found; call content-assets-list to see the account's assets")
         })
         .await;
     }
     let (filter, stage) = if is_uuid(input) {
-        (
-            Query::new().push("uuid", input),
-            Stage::exact("uuid", "uuid", input),
-        )
+        (Query::new(), Stage::exact("uuid", "uuid", input))
     } else {
         (
             Query::new().push("query", input),
             Stage::exact("file name", "name", input),
         )
     };
-    let (rows, _) = walk(client, &assets_path(space), "assets", &filter).await?;
+    let (rows, _) = walk(client, ASSETS, "assets", &filter).await?;
     Ok(pick("asset", input, &rows, &[stage])?.clone())
+}
+
+/// The asset's id as a path segment: the input itself when it is one, else its resolution's.
+async fn resolve_id(client: &ModyoClient, input: &str) -> Result<String, ToolError> {
+    let input = input.trim();
+    if is_id(input) {
+        return Ok(input.to_owned());
+    }
+    let object = resolve(client, input).await?;
+    Ok(id_key(object.get("id").unwrap_or(&Value::Null)))
+}
+
+/// The documented list filters, shared by `content-assets-list` and `-manage list`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub(crate) struct Filters {
+    /// Keywords, searched in the file name and the author's name.
+    query: Option<String>,
+    /// Only assets carrying these tags.
+    tags: Option<Vec<String>>,
+    /// Only files with these extensions (e.g. jpg, pdf).
+    extensions: Option<Vec<String>>,
+}
+
+impl Filters {
+    fn query(&self, paging: &Paging) -> Query {
+        let mut query = Query::new()
+            .page(paging.page, paging.per_page)
+            .push_opt("query", self.query.as_deref());
+        for tag in self.tags.iter().flatten() {
+            query = query.push("tags[]", tag);
+        }
+        for extension in self.extensions.iter().flatten() {
+            query = query.push("extensions[]", extension);
+        }
+        query
+    }
 }
 
 /// Arguments of `content-assets-list`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct ListArgs {
-    /// Space id, uid or name.
-    space: Ident,
     #[serde(flatten)]
     paging: Paging,
-    /// Filter on names and titles.
-    query: Option<String>,
+    #[serde(flatten)]
+    filters: Filters,
 }
 
 pub(crate) fn list_tool() -> ToolDef {
     tool("content-assets-list", Module::Content, ToolClass::Read)
-        .describe("List the assets of a space's library, one page at a time.")
+        .describe(
+            "List the account's asset library, one page at a time (Modyo keeps assets per account, not per space). \
+Filters: query (file name, author), tags, extensions.",
+        )
         .data(schema::array(asset_schema()))
-        .resource()
         .state()
         .handle(list)
 }
 
+/// One page of the account's assets.
+async fn list_page(
+    client: &ModyoClient,
+    paging: &Paging,
+    filters: &Filters,
+) -> Result<(Value, Coverage, Option<Value>), ToolError> {
+    let page = client
+        .list(ASSETS, "assets", &filters.query(paging))
+        .await?;
+    let coverage = Coverage::page(page.items.len(), page.meta.as_ref());
+    Ok((Value::Array(page.items), coverage, page.raw_meta))
+}
+
 async fn list(call: Call, args: ListArgs) -> ToolResult {
     let client = call.client()?;
-    let space = resolve_space(client, &args.space, Need::Object).await?;
-    let query = Query::new()
-        .page(args.paging.page, args.paging.per_page)
-        .push_opt("query", args.query.as_deref());
-    let page = client.list(&assets_path(&space), "assets", &query).await?;
-    let coverage = Coverage::page(page.items.len(), page.meta.as_ref());
-    let items = Value::Array(page.items);
+    let (items, coverage, raw_meta) = list_page(client, &args.paging, &args.filters).await?;
     let legacy_items = items.clone();
     Ok(Reply::new(items)
-        .resource(space.resource())
         .state(coverage)
         .legacy(call.mode, || {
-            legacy::list("assets", legacy_items, page.raw_meta.as_ref())
+            legacy::list("assets", legacy_items, raw_meta.as_ref())
         })
         .into())
 }
@@ -129,15 +177,15 @@ async fn list(call: Call, args: ListArgs) -> ToolResult {
 /// Arguments of `content-assets-get`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct GetArgs {
-    /// Space id, uid or name.
-    space: Ident,
     /// Asset id, uuid or exact file name.
     asset: Ident,
 }
 
 pub(crate) fn get_tool() -> ToolDef {
     tool("content-assets-get", Module::Content, ToolClass::Read)
-        .describe("Get one asset by id, uuid or exact file name.")
+        .describe(
+            "Get one asset of the account's library by id, uuid or exact file name (a uuid or name walks the account's list).",
+        )
         .data(asset_schema())
         .resource()
         .handle(get)
@@ -145,8 +193,7 @@ pub(crate) fn get_tool() -> ToolDef {
 
 async fn get(call: Call, args: GetArgs) -> ToolResult {
     let client = call.client()?;
-    let space = resolve_space(client, &args.space, Need::Id).await?;
-    let object = resolve(client, &space, &args.asset).await?;
+    let object = resolve(client, &args.asset).await?;
     let resource = Resource::from_object("asset", &object, None);
     let legacy_object = object.clone();
     Ok(Reply::new(object)
@@ -200,7 +247,7 @@ pub(crate) struct FileSpec {
     tags: Option<Vec<String>>,
 }
 
-/// Reads the local file and builds the multipart form; fails with `local_io` before any request
+/// Reads the local file and builds the create form (`klass`, `data`); fails with `local_io` before any request
 /// when the file cannot be read, and with `invalid_parameters` when it is over the API's limit.
 async fn upload_form(spec: &FileSpec) -> Result<Form, ToolError> {
     let path = Path::new(spec.path.trim()).to_path_buf();
@@ -261,29 +308,96 @@ async fn upload_form(spec: &FileSpec) -> Result<Form, ToolError> {
         .file_name(file_name)
         .mime_str(mime)
         .map_err(|e| ToolError::invalid_parameters(format!("bad MIME type {mime}: {e}")))?;
-    let mut form = Form::new().part("file", part);
-    for (key, value) in [
-        ("title", &spec.title),
-        ("alt_text", &spec.alt_text),
-        ("description", &spec.description),
-    ] {
-        if let Some(value) = value {
-            form = form.text(key, value.clone());
-        }
-    }
-    for tag in spec.tags.iter().flatten() {
-        form = form.text("tags[]", tag.clone());
-    }
-    Ok(form)
+    Ok(Form::new().text("klass", klass_of(mime)).part("data", part))
 }
 
-/// Sends one upload and returns the asset as persisted (the response, or a re-read).
-async fn upload(client: &ModyoClient, space: &Space, form: Form) -> Result<Value, ToolError> {
-    let response = client
-        .send_multipart(Method::POST, &assets_path(space), form)
-        .await?;
-    let id = response.get("id").map(id_key).unwrap_or_default();
-    persisted(client, response, &format!("{}/{id}", assets_path(space))).await
+/// The documented upload class of a file, from its MIME type.
+fn klass_of(mime: &str) -> &'static str {
+    match mime.split('/').next().unwrap_or_default() {
+        "image" => "picture",
+        "video" => "video",
+        "audio" => "audio",
+        _ => "file",
+    }
+}
+
+/// An asset's metadata as the documented update form takes it.
+#[derive(Debug, Clone, Default)]
+struct Metadata {
+    title: Option<String>,
+    alt_text: Option<String>,
+    description: Option<String>,
+    tags: Option<Vec<String>>,
+}
+
+impl Metadata {
+    fn of(spec: &FileSpec) -> Metadata {
+        Metadata {
+            title: spec.title.clone(),
+            alt_text: spec.alt_text.clone(),
+            description: spec.description.clone(),
+            tags: spec.tags.clone(),
+        }
+    }
+
+    /// The update form (`title`, `alt_text`, `description`, repeated `tags[]`), or `None` when
+    /// nothing is given. An empty tag list is refused: the form cannot say "no tags".
+    fn form(&self) -> Result<Option<Form>, ToolError> {
+        if self.tags.as_ref().is_some_and(Vec::is_empty) {
+            return Err(ToolError::invalid_parameters(
+                "tags: give at least one tag; the documented update form cannot send an empty list",
+            ));
+        }
+        let mut form = Form::new();
+        let mut any = false;
+        for (key, value) in [
+            ("title", &self.title),
+            ("alt_text", &self.alt_text),
+            ("description", &self.description),
+        ] {
+            if let Some(value) = value {
+                form = form.text(key, value.clone());
+                any = true;
+            }
+        }
+        for tag in self.tags.iter().flatten() {
+            form = form.text("tags[]", tag.clone());
+            any = true;
+        }
+        Ok(any.then_some(form))
+    }
+}
+
+/// Sends the update form of asset `id` when there is one, then reads the asset back (C7).
+async fn update_and_read(
+    client: &ModyoClient,
+    id: &str,
+    metadata: &Metadata,
+) -> Result<Value, ToolError> {
+    let path = asset_path(id);
+    if let Some(form) = metadata.form()? {
+        client.send_multipart(Method::PUT, &path, form).await?;
+    }
+    Ok(client.get(&path, &Query::new()).await?)
+}
+
+/// Uploads one file (create form), sets its metadata (update form) and returns the asset read
+/// back. The local file and the metadata are checked before any request.
+async fn upload(client: &ModyoClient, spec: &FileSpec) -> Result<Value, ToolError> {
+    let metadata = Metadata::of(spec);
+    metadata.form()?;
+    let form = upload_form(spec).await?;
+    let summary = client.send_multipart(Method::POST, ASSETS, form).await?;
+    let id = match summary.get("id") {
+        Some(id @ Value::Number(_)) => id_key(id),
+        _ => {
+            return Err(ToolError::new(
+                ErrorCode::InvalidUpstreamResponse,
+                "the upload was answered without an asset id; list the account's assets (content-assets-list) before retrying",
+            ));
+        }
+    };
+    update_and_read(client, &id, &metadata).await
 }
 
 /// Actions of `content-assets-manage`.
@@ -302,12 +416,14 @@ enum Action {
 pub(crate) struct ManageArgs {
     /// list, get (default), upload, update or delete.
     action: Option<Action>,
-    /// Space id, uid or name.
-    space: Ident,
     /// Asset id, uuid or exact file name (get, update, delete).
     asset: Option<Ident>,
     #[serde(flatten)]
     paging: Paging,
+    /// list: keywords, searched in the file name and the author's name.
+    query: Option<String>,
+    /// list: only files with these extensions (e.g. jpg, pdf).
+    extensions: Option<Vec<String>>,
     /// Local path of the file to upload (upload).
     file: Option<String>,
     /// Title (upload, update).
@@ -316,7 +432,7 @@ pub(crate) struct ManageArgs {
     alt_text: Option<String>,
     /// Description (upload, update).
     description: Option<String>,
-    /// Tags (upload, update).
+    /// Tags to set (upload, update); list: only assets carrying them.
     tags: Option<Vec<String>>,
     /// Must be true for delete.
     #[serde(rename = "confirmDelete")]
@@ -334,9 +450,11 @@ fn manage_schema() -> Value {
 pub(crate) fn manage_tool() -> ToolDef {
     tool("content-assets-manage", Module::Content, ToolClass::Gated)
         .describe(
-            "List, get, upload, update or delete a space's assets. list: data.assets + coverage; get/upload/update: \
-data is the asset as persisted (the API normalizes file names); upload reads the local file `file`; delete \
-(confirmDelete: true): data null, state.status deleted.",
+            "List, get, upload, update or delete assets of the account's library (Modyo keeps assets per account, \
+not per space). list (query, tags, extensions): data.assets + coverage; get/upload/update: data is the asset \
+read back (the API normalizes file names); upload reads the local file `file`, then sets title/alt_text/\
+description/tags with an update; update cannot clear tags; delete (confirmDelete: true): data null, \
+state.status deleted.",
         )
         .data(manage_schema())
         .resource()
@@ -357,7 +475,7 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
         Some(action) => action,
         None if writes => {
             return Err(CallError::Arguments(
-                "action is required when file, title, alt_text, description or tags are given (upload or update)".into(),
+                "action is required when file, title, alt_text, description or tags are given (list, upload or update)".into(),
             ));
         }
         None => Action::Get,
@@ -374,25 +492,30 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
             )
         })
     };
+    let metadata = Metadata {
+        title: args.title.clone(),
+        alt_text: args.alt_text.clone(),
+        description: args.description.clone(),
+        tags: args.tags.clone(),
+    };
     match action {
         Action::List => {
-            let space = resolve_space(client, &args.space, Need::Object).await?;
-            let query = Query::new().page(args.paging.page, args.paging.per_page);
-            let page = client.list(&assets_path(&space), "assets", &query).await?;
-            let coverage = Coverage::page(page.items.len(), page.meta.as_ref());
-            let items = Value::Array(page.items);
+            let filters = Filters {
+                query: args.query.clone(),
+                tags: args.tags.clone(),
+                extensions: args.extensions.clone(),
+            };
+            let (items, coverage, raw_meta) = list_page(client, &args.paging, &filters).await?;
             let legacy_items = items.clone();
             Ok(Reply::new(json!({"assets": items}))
-                .resource(space.resource())
                 .state(coverage)
                 .legacy(call.mode, || {
-                    legacy::list("assets", legacy_items, page.raw_meta.as_ref())
+                    legacy::list("assets", legacy_items, raw_meta.as_ref())
                 })
                 .into())
         }
         Action::Get => {
-            let space = resolve_space(client, &args.space, Need::Id).await?;
-            let object = resolve(client, &space, need_asset()?).await?;
+            let object = resolve(client, need_asset()?).await?;
             let resource = Resource::from_object("asset", &object, None);
             let legacy_object = object.clone();
             Ok(Reply::new(object)
@@ -408,71 +531,29 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
             };
             let spec = FileSpec {
                 path: file,
-                title: args.title.clone(),
-                alt_text: args.alt_text.clone(),
-                description: args.description.clone(),
-                tags: args.tags.clone(),
+                title: metadata.title,
+                alt_text: metadata.alt_text,
+                description: metadata.description,
+                tags: metadata.tags,
             };
-            // The file is read before the space is resolved: a missing file costs no request.
-            let form = upload_form(&spec).await?;
-            let space = resolve_space(client, &args.space, Need::Id).await?;
-            let object = upload(client, &space, form).await?;
+            let object = upload(client, &spec).await?;
             write_reply(&call, object, "created", "Asset uploaded successfully")
         }
         Action::Update => {
-            let mut body = Map::new();
-            for (key, value) in [
-                ("title", &args.title),
-                ("alt_text", &args.alt_text),
-                ("description", &args.description),
-            ] {
-                if let Some(value) = value {
-                    body.insert(key.into(), Value::from(value.clone()));
-                }
-            }
-            if let Some(tags) = &args.tags {
-                body.insert("tags".into(), json!(tags));
-            }
-            if body.is_empty() {
+            if metadata.form()?.is_none() {
                 return Err(CallError::Arguments(
                     "update needs at least one of title, alt_text, description, tags".into(),
                 ));
             }
-            let space = resolve_space(client, &args.space, Need::Id).await?;
-            let input = need_asset()?.trim();
-            let id = if is_id(input) {
-                input.to_owned()
-            } else {
-                id_key(
-                    resolve(client, &space, input)
-                        .await?
-                        .get("id")
-                        .unwrap_or(&Value::Null),
-                )
-            };
-            let path = format!("{}/{id}", assets_path(&space));
-            let response = client
-                .send(
-                    Method::PUT,
-                    &path,
-                    &Query::new(),
-                    Some(&Value::Object(body)),
-                )
-                .await?;
-            let object = persisted(client, response, &path).await?;
+            let id = resolve_id(client, need_asset()?).await?;
+            let object = update_and_read(client, &id, &metadata).await?;
             write_reply(&call, object, "updated", "Asset updated successfully")
         }
         Action::Delete => {
-            let space = resolve_space(client, &args.space, Need::Id).await?;
-            let object = resolve(client, &space, need_asset()?).await?;
+            let object = resolve(client, need_asset()?).await?;
             let id = id_key(object.get("id").unwrap_or(&Value::Null));
             client
-                .send(
-                    Method::DELETE,
-                    &format!("{}/{id}", assets_path(&space)),
-                    &Query::new(),
-                    None,
-                )
+                .send(Method::DELETE, &asset_path(&id), &Query::new(), None)
                 .await?;
             let resource = Resource::from_object("asset", &object, None);
             Ok(Reply::new(Value::Null)
@@ -501,8 +582,6 @@ fn write_reply(call: &Call, object: Value, status: &str, message: &str) -> ToolR
 /// Arguments of `content-assets-bulk`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct BulkArgs {
-    /// Space id, uid or name.
-    space: Ident,
     /// Files to upload (1 to 100), each with optional metadata.
     #[schemars(length(min = 1, max = 100))]
     files: Vec<FileSpec>,
@@ -549,7 +628,7 @@ fn bulk_schema() -> Value {
 pub(crate) fn bulk_tool() -> ToolDef {
     tool("content-assets-bulk", Module::Content, ToolClass::Mutation)
         .describe(
-            "Upload many local files to a space's library, 4 at a time; one failure does not stop the others. \
+            "Upload many local files to the account's asset library (assets are per account, not per space), 4 at a time; one failure does not stop the others. \
 data.succeeded [{index, id, uuid, name}] (names as persisted), data.failed [{index, error}]; state.status \
 completed|partial|failed, state.affected = uploads that succeeded.",
         )
@@ -560,11 +639,10 @@ completed|partial|failed, state.affected = uploads that succeeded.",
 
 async fn bulk(call: Call, args: BulkArgs) -> ToolResult {
     let client = call.client()?;
-    let space = resolve_space(client, &args.space, Need::Id).await?;
-    let space = &space;
-    let out = fanout::run(args.files, |_, spec| async move {
-        upload(client, space, upload_form(&spec).await?).await
-    })
+    let out = fanout::run(
+        args.files,
+        |_, spec| async move { upload(client, &spec).await },
+    )
     .await;
     if let Some(error) = out.call_level() {
         return Err(error.into());

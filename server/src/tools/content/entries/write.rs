@@ -121,7 +121,7 @@ pub(in crate::tools::content) fn encode_fields(
         };
         let sent = write_value(kind, value).map_err(|why| {
             ToolError::invalid_parameters(format!(
-                "field '{name}' is an {kind} field and got {why}; pass the uuid of an asset of this space (content-assets-list), or null"
+                "field '{name}' is an {kind} field and got {why}; pass the uuid of an asset of the account's library (content-assets-list), or null"
             ))
         })?;
         if is_asset_kind(kind) && !sent.is_null() {
@@ -175,7 +175,7 @@ fn check_assets(detail: &Value, encoded: &Encoded) -> Result<(), ToolError> {
     Err(ToolError::new(
         ErrorCode::PersistedMismatch,
         format!(
-            "entry {id} was saved, but asset field(s) {} did not persist as asset references (the API kept a plain string or nothing); the entry now holds broken asset values. Set them again with the uuid of an asset of this space (content-assets-list), or null to clear them",
+            "entry {id} was saved, but asset field(s) {} did not persist as asset references (the API kept a plain string or nothing); the entry now holds broken asset values. Set them again with the uuid of an asset of the account's library (content-assets-list), or null to clear them",
             names.join(", ")
         ),
     )
