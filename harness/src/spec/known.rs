@@ -333,27 +333,6 @@ pub const KNOWN_CONTRADICTIONS: &[Known] = &[
         "the operation declares 200",
     ),
     known(
-        "content-types-manage",
-        "PUT /api/admin/content/spaces/{space_id}/types/{type_id}",
-        Kind::BodyKey,
-        "$.description",
-        "not a documented key; the body takes fields, name, single, uid",
-    ),
-    known(
-        "content-types-manage",
-        "PUT /api/admin/content/spaces/{space_id}/types/{type_id}",
-        Kind::BodyKey,
-        "$.fields[].label",
-        "not a documented key of a field",
-    ),
-    known(
-        "content-types-manage",
-        "PUT /api/admin/content/spaces/{space_id}/types/{type_id}",
-        Kind::BodyKey,
-        "$.fields[].required",
-        "not a documented key of a field (`required` lives under `validations`)",
-    ),
-    known(
         "customers-users-upsert",
         "PUT /api/admin/customers/{realm_uid}/users/{user_id}",
         Kind::ResponseType,

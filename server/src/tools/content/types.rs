@@ -4,6 +4,12 @@
 //! fields only (Rails nested attributes: a new field has no `id`, a changed one carries its `id`,
 //! a removed one `{id, _destroy: true}`), and their outcome is read back from the type the API
 //! returns: a field that is not where it was sent fails with `persisted_mismatch` (C7).
+//!
+//! The documented type takes `name`, `uid`, `single` (a boolean) and `fields`; a field takes
+//! `name`, `type`, `hint`, `position`, `multi` and `validations` (where `required` lives). The
+//! tools keep their `cardinality` (sent as `single`) and a field's `required` (sent under
+//! `validations`); a type description and a field label have no documented key, so giving one
+//! is refused before any request.
 
 use reqwest::Method;
 use schemars::JsonSchema;
@@ -29,8 +35,7 @@ pub(crate) fn type_schema() -> Value {
         ("uuid", Str),
         ("uid", Str),
         ("name", Str),
-        ("description", Str),
-        ("cardinality", Str),
+        ("single", Bool),
         ("space_id", Int),
         ("entries_count", Int),
         ("created_at", Str),
@@ -178,11 +183,19 @@ enum Cardinality {
 }
 
 impl Cardinality {
-    fn as_str(self) -> &'static str {
-        match self {
-            Cardinality::Single => "single",
-            Cardinality::Multiple => "multiple",
-        }
+    /// The documented `single` flag.
+    fn single(self) -> bool {
+        matches!(self, Cardinality::Single)
+    }
+}
+
+/// Refuses a type description: the documented type has no such key.
+fn no_description(description: Option<&String>) -> Result<(), ToolError> {
+    match description {
+        Some(_) => Err(ToolError::invalid_parameters(
+            "description is not supported: Modyo's content type has no description (the documented type takes name, uid, single and fields)",
+        )),
+        None => Ok(()),
     }
 }
 
@@ -194,9 +207,9 @@ pub(crate) struct FieldSpec {
     /// Kind: text, textarea, rich_text, integer, decimal, boolean, date, dropdown, checkbox, multiple, location, asset, asset_list, entry, entries, group.
     #[serde(rename = "type")]
     kind: Option<String>,
-    /// Label in the editor.
+    /// Not supported: the documented field has no label (refused).
     label: Option<String>,
-    /// Whether a value is required.
+    /// Whether a value is required (sent as `validations.required`).
     required: Option<bool>,
     /// Help text.
     hint: Option<String>,
@@ -205,8 +218,15 @@ pub(crate) struct FieldSpec {
 }
 
 impl FieldSpec {
-    /// The keys given, as the API's field object.
-    fn body(&self) -> Map<String, Value> {
+    /// The keys given, as the documented field object: `required` under `validations`, on
+    /// top of the field's current validations (`current`, when the field exists) so a change
+    /// of one validation keeps the others. A label is refused.
+    fn body(&self, current: Option<&Value>) -> Result<Map<String, Value>, ToolError> {
+        if self.label.is_some() {
+            return Err(ToolError::invalid_parameters(
+                "label is not supported: Modyo's field has no label (the documented field takes name, type, hint, position, multi and validations)",
+            ));
+        }
         let mut body = Map::new();
         let mut put = |key: &str, value: Option<Value>| {
             if let Some(value) = value {
@@ -215,11 +235,20 @@ impl FieldSpec {
         };
         put("name", self.name.clone().map(Value::from));
         put("type", self.kind.clone().map(Value::from));
-        put("label", self.label.clone().map(Value::from));
-        put("required", self.required.map(Value::from));
         put("hint", self.hint.clone().map(Value::from));
-        put("validations", self.validations.clone().map(Value::Object));
-        body
+        if self.validations.is_some() || self.required.is_some() {
+            let mut validations = current
+                .and_then(|field| field.get("validations"))
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default();
+            validations.extend(self.validations.clone().unwrap_or_default());
+            if let Some(required) = self.required {
+                validations.insert("required".into(), Value::from(required));
+            }
+            body.insert("validations".into(), Value::Object(validations));
+        }
+        Ok(body)
     }
 
     /// A new field: name and type are required.
@@ -229,7 +258,7 @@ impl FieldSpec {
                 "a new field needs name and type".into(),
             ));
         }
-        Ok(self.body())
+        Ok(self.body(None)?)
     }
 }
 
@@ -292,22 +321,13 @@ fn copied_field(field: &Value) -> Value {
     Value::Object(copy)
 }
 
-/// The body of a type create: name, uid, description, cardinality, fields (without ids).
-fn create_body(
-    name: &str,
-    uid: &str,
-    description: Option<&str>,
-    cardinality: Option<&str>,
-    fields: Vec<Value>,
-) -> Value {
+/// The body of a type create: name, uid, single, fields (without ids).
+fn create_body(name: &str, uid: &str, single: Option<bool>, fields: Vec<Value>) -> Value {
     let mut body = Map::new();
     body.insert("name".into(), Value::from(name));
     body.insert("uid".into(), Value::from(uid));
-    if let Some(description) = description {
-        body.insert("description".into(), Value::from(description));
-    }
-    if let Some(cardinality) = cardinality {
-        body.insert("cardinality".into(), Value::from(cardinality));
+    if let Some(single) = single {
+        body.insert("single".into(), Value::from(single));
     }
     if !fields.is_empty() {
         body.insert("fields".into(), Value::Array(fields));
@@ -380,9 +400,9 @@ pub(crate) struct ManageArgs {
     name: Option<String>,
     /// Unique identifier in the space (create).
     uid: Option<String>,
-    /// Description (create, update).
+    /// Not supported: Modyo's content type has no description (refused).
     description: Option<String>,
-    /// single or multiple (create, update).
+    /// single or multiple (create, update; sent as the documented `single`).
     cardinality: Option<Cardinality>,
     /// Field definitions (create).
     fields: Option<Vec<FieldSpec>>,
@@ -408,7 +428,8 @@ pub(crate) fn manage_tool() -> ToolDef {
         .describe(
             "List, get, create, update or delete content types, and add, update or remove one field. list: data.types \
 + coverage; other actions: data is the type as persisted, with its fields; delete and remove_field need \
-confirmDelete: true (delete: data null, state.status deleted).",
+confirmDelete: true (delete: data null, state.status deleted). Modyo's types have no description and fields no \
+label (both refused); a field's required is sent under validations.",
         )
         .data(manage_schema())
         .resource()
@@ -447,6 +468,7 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
         None => Action::Get,
     };
     let _ = args.verify;
+    no_description(args.description.as_ref())?;
     if matches!(action, Action::Delete | Action::RemoveField) && args.confirm_delete != Some(true) {
         let name = if action == Action::Delete {
             "delete"
@@ -503,13 +525,7 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
                 .map(|f| f.new_field().map(Value::Object))
                 .collect::<Result<Vec<_>, _>>()?;
             let space = resolve_space(client, &args.space, Need::Id).await?;
-            let body = create_body(
-                name,
-                uid,
-                args.description.as_deref(),
-                args.cardinality.map(Cardinality::as_str),
-                fields,
-            );
+            let body = create_body(name, uid, args.cardinality.map(Cardinality::single), fields);
             let object = post_type(client, &space, body).await?;
             write_reply(
                 &call,
@@ -523,15 +539,12 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
             if let Some(name) = &args.name {
                 body.insert("name".into(), Value::from(name.clone()));
             }
-            if let Some(description) = &args.description {
-                body.insert("description".into(), Value::from(description.clone()));
-            }
             if let Some(cardinality) = args.cardinality {
-                body.insert("cardinality".into(), Value::from(cardinality.as_str()));
+                body.insert("single".into(), Value::from(cardinality.single()));
             }
             if body.is_empty() {
                 return Err(CallError::Arguments(
-                    "update needs name, description or cardinality (fields change through add_field, update_field, remove_field)".into(),
+                    "update needs name or cardinality (fields change through add_field, update_field, remove_field)".into(),
                 ));
             }
             let space = resolve_space(client, &args.space, Need::Id).await?;
@@ -593,8 +606,8 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
             write_reply(&call, object, "updated", "Field added successfully")
         }
         Action::UpdateField => {
-            let changes = args.definition.clone().unwrap_or_default().body();
-            if changes.is_empty() {
+            let definition = args.definition.clone().unwrap_or_default();
+            if definition.body(None)?.is_empty() {
                 return Err(CallError::Arguments(
                     "update_field needs definition with the keys to change".into(),
                 ));
@@ -602,6 +615,7 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
             let space = resolve_space(client, &args.space, Need::Id).await?;
             let current = fetch_type(client, &space, need_type()?).await?;
             let existing = find_field(&current, need_field()?)?;
+            let changes = definition.body(Some(existing))?;
             let field_id = existing.get("id").cloned().unwrap_or(Value::Null);
             let mut field = changes;
             field.insert("id".into(), field_id.clone());
@@ -656,9 +670,9 @@ pub(crate) struct UpsertArgs {
     uid: String,
     /// Name (required to create).
     name: Option<String>,
-    /// Description.
+    /// Not supported: Modyo's content type has no description (refused).
     description: Option<String>,
-    /// single or multiple.
+    /// single or multiple (sent as the documented `single`).
     cardinality: Option<Cardinality>,
     /// Fields by name: existing ones are updated, new ones added; others are kept.
     fields: Option<Vec<FieldSpec>>,
@@ -670,7 +684,8 @@ pub(crate) fn upsert_tool() -> ToolDef {
     tool("content-types-upsert", Module::Content, ToolClass::Mutation)
         .describe(
             "Create or update a content type by uid. Fields are matched by name: existing ones updated, new ones added, \
-others kept. data is the type as persisted; state.status created or updated.",
+others kept. data is the type as persisted; state.status created or updated. Modyo's types have no description \
+and fields no label (both refused).",
         )
         .data(type_schema())
         .resource()
@@ -680,6 +695,7 @@ others kept. data is the type as persisted; state.status created or updated.",
 
 async fn upsert(call: Call, args: UpsertArgs) -> ToolResult {
     let _ = args.verify;
+    no_description(args.description.as_ref())?;
     let uid = args.uid.trim();
     let client = call.client()?;
     let space = resolve_space(client, &args.space, Need::Id).await?;
@@ -701,13 +717,7 @@ async fn upsert(call: Call, args: UpsertArgs) -> ToolResult {
                 .iter()
                 .map(|f| f.new_field().map(Value::Object))
                 .collect::<Result<Vec<_>, _>>()?;
-            let body = create_body(
-                name,
-                uid,
-                args.description.as_deref(),
-                args.cardinality.map(Cardinality::as_str),
-                fields,
-            );
+            let body = create_body(name, uid, args.cardinality.map(Cardinality::single), fields);
             let object = post_type(client, &space, body).await?;
             write_reply(
                 &call,
@@ -732,7 +742,7 @@ async fn upsert(call: Call, args: UpsertArgs) -> ToolResult {
                     .find(|f| f.get("name").and_then(Value::as_str) == Some(name.as_str()))
                 {
                     Some(field) => {
-                        let mut body = spec.body();
+                        let mut body = spec.body(Some(field))?;
                         body.insert("id".into(), field.get("id").cloned().unwrap_or(Value::Null));
                         fields.push(Value::Object(body));
                     }
@@ -742,11 +752,7 @@ async fn upsert(call: Call, args: UpsertArgs) -> ToolResult {
             let mut body = Map::new();
             for (key, value) in [
                 ("name", args.name.clone().map(Value::from)),
-                ("description", args.description.clone().map(Value::from)),
-                (
-                    "cardinality",
-                    args.cardinality.map(|c| Value::from(c.as_str())),
-                ),
+                ("single", args.cardinality.map(|c| Value::from(c.single()))),
             ] {
                 if let Some(value) = value {
                     body.insert(key.into(), value);
@@ -844,8 +850,7 @@ async fn copy(call: Call, args: CopyArgs) -> ToolResult {
     let body = create_body(
         &name,
         &uid,
-        source.get("description").and_then(Value::as_str),
-        source.get("cardinality").and_then(Value::as_str),
+        source.get("single").and_then(Value::as_bool),
         fields,
     );
     let object = post_type(client, &target_space, body).await?;
@@ -885,5 +890,23 @@ mod tests {
             Value::Object(spec.new_field().unwrap()),
             json!({"name": "title", "type": "text"})
         );
+    }
+
+    #[test]
+    fn required_goes_under_validations_keeping_the_current_ones_and_a_label_is_refused() {
+        let spec = FieldSpec {
+            required: Some(true),
+            ..FieldSpec::default()
+        };
+        let current = json!({"id": 7, "validations": {"length": 50}});
+        assert_eq!(
+            Value::Object(spec.body(Some(&current)).unwrap()),
+            json!({"validations": {"length": 50, "required": true}})
+        );
+        let labelled = FieldSpec {
+            label: Some("Título".into()),
+            ..spec
+        };
+        assert!(labelled.body(None).is_err());
     }
 }
