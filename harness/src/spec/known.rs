@@ -158,13 +158,6 @@ pub const KNOWN_CONTRADICTIONS: &[Known] = &[
         "the operation declares 201, 422",
     ),
     known(
-        "content-spaces-copy",
-        "POST /api/admin/content/spaces/{space_id}/categories",
-        Kind::BodyKey,
-        "$.position",
-        "not a documented key; the body takes name, parent_id, slug",
-    ),
-    known(
         "content-categories-manage",
         "POST /api/admin/content/spaces/{space_id}/categories",
         Kind::Status,
@@ -198,27 +191,6 @@ pub const KNOWN_CONTRADICTIONS: &[Known] = &[
         Kind::Status,
         "409",
         "the operation declares 200, 404",
-    ),
-    known(
-        "content-spaces-copy",
-        "POST /api/admin/content/spaces/{space_id}/types",
-        Kind::BodyKey,
-        "$.cardinality",
-        "not a documented key; the body takes name, single, uid (`single` is the cardinality)",
-    ),
-    known(
-        "content-spaces-copy",
-        "POST /api/admin/content/spaces/{space_id}/types",
-        Kind::BodyKey,
-        "$.description",
-        "not a documented key; the body takes name, single, uid",
-    ),
-    known(
-        "content-spaces-copy",
-        "POST /api/admin/content/spaces/{space_id}/types",
-        Kind::BodyKey,
-        "$.fields",
-        "not a documented key of the create body (name, single, uid); fields are sent on PUT",
     ),
     known(
         "content-types-copy",

@@ -8,6 +8,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::entries::{copied_field_values, read_entry};
+use super::types::{copied_field, create_type};
 use super::{Need, SPACES, Space, id_key, numeric_id, resolve_space, space_schema, unconfirmed};
 use crate::config::Module;
 use crate::contract::schema::{array, integer, strict, string};
@@ -492,22 +493,27 @@ async fn copy(call: Call, args: CopyArgs) -> ToolResult {
     let mut type_map: BTreeMap<String, (Value, BTreeMap<String, Value>)> = BTreeMap::new();
     for content_type in &types {
         let source_id = content_type.get("id").cloned().unwrap_or(Value::Null);
-        let body = json!({
-            "name": content_type.get("name"),
-            "uid": content_type.get("uid"),
-            "description": content_type.get("description"),
-            "cardinality": content_type.get("cardinality"),
-            "fields": content_type.get("fields").and_then(Value::as_array).map(|fields| {
-                fields.iter().map(|f| {
-                    let mut f = f.as_object().cloned().unwrap_or_default();
-                    for key in ["id", "uuid", "content_type_id", "type_id", "created_at", "updated_at"] {
-                        f.remove(key);
-                    }
-                    Value::Object(f)
-                }).collect::<Vec<_>>()
-            }).unwrap_or_default(),
-        });
-        match post(client, &format!("{}/types", copy.path()), &body).await {
+        let fields = content_type
+            .get("fields")
+            .and_then(Value::as_array)
+            .map(|fields| fields.iter().map(copied_field).collect::<Vec<_>>())
+            .unwrap_or_default();
+        let created = create_type(
+            client,
+            &format!("{}/types", copy.path()),
+            content_type
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default(),
+            content_type
+                .get("uid")
+                .and_then(Value::as_str)
+                .unwrap_or_default(),
+            content_type.get("single").and_then(Value::as_bool),
+            fields,
+        )
+        .await;
+        match created {
             Ok(created) => {
                 copied.0 += 1;
                 let fields: BTreeMap<String, Value> = created
@@ -546,7 +552,7 @@ async fn copy(call: Call, args: CopyArgs) -> ToolResult {
     for category in parents_first(&categories) {
         let source_id = category.get("id").cloned().unwrap_or(Value::Null);
         let mut body = Map::new();
-        for key in ["name", "slug", "position"] {
+        for key in ["name", "slug"] {
             if let Some(value) = category.get(key).filter(|v| !v.is_null()) {
                 body.insert(key.into(), value.clone());
             }

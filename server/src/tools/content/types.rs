@@ -204,7 +204,7 @@ fn no_description(description: Option<&String>) -> Result<(), ToolError> {
 pub(crate) struct FieldSpec {
     /// Field name, the key in an entry's fields.
     name: Option<String>,
-    /// Kind: text, textarea, rich_text, integer, decimal, boolean, date, dropdown, checkbox, multiple, location, asset, asset_list, entry, entries, group.
+    /// Kind, as documented: string, text, rich_text, dropdown, radio, checkbox, multiple, boolean, integer, decimal, date, locations, asset, assets, content_type, content_types.
     #[serde(rename = "type")]
     kind: Option<String>,
     /// Not supported: the documented field has no label (refused).
@@ -213,7 +213,7 @@ pub(crate) struct FieldSpec {
     required: Option<bool>,
     /// Help text.
     hint: Option<String>,
-    /// Validations, such as {"max_length": 120} or {"options": ["a", "b"]}.
+    /// Validations, as documented: such as {"length": 50}, {"unique": true} or {"regexp": "^[a-z]+$"}.
     validations: Option<Map<String, Value>>,
 }
 
@@ -305,34 +305,86 @@ fn has_field(content_type: &Value, name: &str) -> bool {
         .any(|f| f.get("name").and_then(Value::as_str) == Some(name))
 }
 
-/// A field definition copied to another type: everything but the identifiers of the original.
-fn copied_field(field: &Value) -> Value {
-    let mut copy = field.as_object().cloned().unwrap_or_default();
-    for key in [
-        "id",
-        "uuid",
-        "content_type_id",
-        "type_id",
-        "created_at",
-        "updated_at",
-    ] {
-        copy.remove(key);
+/// The documented keys of a field definition a copy sends.
+const COPIED_FIELD_KEYS: [&str; 6] = ["name", "type", "hint", "position", "multi", "validations"];
+
+/// A field definition copied to another type: its documented keys, without the identifiers of
+/// the original; a `required` the API answered at the top level goes under `validations`, and
+/// keys the documented field lacks (a label) are not sent.
+pub(crate) fn copied_field(field: &Value) -> Value {
+    let mut copy = Map::new();
+    for key in COPIED_FIELD_KEYS {
+        if let Some(value) = field.get(key).filter(|v| !v.is_null()) {
+            copy.insert(key.into(), value.clone());
+        }
+    }
+    if let Some(required) = field.get("required").and_then(Value::as_bool) {
+        let validations = copy
+            .entry("validations")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Some(validations) = validations.as_object_mut() {
+            validations
+                .entry("required")
+                .or_insert(Value::from(required));
+        }
     }
     Value::Object(copy)
 }
 
-/// The body of a type create: name, uid, single, fields (without ids).
-fn create_body(name: &str, uid: &str, single: Option<bool>, fields: Vec<Value>) -> Value {
+/// Creates a type the documented way, at `types_path` (a space's `.../types`): `POST` of its
+/// name, uid and `single`, then, when there are fields, a `PUT` of them (the create body has
+/// no fields). Answers the type as persisted.
+pub(crate) async fn create_type(
+    client: &ModyoClient,
+    types_path: &str,
+    name: &str,
+    uid: &str,
+    single: Option<bool>,
+    fields: Vec<Value>,
+) -> Result<Value, ToolError> {
     let mut body = Map::new();
     body.insert("name".into(), Value::from(name));
     body.insert("uid".into(), Value::from(uid));
     if let Some(single) = single {
         body.insert("single".into(), Value::from(single));
     }
-    if !fields.is_empty() {
-        body.insert("fields".into(), Value::Array(fields));
+    let response = client
+        .send(
+            Method::POST,
+            types_path,
+            &Query::new(),
+            Some(&Value::Object(body)),
+        )
+        .await?;
+    let id = match response.get("id") {
+        Some(id @ Value::Number(_)) => id_key(id),
+        _ => {
+            return Err(ToolError::new(
+                ErrorCode::InvalidUpstreamResponse,
+                format!(
+                    "the create of type '{uid}' was answered without an id; list the space's types (content-types-list) before retrying"
+                ),
+            ));
+        }
+    };
+    let path = format!("{types_path}/{id}");
+    if fields.is_empty() {
+        return persisted(client, response, &path).await;
     }
-    Value::Object(body)
+    let response = client
+        .send(
+            Method::PUT,
+            &path,
+            &Query::new(),
+            Some(&json!({"fields": fields})),
+        )
+        .await
+        .map_err(|e| {
+            ToolError::from(e).context(format!(
+                "type '{uid}' was created (id {id}) but its fields were not saved"
+            ))
+        })?;
+    persisted(client, response, &path).await
 }
 
 /// `PUT .../types/{id}` and the type as persisted.
@@ -347,15 +399,6 @@ async fn put_type(
         .send(Method::PUT, &path, &Query::new(), Some(&body))
         .await?;
     persisted(client, response, &path).await
-}
-
-/// `POST .../types` and the type as persisted.
-async fn post_type(client: &ModyoClient, space: &Space, body: Value) -> Result<Value, ToolError> {
-    let response = client
-        .send(Method::POST, &types_path(space), &Query::new(), Some(&body))
-        .await?;
-    let id = response.get("id").map(id_key).unwrap_or_default();
-    persisted(client, response, &format!("{}/{id}", types_path(space))).await
 }
 
 fn write_reply(call: &Call, object: Value, status: &str, message: &str) -> ToolResult {
@@ -525,8 +568,15 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
                 .map(|f| f.new_field().map(Value::Object))
                 .collect::<Result<Vec<_>, _>>()?;
             let space = resolve_space(client, &args.space, Need::Id).await?;
-            let body = create_body(name, uid, args.cardinality.map(Cardinality::single), fields);
-            let object = post_type(client, &space, body).await?;
+            let object = create_type(
+                client,
+                &types_path(&space),
+                name,
+                uid,
+                args.cardinality.map(Cardinality::single),
+                fields,
+            )
+            .await?;
             write_reply(
                 &call,
                 object,
@@ -717,8 +767,15 @@ async fn upsert(call: Call, args: UpsertArgs) -> ToolResult {
                 .iter()
                 .map(|f| f.new_field().map(Value::Object))
                 .collect::<Result<Vec<_>, _>>()?;
-            let body = create_body(name, uid, args.cardinality.map(Cardinality::single), fields);
-            let object = post_type(client, &space, body).await?;
+            let object = create_type(
+                client,
+                &types_path(&space),
+                name,
+                uid,
+                args.cardinality.map(Cardinality::single),
+                fields,
+            )
+            .await?;
             write_reply(
                 &call,
                 object,
@@ -847,13 +904,15 @@ async fn copy(call: Call, args: CopyArgs) -> ToolResult {
         })
         .unwrap_or_else(|| uid.clone());
     let fields = fields_of(&source).iter().map(copied_field).collect();
-    let body = create_body(
+    let object = create_type(
+        client,
+        &types_path(&target_space),
         &name,
         &uid,
         source.get("single").and_then(Value::as_bool),
         fields,
-    );
-    let object = post_type(client, &target_space, body).await?;
+    )
+    .await?;
     write_reply(&call, object, "created", "Content type copied successfully")
 }
 
@@ -872,6 +931,11 @@ mod tests {
         assert_eq!(
             copied_field(&t["fields"][0]),
             json!({"name": "title", "type": "text"})
+        );
+        let answered = json!({"id": 8, "name": "code", "label": "Código", "type": "text", "required": true, "position": 1, "validations": {}});
+        assert_eq!(
+            copied_field(&answered),
+            json!({"name": "code", "type": "text", "position": 1, "validations": {"required": true}})
         );
     }
 
