@@ -36,6 +36,9 @@ pub(crate) fn type_schema() -> Value {
         ("uid", Str),
         ("name", Str),
         ("single", Bool),
+        // Answered by the API the cassettes record, though the documented type lacks them.
+        ("description", Str),
+        ("cardinality", Str),
         ("space_id", Int),
         ("entries_count", Int),
         ("created_at", Str),
