@@ -4,7 +4,7 @@
 //! Canonical form: upper-case method; the path as the `url` crate encodes it (so a recorded
 //! `/spaces/mi espacio` and a received `/spaces/mi%20espacio` are the same path); the query as
 //! decoded `(key, value)` pairs sorted by key, the values of a repeated key kept in order; the
-//! body as parsed JSON, or a `multipart/form-data` body as its canonical object ([`super::form`]).
+//! body as parsed JSON, or a `multipart/form-data` body as its canonical object (see `replay/form.rs`).
 //! Two requests match when all four are equal (a form only with a recording whose request
 //! `content-type` says it is one), which makes the query an exact multiset comparison, never a
 //! subset one.
@@ -41,7 +41,7 @@ pub enum ReceivedBody {
     Empty,
     /// A body that parses as JSON.
     Json(Value),
-    /// A `multipart/form-data` body, as its canonical object ([`super::form`]).
+    /// A `multipart/form-data` body, as its canonical object (see `replay/form.rs`).
     Form(Value),
     /// A body that is not JSON (kept raw).
     Other(Vec<u8>),
