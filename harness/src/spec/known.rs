@@ -242,13 +242,6 @@ pub const KNOWN_CONTRADICTIONS: &[Known] = &[
         "the specification declares integer; the cassette answers string",
     ),
     known(
-        "channels-sites-manage",
-        "POST /api/admin/sites",
-        Kind::Status,
-        "409",
-        "the operation declares 201, 422",
-    ),
-    known(
         "channels-menus-upsert",
         "POST /api/admin/sites/{site_id}/menus",
         Kind::Status,
@@ -380,13 +373,6 @@ pub const KNOWN_CONTRADICTIONS: &[Known] = &[
         Kind::ResponseType,
         "$.site_id",
         "specification inconsistency: the Template definition types site_id string while the templates list types it integer; the cassette answers integer",
-    ),
-    known(
-        "channels-templates-replace",
-        "PUT /api/admin/sites/{site_id}/templates/{template_id}",
-        Kind::Status,
-        "409",
-        "the operation declares 200, 404, 422",
     ),
     known(
         "channels-widgets-manage",
