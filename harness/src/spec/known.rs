@@ -272,20 +272,6 @@ pub const KNOWN_CONTRADICTIONS: &[Known] = &[
     known(
         "channels-widgets-copy",
         "POST /api/admin/sites/{site_id}/widget_definitions",
-        Kind::BodyKey,
-        "$.description",
-        "not a documented key; the body takes name, public, read_only",
-    ),
-    known(
-        "channels-widgets-manage",
-        "POST /api/admin/sites/{site_id}/widget_definitions",
-        Kind::BodyKey,
-        "$.html",
-        "not a documented key; the body takes name, public, read_only",
-    ),
-    known(
-        "channels-widgets-copy",
-        "POST /api/admin/sites/{site_id}/widget_definitions",
         Kind::Status,
         "409",
         "the operation declares 200",
@@ -373,13 +359,6 @@ pub const KNOWN_CONTRADICTIONS: &[Known] = &[
         Kind::ResponseType,
         "$.site_id",
         "specification inconsistency: the Template definition types site_id string while the templates list types it integer; the cassette answers integer",
-    ),
-    known(
-        "channels-widgets-manage",
-        "PUT /api/admin/sites/{site_id}/widget_definitions/{id}",
-        Kind::BodyKey,
-        "$.description",
-        "not a documented key; the body takes css, html, js",
     ),
     known(
         "channels-widgets-code-edit",
