@@ -183,7 +183,7 @@ async fn overview(ctx: SitesCall) -> Answer<Sites> {
     let resource = ctx.coll.resource(&found.object(), Some(found.id));
     let at = |rest: &str| format!("{}/{rest}", ctx.coll.item(found.id));
     let counts = Counts {
-        pages: Nullable(count(client, &at("pages"), "pages").await?),
+        pages: Nullable(count(client, &at("layout_pages"), "layout_pages").await?),
         templates: Nullable(count(client, &at("templates"), "templates").await?),
         widgets: Nullable(count(client, &at("widget_definitions"), "widget_definitions").await?),
         menus: Nullable(count(client, &at("menus"), "menus").await?),

@@ -1,15 +1,18 @@
 //! `channels-pages-copy`: a page with its widgets, copied within a site or to another site.
+//!
+//! The copy is created with the documented create body (`name`, `path`, `grid_type`, and
+//! `parent_uuid` within one site), then, when the source has widgets, updated with them as
+//! new items of its `widgets[]` (the documented way to place widgets on a layout page).
 
-use reqwest::Method;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::super::{Need, Site, resolve_site};
-use super::Page;
+use super::widget::widget_input;
+use super::{Page, put_page, update_body};
 use crate::config::Module;
-use crate::contract::{ToolClass, ToolError};
-use crate::modyo::Query;
+use crate::contract::{ErrorCode, ToolClass, ToolError};
 use crate::tools::args::Ident;
 use crate::tools::engine::collection::id_of;
 use crate::tools::engine::{Answer, Echo, Echoed, persist, reply};
@@ -30,34 +33,9 @@ pub(crate) struct CopyArgs {
     path: Option<String>,
 }
 
-/// Page attributes a copy carries over.
-const COPIED: [&str; 13] = [
-    "name",
-    "title",
-    "description",
-    "excerpt",
-    "path",
-    "type",
-    "layout",
-    "private",
-    "meta_tags",
-    "space_id",
-    "content_type_uid",
-    "index_template_id",
-    "show_template_id",
-];
-
-/// Page widget attributes a copy carries over.
-const WIDGET_COPIED: [&str; 8] = [
-    "widget_definition_id",
-    "type",
-    "title",
-    "settings",
-    "position",
-    "zone",
-    "width",
-    "css_class",
-];
+/// Page attributes a copy carries over (the documented create body; `parent_uuid` only
+/// within the source's site).
+const COPIED: [&str; 3] = ["name", "path", "grid_type"];
 
 fn pick_keys(source: &Value, keys: &[&str]) -> Map<String, Value> {
     keys.iter()
@@ -73,7 +51,8 @@ fn pick_keys(source: &Value, keys: &[&str]) -> Map<String, Value> {
 pub(crate) fn copy_tool() -> ToolDef {
     tool("channels-pages-copy", Module::Channels, ToolClass::Mutation)
         .describe(
-            "Copy a page, with its widgets, within a site or to another site. data: the copy as persisted; \
+            "Copy a page (name, path, grid), with its widgets, within a site or to another site. A page holding a custom \
+widget is not copied (invalid_parameters: Modyo documents no way to place one). data: the copy as persisted; \
 state.affected: widgets copied.",
         )
         .resource()
@@ -88,15 +67,16 @@ async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<Page>> {
         .collection::<Page>()
         .fetch(client, args.page_id)
         .await?;
+    refuse_custom_widgets(&source, args.page_id)?;
     let target: Site = match &args.target_site {
         Some(t) => resolve_site(client, t, Need::Id).await?,
         None => site.clone(),
     };
     let mut sent = pick_keys(&source, &COPIED);
     if target.id == site.id
-        && let Some(parent) = source.get("parent_id").filter(|v| !v.is_null())
+        && let Some(parent) = source.get("parent_uuid").filter(|v| !v.is_null())
     {
-        sent.insert("parent_id".into(), parent.clone());
+        sent.insert("parent_uuid".into(), parent.clone());
     }
     if let Some(name) = &args.name {
         sent.insert("name".into(), Value::from(name.clone()));
@@ -111,37 +91,69 @@ async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<Page>> {
     let widgets: Vec<Value> = source
         .get("widgets")
         .and_then(Value::as_array)
-        .map(|ws| {
-            ws.iter()
-                .map(|w| Value::Object(pick_keys(w, &WIDGET_COPIED)))
-                .collect()
-        })
+        .map(|ws| ws.iter().map(|w| widget_input(w, false)).collect())
         .unwrap_or_default();
-    let widgets_path = pages.item(format!("{copy_id}/widgets"));
-    for (i, widget) in widgets.iter().enumerate() {
-        client
-            .send(Method::POST, &widgets_path, &Query::new(), Some(widget))
-            .await
-            .map_err(|e| {
-                ToolError::from(e).context(format!(
-                    "page {copy_id} was created in site {}, but copying widget {} of {} failed",
-                    target.id,
-                    i + 1,
-                    widgets.len()
-                ))
-            })?;
-    }
-    // With widgets added, the page as persisted is a re-read.
     let object = if widgets.is_empty() {
         created
     } else {
-        pages.fetch(client, copy_id).await?
+        let mut body = Value::Object(update_body(&created));
+        persist::extend(
+            &mut body,
+            serde_json::json!({"widgets": Value::Array(widgets.clone())}),
+        );
+        let persisted = put_page(client, &pages, copy_id, &body)
+            .await
+            .map_err(|e| {
+                e.context(format!(
+                    "page {copy_id} was created in site {}, but placing its {} widgets failed",
+                    target.id,
+                    widgets.len()
+                ))
+            })?;
+        let placed = persisted
+            .get("widgets")
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len);
+        if placed < widgets.len() {
+            return Err(ToolError::new(
+                ErrorCode::PersistedMismatch,
+                format!(
+                    "page {copy_id} was created in site {} and sent {} widgets, but the API shows {placed}; read the copy before retrying",
+                    target.id,
+                    widgets.len()
+                ),
+            )
+            .into());
+        }
+        persisted
     };
     persist::check_sent("page copy", &object, &sent)?;
     let resource = pages.resource(&object, None);
     let post = reply::post::<Page>("created", &object).affected(widgets.len());
     let message = "Page copied successfully";
     Ok(reply::saved_as::<Page, _>(object, resource, post, "created", message).into())
+}
+
+/// A custom widget (one with a `definition_uuid`) cannot be placed through the documented
+/// widget input: a copy would lose it, so none is made.
+fn refuse_custom_widgets(source: &Value, page_id: u64) -> Result<(), ToolError> {
+    let custom: Vec<Value> = source
+        .get("widgets")
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice)
+        .iter()
+        .filter(|w| w.get("definition_uuid").is_some_and(Value::is_string))
+        .filter_map(|w| w.get("id").cloned())
+        .collect();
+    if custom.is_empty() {
+        return Ok(());
+    }
+    Err(ToolError::invalid_parameters(format!(
+        "page {page_id} was not copied: it holds {} custom widget(s), and the documented widgets of a layout page \
+take no widget definition, so the copy would lose them; copy the page in the Modyo UI",
+        custom.len()
+    ))
+    .detail("custom_widgets", Value::Array(custom)))
 }
 
 #[cfg(test)]
@@ -151,7 +163,7 @@ mod tests {
 
     #[test]
     fn copies_keep_only_copyable_non_null_keys() {
-        let source = json!({"id": 1, "uuid": "u", "name": "A", "path": "a", "title": null, "status": "published"});
+        let source = json!({"id": 1, "uuid": "u", "name": "A", "path": "a", "grid_type": null, "published": true});
         assert_eq!(
             Value::Object(pick_keys(&source, &COPIED)),
             json!({"name": "A", "path": "a"})

@@ -1,22 +1,32 @@
 //! Pages: `channels-pages-manage`, `-create` and `-content` (content binding) here; `-widget`
 //! (the widgets placed on a page) in [`widget`]; `-copy` in [`copy`].
 //!
+//! Modyo documents a site's pages as layout pages: `GET/POST /sites/{site_id}/layout_pages`
+//! (the list answers `{layout_pages}`, each row with its `children`) and
+//! `GET/PUT/DELETE .../layout_pages/{id}`. The create body takes `name`, `path`,
+//! `parent_uuid` and `grid_type`; the update body takes those (all four required), `has_router`
+//! and the page's `widgets[]`, so every update reads the page first and sends its current
+//! values with the change. The specification has no archive, unpublish or content-binding
+//! action for a layout page: those calls answer an error before any request is sent.
+//!
 //! Pages are addressed by id (`page_id`: `page` is the pagination argument).
 
 use reqwest::Method;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 use super::{Need, in_site, resolve_site};
 use crate::config::Module;
-use crate::contract::ToolClass;
+use crate::contract::{ToolClass, ToolError};
+use crate::modyo::ModyoClient;
 use crate::modyo::Query;
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::{
-    Action, Answer, Echo, Echoed, Member, Rules, echoed, manage, persist, reply,
+    Action, Answer, Collection, Ctx, Echo, Echoed, Managed, Member, Rules, echoed, manage, persist,
+    reply,
 };
-use crate::tools::{Call, ToolDef, tool};
+use crate::tools::{Call, CallError, ToolDef, tool};
 
 mod copy;
 mod widget;
@@ -25,28 +35,53 @@ pub(crate) use copy::copy_tool;
 pub(crate) use widget::widget_tool;
 
 echoed! {
-    /// A page as the API returns it.
+    /// A layout page as the API returns it.
     Page = "page" {
-        id: i64, uuid: String, name: String, title: String, description: String,
-        excerpt: String, path: String, full_path: String, url: String, r#type: String,
-        status: String, published: bool, parent_id: i64, position: i64, layout: String,
-        private: bool, meta_tags: Value, site_id: i64, space_id: i64, content_type_uid: String,
-        index_template_id: i64, show_template_id: i64, filters: Object, widgets: List,
-        created_at: String, updated_at: String, published_at: String
+        id: i64, uuid: String, name: String, r#type: String, path: String,
+        parent_uuid: String, full_path: String, url: String, grid_type: String,
+        has_router: bool, deleted: bool, published: Value, current_published: Value,
+        private: Value, excerpt: String, blocked: bool, review_enabled: bool,
+        restriction_enabled: Value, dirty: Value, targets: List, children: List,
+        widgets: List, created_at: String, updated_at: String
     }
 }
 
 impl Member for Page {
-    const RULES: Rules = Rules::new("page", "pages")
+    const RULES: Rules = Rules::new("page", "layout_pages")
+        .listed("pages")
         .echo(Some("path"), None)
         .published()
         .hint("call channels-pages-manage (action list) to see its pages");
 }
 
+/// The grids a layout page can have (the documented `grid_type` values).
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, JsonSchema)]
+pub(crate) enum GridType {
+    #[serde(rename = "side_right_three_cols_grid")]
+    SideRightThreeCols,
+    #[serde(rename = "side_left_three_cols_grid")]
+    SideLeftThreeCols,
+    #[serde(rename = "side_right_grid")]
+    SideRight,
+    #[serde(rename = "side_left_grid")]
+    SideLeft,
+    #[serde(rename = "full_grid")]
+    Full,
+    #[serde(rename = "full_two_cols_grid")]
+    FullTwoCols,
+    #[serde(rename = "full_three_cols_grid")]
+    FullThreeCols,
+    #[serde(rename = "side_left_one_col_grid")]
+    SideLeftOneCol,
+    #[serde(rename = "side_right_one_col_grid")]
+    SideRightOneCol,
+}
+
 /// Arguments of `channels-pages-manage`.
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
 pub(crate) struct ManageArgs {
-    /// list, get (default), update, delete, archive or unpublish.
+    /// list, get (default), update or delete (archive and unpublish are not documented for
+    /// layout pages and answer an error).
     action: Option<Action>,
     /// Site id, host, uuid or name.
     site: Ident,
@@ -56,63 +91,98 @@ pub(crate) struct ManageArgs {
     paging: Paging,
     /// Name (update).
     name: Option<String>,
-    /// Title (update).
-    title: Option<String>,
-    /// Description (update).
-    description: Option<String>,
-    /// Excerpt (update).
-    excerpt: Option<String>,
     /// URL path segment (update).
     path: Option<String>,
+    /// Grid of the page (update).
+    grid_type: Option<GridType>,
     /// Must be true for delete.
     #[serde(rename = "confirmDelete")]
     confirm_delete: Option<bool>,
 }
 
+/// The fields `update` may change.
+const UPDATABLE: [&str; 3] = ["name", "path", "grid_type"];
+
+/// Why a state change of a page is refused.
+const NO_STATE_CHANGE: &str = "Modyo's published API has no archive or unpublish action for a layout page (it documents \
+GET/POST /sites/{site_id}/layout_pages and GET/PUT/DELETE .../layout_pages/{id} only); archive or unpublish the page in the \
+Modyo UI, or delete it with action delete";
+
 pub(crate) fn manage_tool() -> ToolDef {
     manage::<ManageArgs, Page>("channels-pages-manage", Module::Channels, in_site())
         .describe(
-            "List, get, update, delete, archive or unpublish a site's pages. list: data.pages + coverage, resource \
-the site; get/update/archive/unpublish: the page as persisted, state.status and published; delete (confirmDelete: \
-true): data null.",
+            "List, get, update or delete a site's pages (Modyo's layout pages). list: data.pages (each with its \
+children) + coverage, resource the site; get/update: the page as persisted, state.status and published; update sends \
+name, path, grid_type (the page's current values for those not given); delete (confirmDelete: true): data null. \
+archive and unpublish answer invalid_parameters: Modyo documents no such action for layout pages.",
         )
         .target("page_id", "the page's id")
-        .fields(&["name", "title", "description", "excerpt", "path"])
+        .fields(&UPDATABLE)
         .list(|_| Query::new())
         .get()
-        .update()
+        .action("update", update)
+        .on_target()
         .delete()
-        .transition("archive", "archived")
-        .transition("unpublish", "unpublished")
+        .refuse("archive", NO_STATE_CHANGE)
+        .refuse("unpublish", NO_STATE_CHANGE)
         .build()
 }
 
-/// Page kinds.
-#[derive(Debug, Clone, Copy, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-enum PageType {
-    WidgetPage,
-    ContentPage,
+/// The documented update body of `page` as it stands: `name`, `path`, `parent_uuid`,
+/// `grid_type` (all required by the specification).
+pub(crate) fn update_body(page: &Value) -> Map<String, Value> {
+    ["name", "path", "parent_uuid", "grid_type"]
+        .iter()
+        .map(|k| {
+            (
+                (*k).to_owned(),
+                page.get(*k).cloned().unwrap_or(Value::Null),
+            )
+        })
+        .collect()
 }
 
-/// The fields of a new page, in the order they are sent.
-#[derive(Debug, Deserialize, Serialize, JsonSchema)]
+/// `PUT` `body` to page `id` of `pages`: the page as persisted.
+pub(crate) async fn put_page(
+    client: &ModyoClient,
+    pages: &Collection<Page>,
+    id: u64,
+    body: &Value,
+) -> Result<Value, ToolError> {
+    let path = pages.item(id);
+    persist::write(client, Method::PUT, &path, Some(body), &path)
+        .await
+        .map_err(pages.missing(id))
+}
+
+async fn update(ctx: Ctx<ManageArgs, Page>) -> Answer<Managed<Page>> {
+    let changes = ctx.body();
+    if persist::is_empty(&changes) {
+        return Err(CallError::Arguments(format!(
+            "update needs at least one of {}",
+            UPDATABLE.join(", ")
+        )));
+    }
+    let found = ctx.found(Need::Object).await?;
+    let mut body = Value::Object(update_body(&found.object()));
+    persist::extend(&mut body, changes.clone());
+    let object = put_page(ctx.client()?, &ctx.coll, found.id, &body).await?;
+    persist::check_sent(Page::NAME, &object, &changes)?;
+    let resource = ctx.coll.resource(&object, Some(found.id));
+    Ok(reply::saved::<Page, _>(object, resource, "updated").into())
+}
+
+/// The fields of a new page, as the tool takes them.
+#[derive(Debug, Deserialize, JsonSchema)]
 struct NewPage {
     /// Name.
     name: String,
     /// URL path segment.
     path: String,
-    /// Title.
-    title: Option<String>,
-    /// Description.
-    description: Option<String>,
-    /// widget_page (default) or content_page.
-    #[serde(rename = "type")]
-    page_type: Option<PageType>,
-    /// Parent page id.
+    /// Grid of the page.
+    grid_type: Option<GridType>,
+    /// Parent page id (sent as the parent's uuid).
     parent_id: Option<u64>,
-    /// Layout name.
-    layout: Option<String>,
 }
 
 /// Arguments of `channels-pages-create`.
@@ -130,7 +200,10 @@ pub(crate) fn create_tool() -> ToolDef {
         Module::Channels,
         ToolClass::Mutation,
     )
-    .describe("Create a page in a site. data: the page as persisted; state.status created.")
+    .describe(
+        "Create a page (a Modyo layout page) in a site: name, path, grid_type, parent_id (read for its uuid). data: \
+the page as persisted; state.status created.",
+    )
     .resource()
     .state()
     .handle(create)
@@ -140,7 +213,30 @@ async fn create(call: Call, args: CreateArgs) -> Answer<Echo<Page>> {
     let client = call.client()?;
     let site = resolve_site(client, &args.site, Need::Id).await?;
     let pages = site.collection::<Page>();
-    let sent = persist::given(&args.page);
+    let parent_uuid = match args.page.parent_id {
+        Some(parent) => {
+            let parent_page = pages.fetch(client, parent).await?;
+            match parent_page.get("uuid").filter(|u| u.is_string()) {
+                Some(uuid) => Some(uuid.clone()),
+                None => {
+                    return Err(ToolError::new(
+                        crate::contract::ErrorCode::InvalidUpstreamResponse,
+                        format!(
+                            "parent page {parent} was read without a uuid; the create needs it"
+                        ),
+                    )
+                    .into());
+                }
+            }
+        }
+        None => None,
+    };
+    let sent = persist::body(vec![
+        ("name", Some(Value::from(args.page.name))),
+        ("path", Some(Value::from(args.page.path))),
+        ("parent_uuid", parent_uuid),
+        ("grid_type", args.page.grid_type.map(|g| json!(g))),
+    ]);
     let object = persist::create(client, &pages.path, &sent, Page::NAME).await?;
     persist::check_sent(Page::NAME, &object, &sent)?;
     let resource = pages.resource(&object, None);
@@ -162,39 +258,39 @@ pub(crate) struct ContentArgs {
     index_template_id: Option<u64>,
     /// Template id for the entry view.
     show_template_id: Option<u64>,
-    /// Entry filters (category, tags, sort), sent as given.
+    /// Entry filters (category, tags, sort).
     filters: Option<Map<String, Value>>,
 }
 
 pub(crate) fn content_tool() -> ToolDef {
     tool("channels-pages-content", Module::Channels, ToolClass::Mutation)
         .describe(
-            "Bind a content page to a space and content type, with its index/show templates and filters. data: \
-the page as persisted (a binding persisted differently fails with persisted_mismatch).",
+            "Bind a content page to a space and content type, with its index/show templates and filters. Modyo's \
+published API documents no such write (a layout page's update takes name, path, parent_uuid, grid_type, has_router \
+and widgets only), so this tool sends nothing and answers invalid_parameters naming the binding asked; bind the page \
+in the Modyo UI.",
         )
         .resource()
         .state()
         .handle(content)
 }
 
-async fn content(call: Call, args: ContentArgs) -> Answer<Echo<Page>> {
-    let client = call.client()?;
-    let site = resolve_site(client, &args.site, Need::Id).await?;
-    let pages = site.collection::<Page>();
-    let sent = persist::body(vec![
-        ("space_id", Some(Value::from(args.space_id))),
-        ("content_type_uid", Some(Value::from(args.content_type))),
-        ("index_template_id", args.index_template_id.map(Value::from)),
-        ("show_template_id", args.show_template_id.map(Value::from)),
-        ("filters", args.filters.map(Value::Object)),
-    ]);
-    let path = pages.item(args.page_id);
-    let object = persist::write(client, Method::PUT, &path, Some(&sent), &path)
-        .await
-        .map_err(pages.missing(args.page_id))?;
-    persist::check_sent("page content binding", &object, &sent)?;
-    let resource = pages.resource(&object, None);
-    let post = reply::post::<Page>("updated", &object);
-    let message = "Page content updated successfully";
-    Ok(reply::saved_as::<Page, _>(object, resource, post, "updated", message).into())
+async fn content(_call: Call, args: ContentArgs) -> Answer<Echo<Page>> {
+    let asked = json!({
+        "site": args.site.as_str(),
+        "page_id": args.page_id,
+        "space_id": args.space_id,
+        "content_type": args.content_type,
+        "index_template_id": args.index_template_id,
+        "show_template_id": args.show_template_id,
+        "filters": args.filters,
+    });
+    Err(ToolError::invalid_parameters(format!(
+        "page {} was not bound: Modyo's published API documents no content binding for a layout page (PUT \
+/sites/{{site_id}}/layout_pages/{{id}} takes name, path, parent_uuid, grid_type, has_router and widgets); bind it in \
+the Modyo UI",
+        args.page_id
+    ))
+    .detail("asked", asked)
+    .into())
 }

@@ -1,16 +1,20 @@
-//! `channels-pages-widget`: the widgets placed on a widget page (add, update, remove, move).
-//! A page widget's `resource` carries its `wid` as the uuid (C4).
+//! `channels-pages-widget`: the widgets placed on a page (add, update, remove, move).
+//!
+//! Modyo documents a page's widgets as the layout page's `widgets[]`, sent whole on
+//! `PUT /sites/{site_id}/layout_pages/{id}` (each item: `id` for a widget already on the page,
+//! `type`, `title`, `options`, `position`, `column`, `use_default_title`), not as a resource of
+//! their own. So every action reads the page, edits that array and sends it back with the
+//! page's required keys; the page as persisted says what happened. The documented widget
+//! input has no key for a custom widget definition: adding one answers an error.
 
-use reqwest::Method;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::super::{Need, resolve_site};
-use super::Page;
+use super::{Page, put_page, update_body};
 use crate::config::Module;
 use crate::contract::{Control, ErrorCode, ToolClass, ToolError};
-use crate::modyo::Query;
 use crate::tools::args::Ident;
 use crate::tools::engine::{
     Answer, Collection, Echo, Echoed, Member, Rules, echoed, persist, reply, required,
@@ -18,20 +22,17 @@ use crate::tools::engine::{
 use crate::tools::{Call, CallError, ToolDef, tool};
 
 echoed! {
-    /// A widget placed on a page, as the API returns it.
+    /// A widget placed on a page, as the API returns it within the page.
     PageWidget = "page widget" {
-        id: i64, wid: String, name: String, title: String, r#type: String,
-        resolve_type: String, width: String, css_class: String, position: i64, zone: String,
-        settings: Object, widget_definition_id: i64, page_id: i64, created_at: String,
-        updated_at: String
+        id: i64, uuid: String, title: String, r#type: String, label: String,
+        position: Value, column: Value, options: Value, enabled: Value,
+        use_default_title: Value, definition_uuid: String, layout_page_id: i64,
+        grid_id: i64, can_edit: bool
     }
 }
 
 impl Member for PageWidget {
-    const RULES: Rules = Rules::new("page_widget", "widgets")
-        .echo(None, Some("wid"))
-        .legacy("widget", "Page widget")
-        .published();
+    const RULES: Rules = Rules::new("page_widget", "widgets").legacy("widget", "Page widget");
 }
 
 /// Actions of `channels-pages-widget`.
@@ -51,23 +52,24 @@ pub(crate) struct WidgetArgs {
     action: WidgetAction,
     /// Site id, host, uuid or name.
     site: Ident,
-    /// Widget page id.
+    /// Page id.
     page_id: u64,
     /// Page widget id (update, remove, move).
     widget_id: Option<u64>,
-    /// Custom widget definition id (add).
+    /// Custom widget definition id (add): not placeable through the documented API, answers an
+    /// error.
     widget_definition_id: Option<u64>,
-    /// Built-in widget type, such as rich-text (add).
+    /// Widget type, such as rich-text (add).
     #[serde(rename = "type")]
     widget_type: Option<String>,
     /// Title (add, update).
     title: Option<String>,
-    /// Widget settings (add, update).
+    /// Widget options (add, update).
     settings: Option<Map<String, Value>>,
-    /// Zero-based position (add, move).
+    /// Position in its column (add, move).
     position: Option<u32>,
-    /// Layout zone (add, move).
-    zone: Option<String>,
+    /// Grid column (add, move).
+    column: Option<u32>,
     /// Must be true for remove.
     #[serde(rename = "confirmDelete")]
     confirm_delete: Option<bool>,
@@ -80,8 +82,9 @@ pub(crate) fn widget_tool() -> ToolDef {
         ToolClass::Mutation,
     )
     .describe(
-        "Add, update, remove or move a widget on a widget page. data: the page widget as persisted \
-(remove with confirmDelete: true: data null); resource.uuid is the widget's wid.",
+        "Add, update, remove or move a widget on a page, through the page's widgets (read, edited, sent back whole). \
+data: the page widget as persisted (remove with confirmDelete: true: data null). settings are sent as the widget's \
+options. A custom widget definition (widget_definition_id) cannot be placed: Modyo documents no key for it.",
     )
     .resource()
     .state()
@@ -91,38 +94,132 @@ pub(crate) fn widget_tool() -> ToolDef {
 
 /// The widget `widget_id` among the page's widgets.
 fn widget_on_page(page: &Value, widget_id: u64) -> Option<&Value> {
-    page.get("widgets")?
-        .as_array()?
+    widgets_of(page)
         .iter()
         .find(|w| w.get("id").and_then(Value::as_u64) == Some(widget_id))
 }
 
-/// What a write sends, the status it leaves the widget in, and the old message.
-fn change(args: &WidgetArgs) -> Result<(Value, &'static str, &'static str), CallError> {
-    let title = || args.title.clone().map(Value::from);
+fn widgets_of(page: &Value) -> &[Value] {
+    page.get("widgets")
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
+}
+
+/// An integer the API may send as a number or as digits (the specification types a read
+/// widget's `position` and `column` as strings, an update's as integers).
+fn integer(value: &Value) -> Option<Value> {
+    match value {
+        Value::Number(n) if n.is_u64() || n.is_i64() => Some(value.clone()),
+        Value::String(s) => s.trim().parse::<i64>().ok().map(Value::from),
+        _ => None,
+    }
+}
+
+/// A boolean the API may send as `true` or `"true"`.
+fn boolean(value: &Value) -> Option<Value> {
+    match value {
+        Value::Bool(_) => Some(value.clone()),
+        Value::String(s) if s == "true" || s == "false" => Some(Value::Bool(s == "true")),
+        _ => None,
+    }
+}
+
+/// Options the API may send as an object or as its JSON text.
+fn options(value: &Value) -> Option<Value> {
+    match value {
+        Value::Object(_) => Some(value.clone()),
+        Value::String(s) => serde_json::from_str::<Value>(s)
+            .ok()
+            .filter(Value::is_object),
+        _ => None,
+    }
+}
+
+/// The documented input of a widget the page holds (`keep_id`: it stays the same widget):
+/// the keys of `WidgetInput` that the read widget carries in a form the update takes.
+pub(crate) fn widget_input(widget: &Value, keep_id: bool) -> Value {
+    let mut input = Map::new();
+    let mut put = |key: &str, value: Option<Value>| {
+        if let Some(value) = value {
+            input.insert(key.to_owned(), value);
+        }
+    };
+    let get = |key: &str| widget.get(key).filter(|v| !v.is_null());
+    if keep_id {
+        put("id", get("id").and_then(integer));
+    }
+    put("type", get("type").filter(|v| v.is_string()).cloned());
+    put("title", get("title").filter(|v| v.is_string()).cloned());
+    put("position", get("position").and_then(integer));
+    put("column", get("column").and_then(integer));
+    put("options", get("options").and_then(options));
+    put(
+        "use_default_title",
+        get("use_default_title").and_then(boolean),
+    );
+    Value::Object(input)
+}
+
+/// The page's widgets with the change of `args` made, and the fields of the changed widget
+/// that the persisted page must show (none for a removal).
+fn edited(args: &WidgetArgs, page: &Value) -> Result<(Vec<Value>, Value), CallError> {
+    let mut widgets: Vec<Value> = widgets_of(page)
+        .iter()
+        .map(|w| widget_input(w, true))
+        .collect();
     let settings = || args.settings.clone().map(Value::Object);
-    let position = || args.position.map(Value::from);
-    let zone = || args.zone.clone().map(Value::from);
+    let title = || args.title.clone().map(Value::from);
+    if args.action == WidgetAction::Add {
+        let change = persist::body(vec![
+            ("type", args.widget_type.clone().map(Value::from)),
+            ("title", title()),
+            ("options", settings()),
+            ("position", args.position.map(Value::from)),
+            ("column", args.column.map(Value::from)),
+        ]);
+        widgets.push(change.clone());
+        return Ok((widgets, change));
+    }
+    let widget_id = args.widget_id.unwrap_or_default();
+    let Some(index) = widgets
+        .iter()
+        .position(|w| w.get("id").and_then(Value::as_u64) == Some(widget_id))
+    else {
+        return Err(ToolError::not_found(format!(
+            "page {} has no widget {widget_id}; call channels-pages-manage (action get) to see its widgets",
+            args.page_id
+        ))
+        .into());
+    };
+    let change = match args.action {
+        WidgetAction::Update => persist::body(vec![("title", title()), ("options", settings())]),
+        WidgetAction::Move => persist::body(vec![
+            ("position", args.position.map(Value::from)),
+            ("column", args.column.map(Value::from)),
+        ]),
+        WidgetAction::Remove | WidgetAction::Add => {
+            widgets.remove(index);
+            return Ok((widgets, Value::Null));
+        }
+    };
+    persist::extend(&mut widgets[index], change.clone());
+    Ok((widgets, change))
+}
+
+/// What an action needs before anything is read, and the status and old message it answers.
+fn check(args: &WidgetArgs) -> Result<(&'static str, &'static str), CallError> {
     match args.action {
         WidgetAction::Add => {
-            if args.widget_definition_id.is_none() && args.widget_type.is_none() {
-                return Err(CallError::Arguments(
-                    "add needs widget_definition_id (a custom widget) or type (a built-in widget)"
-                        .into(),
-                ));
+            if let Some(definition) = args.widget_definition_id {
+                return Err(ToolError::invalid_parameters(format!(
+                    "widget definition {definition} was not placed: the documented widgets of a layout page (PUT \
+/sites/{{site_id}}/layout_pages/{{id}}) take type, title, options, position, column and use_default_title, no widget \
+definition; place a custom widget in the Modyo UI, or add a widget by its type"
+                ))
+                .into());
             }
-            let sent = persist::body(vec![
-                (
-                    "widget_definition_id",
-                    args.widget_definition_id.map(Value::from),
-                ),
-                ("type", args.widget_type.clone().map(Value::from)),
-                ("title", title()),
-                ("settings", settings()),
-                ("position", position()),
-                ("zone", zone()),
-            ]);
-            Ok((sent, "created", "Widget added to page successfully"))
+            required(args.widget_type.as_ref(), "add", "type (the widget's type)")?;
+            Ok(("created", "Widget added to page successfully"))
         }
         WidgetAction::Update => {
             if args.title.is_none() && args.settings.is_none() {
@@ -130,16 +227,15 @@ fn change(args: &WidgetArgs) -> Result<(Value, &'static str, &'static str), Call
                     "update needs title or settings".into(),
                 ));
             }
-            let sent = persist::body(vec![("title", title()), ("settings", settings())]);
-            Ok((sent, "updated", "Page widget updated successfully"))
+            Ok(("updated", "Page widget updated successfully"))
         }
-        WidgetAction::Move | WidgetAction::Remove => {
-            if args.position.is_none() && args.zone.is_none() {
-                return Err(CallError::Arguments("move needs position or zone".into()));
+        WidgetAction::Move => {
+            if args.position.is_none() && args.column.is_none() {
+                return Err(CallError::Arguments("move needs position or column".into()));
             }
-            let sent = persist::body(vec![("position", position()), ("zone", zone())]);
-            Ok((sent, "moved", "Page widget moved successfully"))
+            Ok(("moved", "Page widget moved successfully"))
         }
+        WidgetAction::Remove => Ok(("removed", "Widget removed from page")),
     }
 }
 
@@ -148,74 +244,97 @@ async fn page_widget(call: Call, args: WidgetArgs) -> Answer<Option<Echo<PageWid
     if args.action != WidgetAction::Add {
         required(args.widget_id, &verb, "widget_id (the page widget's id)")?;
     }
-    if args.action == WidgetAction::Remove {
-        if args.confirm_delete != Some(true) {
-            return Ok(Control::cancelled_unconfirmed("channels-pages-widget", "remove").into());
-        }
-        return remove(&call, &args).await;
+    if args.action == WidgetAction::Remove && args.confirm_delete != Some(true) {
+        return Ok(Control::cancelled_unconfirmed("channels-pages-widget", "remove").into());
     }
-    let (sent, status, message) = change(&args)?;
-    let client = call.client()?;
-    let site = resolve_site(client, &args.site, Need::Id).await?;
-    let pages = site.collection::<Page>();
-    let widgets: Collection<PageWidget> =
-        Collection::at(pages.item(format!("{}/widgets", args.page_id)));
-    let (method, target) = match args.widget_id {
-        Some(id) if args.action != WidgetAction::Add => (Method::PUT, widgets.item(id)),
-        _ => (Method::POST, widgets.path.clone()),
-    };
-    let response = client
-        .send(method, &target, &Query::new(), Some(&sent))
-        .await
-        .map_err(|e| pages.missing(args.page_id)(e.into()))?;
-    let object = if response.is_object() {
-        response
-    } else {
-        // No body: the page itself says what was persisted.
-        let page = pages.fetch(client, args.page_id).await?;
-        match args.widget_id.and_then(|id| widget_on_page(&page, id)) {
-            Some(widget) => widget.clone(),
-            None => {
-                return Err(ToolError::new(
-                    ErrorCode::InvalidUpstreamResponse,
-                    format!(
-                        "{target} answered without a body and the page does not show the widget; read the page to check"
-                    ),
-                )
-                .into());
-            }
-        }
-    };
-    persist::check_sent(PageWidget::NAME, &object, &sent)?;
-    let resource = widgets.resource(&object, None);
-    let post = reply::post::<PageWidget>(status, &object);
-    Ok(reply::saved_as::<PageWidget, _>(object, resource, post, status, message).into())
-}
-
-async fn remove(call: &Call, args: &WidgetArgs) -> Answer<Option<Echo<PageWidget>>> {
-    let widget_id = args.widget_id.unwrap_or_default();
+    let (status, message) = check(&args)?;
     let client = call.client()?;
     let site = resolve_site(client, &args.site, Need::Id).await?;
     let pages = site.collection::<Page>();
     let page = pages.fetch(client, args.page_id).await?;
-    let Some(widget) = widget_on_page(&page, widget_id) else {
-        return Err(ToolError::not_found(format!(
-            "page {} has no widget {widget_id}; call channels-pages-manage (action get) to see its widgets",
-            args.page_id
-        ))
+    let (widgets, change) = edited(&args, &page)?;
+    let mut body = Value::Object(update_body(&page));
+    persist::extend(
+        &mut body,
+        serde_json::json!({"widgets": Value::Array(widgets)}),
+    );
+    let widgets_at: Collection<PageWidget> = Collection::at(pages.item(args.page_id));
+    if args.action == WidgetAction::Remove {
+        let widget_id = args.widget_id.unwrap_or_default();
+        let resource = widget_on_page(&page, widget_id)
+            .map(|w| widgets_at.resource(w, Some(widget_id)))
+            .unwrap_or_else(|| widgets_at.resource(&Value::Null, Some(widget_id)));
+        let persisted = put_page(client, &pages, args.page_id, &body).await?;
+        if widget_on_page(&persisted, widget_id).is_some() {
+            return Err(ToolError::new(
+                ErrorCode::PersistedMismatch,
+                format!(
+                    "page {} was updated without widget {widget_id}, but the API still shows it; read the page again before retrying",
+                    args.page_id
+                ),
+            )
+            .into());
+        }
+        return Ok(reply::gone::<PageWidget, _>(resource, widget_id, status, message).into());
+    }
+    let persisted = put_page(client, &pages, args.page_id, &body).await?;
+    let object = match args.widget_id.filter(|_| args.action != WidgetAction::Add) {
+        Some(id) => widget_on_page(&persisted, id).cloned(),
+        None => {
+            let before: Vec<Option<u64>> = widgets_of(&page)
+                .iter()
+                .map(|w| w.get("id").and_then(Value::as_u64))
+                .collect();
+            widgets_of(&persisted)
+                .iter()
+                .find(|w| !before.contains(&w.get("id").and_then(Value::as_u64)))
+                .cloned()
+        }
+    };
+    let Some(object) = object else {
+        return Err(ToolError::new(
+            ErrorCode::InvalidUpstreamResponse,
+            format!(
+                "page {} was updated, but the page the API answered does not show the widget; read the page to check",
+                args.page_id
+            ),
+        )
         .into());
     };
-    let widgets: Collection<PageWidget> =
-        Collection::at(pages.item(format!("{}/widgets", args.page_id)));
-    let resource = widgets.resource(widget, None);
-    client
-        .send(
-            Method::DELETE,
-            &widgets.item(widget_id),
-            &Query::new(),
-            None,
-        )
-        .await?;
-    let message = "Widget removed from page";
-    Ok(reply::gone::<PageWidget, _>(resource, widget_id, "removed", message).into())
+    check_widget(&object, &change)?;
+    let resource = widgets_at.resource(&object, None);
+    let post = reply::post::<PageWidget>(status, &object);
+    Ok(reply::saved_as::<PageWidget, _>(object, resource, post, status, message).into())
+}
+
+/// C7 for a widget: the persisted widget holds what was sent (integers the API answers as
+/// digits compare as integers).
+fn check_widget(object: &Value, sent: &Value) -> Result<(), ToolError> {
+    let mut normalized = object.clone();
+    if let Value::Object(map) = &mut normalized {
+        for key in ["position", "column"] {
+            if let Some(n) = map.get(key).and_then(integer) {
+                map.insert(key.to_owned(), n);
+            }
+        }
+    }
+    persist::check_sent(PageWidget::NAME, &normalized, sent)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_read_widget_becomes_the_documented_input() {
+        let read = json!({"id": 9, "uuid": "u", "type": "richtext", "title": "T", "position": "2",
+            "column": "1", "options": "{\"a\":1}", "use_default_title": "false", "label": "x"});
+        assert_eq!(
+            widget_input(&read, true),
+            json!({"id": 9, "type": "richtext", "title": "T", "position": 2, "column": 1,
+                "options": {"a": 1}, "use_default_title": false})
+        );
+        assert_eq!(widget_input(&read, false).get("id"), None);
+    }
 }

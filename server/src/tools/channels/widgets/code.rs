@@ -10,12 +10,12 @@ use super::super::{Need, Site, resolve_site};
 use super::{Widget, find_widget};
 use crate::config::Module;
 use crate::contract::{ErrorCode, PostCondition, ToolClass, ToolError};
-use crate::modyo::Query;
 use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, pick};
+use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::Ident;
 use crate::tools::engine::collection::id_of;
-use crate::tools::engine::{Answer, Echo, Echoed, persist, reply};
+use crate::tools::engine::{Answer, Collection, Echo, Echoed, persist, reply};
 use crate::tools::{Call, CallError, ToolDef, tool};
 
 /// Arguments of `channels-widgets-upsert`.
@@ -25,9 +25,7 @@ pub(crate) struct UpsertArgs {
     site: Ident,
     /// Exact widget name: the natural key.
     name: String,
-    /// Description.
-    description: Option<String>,
-    /// Whether the widget is public.
+    /// Whether the widget is public (create only: Modyo's update takes html, css and js).
     public: Option<bool>,
     /// HTML.
     html: Option<String>,
@@ -40,8 +38,9 @@ pub(crate) struct UpsertArgs {
 pub(crate) fn upsert_tool() -> ToolDef {
     tool("channels-widgets-upsert", Module::Channels, ToolClass::Mutation)
         .describe(
-            "Create a custom widget, or update the one with exactly this name. data: the widget as persisted; \
-state.status created or updated.",
+            "Create a custom widget (name and public, then its code), or update the code (html, css, js) of the one \
+with exactly this name; public cannot change on update (Modyo documents only html, css, js there). data: the widget \
+as persisted; state.status created or updated.",
         )
         .resource()
         .state()
@@ -60,34 +59,37 @@ async fn upsert(call: Call, args: UpsertArgs) -> Answer<Echo<Widget>> {
         Err(e) if e.code() == ErrorCode::NotFound => None,
         Err(e) => return Err(e.into()),
     };
-    let code = [
-        ("description", args.description.clone().map(Value::from)),
-        ("public", args.public.map(Value::from)),
-        ("html", args.html.clone().map(Value::from)),
-        ("css", args.css.clone().map(Value::from)),
-        ("js", args.js.clone().map(Value::from)),
-    ];
-    let (object, sent, status) = match existing {
+    let code = code_body(args.html.clone(), args.css.clone(), args.js.clone());
+    let (object, status) = match existing {
         Some(id) => {
-            let sent = persist::body(code.to_vec());
-            if sent.as_object().is_some_and(|m| m.is_empty()) {
+            if args.public.is_some() {
+                return Err(ToolError::invalid_parameters(format!(
+                    "widget '{name}' exists (id {id}): Modyo's widget definition update takes html, css and js only, so public cannot change; nothing was sent"
+                ))
+                .into());
+            }
+            if persist::is_empty(&code) {
                 return Err(CallError::Arguments(format!(
-                    "widget '{name}' exists (id {id}): give description, public, html, css or js to update it"
+                    "widget '{name}' exists (id {id}): give html, css or js to update it"
                 )));
             }
             let path = widgets.item(id);
-            let object = persist::write(client, Method::PUT, &path, Some(&sent), &path).await?;
-            (object, sent, "updated")
+            let object = persist::write(client, Method::PUT, &path, Some(&code), &path).await?;
+            persist::check_sent(Widget::NAME, &object, &code)?;
+            (object, "updated")
         }
         None => {
-            let mut fields = vec![("name", Some(Value::from(name)))];
-            fields.extend(code);
-            let sent = persist::body(fields);
-            let object = persist::create(client, &widgets.path, &sent, Widget::NAME).await?;
-            (object, sent, "created")
+            let object = create_widget(
+                client,
+                &widgets,
+                Value::from(name),
+                args.public.map(Value::from),
+                &code,
+            )
+            .await?;
+            (object, "created")
         }
     };
-    persist::check_sent(Widget::NAME, &object, &sent)?;
     let resource = widgets.resource(&object, None);
     Ok(reply::saved::<Widget, _>(object, resource, status).into())
 }
@@ -138,42 +140,58 @@ async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<Widget>> {
                 format!("widget {} has no name to copy; pass name", found.id),
             )
         })?;
-    // As the CLI does: create the definition, then put its code.
-    let created_body = persist::body(vec![
-        ("name", Some(name)),
-        ("description", text("description")),
-        ("public", text("public")),
-    ]);
-    let copies = target.collection::<Widget>();
-    let created = client
-        .send(
-            Method::POST,
-            &copies.path,
-            &Query::new(),
-            Some(&created_body),
-        )
-        .await?;
-    let copy_id = id_of(&created, "widget")?;
     let code = persist::body(vec![
         ("html", text("html")),
         ("css", text("css")),
         ("js", text("js")),
     ]);
-    let path = copies.item(copy_id);
-    let object = persist::write(client, Method::PUT, &path, Some(&code), &path)
-        .await
-        .map_err(|e| {
-            e.context(format!(
-                "widget {copy_id} was created in site {}, but writing its code failed",
-                target.id
-            ))
-        })?;
-    persist::check_sent("widget copy", &object, &code)?;
-    persist::check_sent("widget copy", &object, &created_body)?;
+    let copies = target.collection::<Widget>();
+    let object = create_widget(client, &copies, name, text("public"), &code).await?;
     let resource = copies.resource(&object, None);
     let post = reply::post::<Widget>("created", &object);
     let message = "Widget copied successfully";
     Ok(reply::saved_as::<Widget, _>(object, resource, post, "created", message).into())
+}
+
+/// The code of a widget definition as Modyo's update takes it (`html`, `css`, `js`).
+pub(super) fn code_body(html: Option<String>, css: Option<String>, js: Option<String>) -> Value {
+    persist::body(vec![
+        ("html", html.map(Value::from)),
+        ("css", css.map(Value::from)),
+        ("js", js.map(Value::from)),
+    ])
+}
+
+/// Creates a widget definition as Modyo documents it, and as the CLI does: `POST` the
+/// definition (`name`, `public`), then `PUT` its code when there is any. Returns the widget as
+/// persisted, checked against both writes (C7).
+pub(super) async fn create_widget(
+    client: &ModyoClient,
+    widgets: &Collection<Widget>,
+    name: Value,
+    public: Option<Value>,
+    code: &Value,
+) -> Result<Value, ToolError> {
+    let created_body = persist::body(vec![("name", Some(name)), ("public", public)]);
+    let created = persist::create(client, &widgets.path, &created_body, Widget::NAME).await?;
+    let object = if persist::is_empty(code) {
+        created
+    } else {
+        let id = id_of(&created, "widget")?;
+        let path = widgets.item(id);
+        let object = persist::write(client, Method::PUT, &path, Some(code), &path)
+            .await
+            .map_err(|e| {
+                e.context(format!(
+                    "widget {id} was created in {}, but writing its code failed",
+                    widgets.place()
+                ))
+            })?;
+        persist::check_sent(Widget::NAME, &object, code)?;
+        object
+    };
+    persist::check_sent(Widget::NAME, &object, &created_body)?;
+    Ok(object)
 }
 
 /// Which code file an edit applies to.

@@ -20,8 +20,8 @@ use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::collection::{id_of, parse_id};
 use crate::tools::engine::{
-    Action, Answer, Collection, Ctx, Found, Given, Managed, Member, Need, Rules, Scope, echoed,
-    manage, reply,
+    Action, Answer, Collection, Ctx, Echoed, Found, Given, Managed, Member, Need, Rules, Scope,
+    echoed, manage, persist, reply,
 };
 use crate::tools::{Call, CallError, ToolDef};
 
@@ -111,11 +111,9 @@ pub(crate) struct ManageArgs {
     paging: Paging,
     /// list: filter by name.
     query: Option<String>,
-    /// Name (create, update).
+    /// Name (create).
     name: Option<String>,
-    /// Description (create, update).
-    description: Option<String>,
-    /// Whether the widget is public (create, update).
+    /// Whether the widget is public (create).
     public: Option<bool>,
     /// HTML (create, update).
     html: Option<String>,
@@ -133,20 +131,58 @@ pub(crate) fn manage_tool() -> ToolDef {
         .describe(
             "List, get, create, update, delete, archive or publish a site's custom widgets. list: data.widgets + \
 coverage; others: the widget as persisted (publish: state.published and live_version read back); delete \
-(confirmDelete: true): data null.",
+(confirmDelete: true): data null. create sends name and public, then the code; update sends html, css, js only (Modyo \
+documents no other update key).",
         )
         .target("widget", "id or exact name")
         .resolve(resolve)
-        .fields(&["name", "description", "public", "html", "css", "js"])
+        .fields(&["name", "public", "html", "css", "js"])
         .list(|args| Query::new().push_opt("query", args.query.as_deref()))
         .get()
-        .create(&["name"])
-        .update()
+        .action("create", create)
+        .needs(&["name"])
+        .action("update", update)
+        .on_target()
         .delete()
         .transition("archive", "archived")
         .action("publish", publish)
         .on_target()
         .build()
+}
+
+async fn create(ctx: Ctx<ManageArgs, Widget>) -> Answer<Managed<Widget>> {
+    let args = &ctx.args;
+    let name = Value::from(args.name.clone().unwrap_or_default());
+    let code = code::code_body(args.html.clone(), args.css.clone(), args.js.clone());
+    let public = args.public.map(Value::from);
+    let object = code::create_widget(ctx.client()?, &ctx.coll, name, public, &code).await?;
+    let resource = ctx.coll.resource(&object, None);
+    Ok(reply::saved::<Widget, _>(object, resource, "created").into())
+}
+
+/// Updates a widget's code: Modyo's update body takes `html`, `css` and `js` only.
+async fn update(ctx: Ctx<ManageArgs, Widget>) -> Answer<Managed<Widget>> {
+    let args = &ctx.args;
+    if args.name.is_some() || args.public.is_some() {
+        return Err(ToolError::invalid_parameters(
+            "Modyo's widget definition update takes html, css and js only: name and public cannot change; nothing was sent",
+        )
+        .into());
+    }
+    let code = code::code_body(args.html.clone(), args.css.clone(), args.js.clone());
+    if persist::is_empty(&code) {
+        return Err(CallError::Arguments(
+            "update needs at least one of html, css, js".into(),
+        ));
+    }
+    let found = ctx.found(Need::Id).await?;
+    let path = ctx.coll.item(found.id);
+    let object = persist::write(ctx.client()?, Method::PUT, &path, Some(&code), &path)
+        .await
+        .map_err(ctx.coll.missing(found.id))?;
+    persist::check_sent(Widget::NAME, &object, &code)?;
+    let resource = ctx.coll.resource(&object, Some(found.id));
+    Ok(reply::saved::<Widget, _>(object, resource, "updated").into())
 }
 
 /// The `widget` argument of `-manage`: an id directly, a name through the lookup; the
