@@ -20,7 +20,7 @@ use crate::util::http::Spawned;
 use crate::util::{lab_binary, workspace};
 
 /// The pinned Python client's interpreter.
-fn python() -> PathBuf {
+pub(crate) fn python() -> PathBuf {
     let python = workspace().join(".tools/venv/bin/python");
     assert!(
         python.exists(),
