@@ -278,7 +278,10 @@ fn the_cli_writes_reports_and_exits_non_zero_on_a_probe_failure() {
         "README.md",
         "content.json",
         "content.md",
-        "content.svg",
+        "content-session.svg",
+        "content-catalogue.svg",
+        "content-tools.svg",
+        "content-calls.svg",
         "last-run.md",
     ] {
         assert!(reports.path().join(file).is_file(), "{file} written");

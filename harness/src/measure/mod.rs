@@ -14,6 +14,10 @@
 //! A probe failure (an outcome that differs from the cassette's `expect`, a contract problem,
 //! a replay miss, a leak of the token or of the replay address, a JSON-RPC error) is collected
 //! in [`Measurement::failures`]; a crash or a stale server binary aborts the run.
+//!
+//! The report itself (catalogue as context and as wire, per tool, profiles, break-even) is built
+//! by `compare`, which [`foreign`] shares for any two stdio servers; [`budget`] holds a
+//! measurement to the committed limits.
 
 pub mod budget;
 pub mod catalogue;

@@ -12,11 +12,14 @@ const HEADER: f64 = 58.0;
 const BEFORE: &str = "#8c8c8c";
 const AFTER: &str = "#1f77b4";
 
-/// How far the x axis of a panel reaches: past the break-even when there is one, else `fallback`.
-fn reach(profile: &Profile, fallback: f64) -> f64 {
+/// How far the x axis of a panel reaches without a crossing to show: a long session.
+const SESSION: f64 = 100.0;
+
+/// How far the x axis of a panel reaches: past the break-even when there is one.
+fn reach(profile: &Profile) -> f64 {
     match profile.break_even_calls.primary {
         Some(n) if n > 0 => (n as f64 * 1.6).max(10.0),
-        _ => fallback,
+        _ => SESSION,
     }
 }
 
@@ -49,7 +52,7 @@ fn break_even_text(profile: &Profile) -> String {
     }
 }
 
-fn panel(svg: &mut Svg, profile: &Profile, left: f64, top: f64, fallback: f64) {
+fn panel(svg: &mut Svg, profile: &Profile, left: f64, top: f64) {
     let room = PANEL_WIDTH - 24.0;
     let title = format!(
         "{}: {} catalogue",
@@ -75,7 +78,7 @@ fn panel(svg: &mut Svg, profile: &Profile, left: f64, top: f64, fallback: f64) {
         profile.catalogue_before.primary,
         profile.catalogue_after.primary,
     );
-    let x_ticks = whole_ticks(reach(profile, fallback), 5);
+    let x_ticks = whole_ticks(reach(profile), 5);
     let x_max = x_ticks.last().copied().unwrap_or(1.0);
     let cost = |catalogue: f64, per_call: f64, n: f64| catalogue + per_call * n;
     let top_value = [
@@ -182,12 +185,6 @@ pub(super) fn chart(report: &ModuleReport) -> Option<String> {
     if profiles.is_empty() {
         return None;
     }
-    // Panels without a crossing show as far as the farthest crossing of the module.
-    let fallback = profiles
-        .iter()
-        .filter_map(|p| p.break_even_calls.primary.filter(|n| *n > 0))
-        .map(|n| n as f64 * 1.6)
-        .fold(100.0_f64, f64::max);
     let rows = profiles.len().div_ceil(COLUMNS);
     let width = PANEL_WIDTH * COLUMNS as f64 + 20.0;
     let height = HEADER + PANEL_HEIGHT * rows as f64 + 10.0;
@@ -224,7 +221,7 @@ pub(super) fn chart(report: &ModuleReport) -> Option<String> {
     for (i, profile) in profiles.iter().enumerate() {
         let left = 10.0 + PANEL_WIDTH * (i % COLUMNS) as f64;
         let top = HEADER + PANEL_HEIGHT * (i / COLUMNS) as f64;
-        panel(&mut svg, profile, left, top, fallback);
+        panel(&mut svg, profile, left, top);
     }
     Some(svg.finish(&title))
 }
