@@ -511,25 +511,34 @@ fn shlex_quote(word: &str) -> String {
     format!("'{}'", word.replace('\'', r"'\''"))
 }
 
-#[test]
-fn any_stdio_server_gets_the_same_report() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let calls = shelf_calls(dir.path());
-    let reports = dir.path().join("reports");
-    let (before, after) = (shelf("v1"), shelf("v2"));
-    let args: Vec<&std::ffi::OsStr> = vec![
-        "--before".as_ref(),
-        before.as_ref(),
+/// `modyo-lab measure --after <shelf version> --calls FILE --name shelf EXTRA`.
+fn shelf_run(calls: &Path, version: &str, extra: &[&std::ffi::OsStr]) -> (bool, String, String) {
+    let after = shelf(version);
+    let mut args: Vec<&std::ffi::OsStr> = vec![
         "--after".as_ref(),
         after.as_ref(),
         "--calls".as_ref(),
         calls.as_os_str(),
         "--name".as_ref(),
         "shelf".as_ref(),
+    ];
+    args.extend_from_slice(extra);
+    lab(&args)
+}
+
+#[test]
+fn any_stdio_server_gets_the_same_report() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let calls = shelf_calls(dir.path());
+    let reports = dir.path().join("reports");
+    let before = shelf("v1");
+    let args: [&std::ffi::OsStr; 4] = [
+        "--before".as_ref(),
+        before.as_ref(),
         "--reports".as_ref(),
         reports.as_os_str(),
     ];
-    let (ok, _, stderr) = lab(&args);
+    let (ok, _, stderr) = shelf_run(&calls, "v2", &args);
     assert!(ok, "{stderr}");
     let read = |name: &str| {
         std::fs::read_to_string(reports.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
@@ -615,19 +624,11 @@ fn any_stdio_server_can_be_held_to_a_budget() {
     let calls = shelf_calls(dir.path());
     let path = dir.path().join("budget.json");
     let run = |version: &str, flag: &str| {
-        let after = shelf(version);
-        let args: Vec<&std::ffi::OsStr> = vec![
-            "--after".as_ref(),
-            after.as_ref(),
-            "--calls".as_ref(),
-            calls.as_os_str(),
-            "--name".as_ref(),
-            "shelf".as_ref(),
-            "--budget".as_ref(),
-            path.as_os_str(),
-            flag.as_ref(),
-        ];
-        lab(&args)
+        shelf_run(
+            &calls,
+            version,
+            &["--budget".as_ref(), path.as_os_str(), flag.as_ref()],
+        )
     };
     let (ok, _, stderr) = run("v1", "--write-budget");
     assert!(ok, "{stderr}");
@@ -645,13 +646,6 @@ fn any_stdio_server_can_be_held_to_a_budget() {
         "{stderr}"
     );
     // --after alone only makes sense for a budget.
-    let after = shelf("v2");
-    let args: Vec<&std::ffi::OsStr> = vec![
-        "--after".as_ref(),
-        after.as_ref(),
-        "--calls".as_ref(),
-        calls.as_os_str(),
-    ];
-    let (ok, _, stderr) = lab(&args);
+    let (ok, _, stderr) = shelf_run(&calls, "v2", &[]);
     assert!(!ok && stderr.contains("--after needs --before"), "{stderr}");
 }

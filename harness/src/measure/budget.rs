@@ -16,18 +16,14 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::report::ModuleReport;
-use crate::tokens::PRIMARY;
+use crate::tokens::{PRIMARY, grouped};
 
 /// The format tag of a budget file.
 pub const FORMAT: &str = "modyo-lab-budget/1";
 
 /// The workspace's budget file (`budget.json` at the root).
 pub fn default_path() -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    manifest
-        .parent()
-        .map(|workspace| workspace.join("budget.json"))
-        .unwrap_or_else(|| PathBuf::from("budget.json"))
+    crate::report::default_dir().with_file_name("budget.json")
 }
 
 /// Why a budget could not be read or written.
@@ -72,50 +68,31 @@ pub struct Budget {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ModuleBudget {
-    /// The module's `tools` array as context.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "whole_if_integral"
-    )]
-    pub catalogue_context: Option<f64>,
-    /// The module's `tools` array as sent.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "whole_if_integral"
-    )]
-    pub catalogue_wire: Option<f64>,
-    /// Mean `content[].text` per call over the module's scenarios.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "whole_if_integral"
-    )]
-    pub text_per_call: Option<f64>,
+    /// The module as a whole: its `tools` array, and the mean over its scenarios.
+    pub module: Limits,
     /// Every tool's limits; every listed tool needs an entry.
     pub tools: BTreeMap<String, Limits>,
 }
 
-/// One tool's limits.
+/// The limits of a module or of one tool (a tool's catalogue is its definition).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Limits {
-    /// The tool's definition as context.
+    /// The catalogue as context.
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
         serialize_with = "whole_if_integral"
     )]
     pub catalogue_context: Option<f64>,
-    /// The tool's definition as sent.
+    /// The catalogue as sent.
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
         serialize_with = "whole_if_integral"
     )]
     pub catalogue_wire: Option<f64>,
-    /// Mean `content[].text` per call over the tool's scenarios.
+    /// Mean `content[].text` per call over the scenarios measured after.
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
@@ -177,16 +154,6 @@ impl Limits {
             catalogue_context: limit(figures.catalogue_context),
             catalogue_wire: limit(figures.catalogue_wire),
             text_per_call: limit(figures.text_per_call),
-        }
-    }
-}
-
-impl ModuleBudget {
-    fn limits(&self) -> Limits {
-        Limits {
-            catalogue_context: self.catalogue_context,
-            catalogue_wire: self.catalogue_wire,
-            text_per_call: self.text_per_call,
         }
     }
 }
@@ -317,24 +284,10 @@ pub enum Finding {
     },
 }
 
+/// A figure as messages print it: `2,300`, `2,412.3`.
 fn tokens(x: f64) -> String {
-    let text = format!("{x:.1}");
-    let (int, frac) = text.split_once('.').unwrap_or((&text, "0"));
-    let negative = int.starts_with('-');
-    let digits = int.trim_start_matches('-');
-    let mut grouped = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            grouped.push(',');
-        }
-        grouped.push(c);
-    }
-    let sign = if negative { "-" } else { "" };
-    if frac == "0" {
-        format!("{sign}{grouped}")
-    } else {
-        format!("{sign}{grouped}.{frac}")
-    }
+    let x = crate::tokens::round1(x);
+    grouped(x, if x.fract() == 0.0 { 0 } else { 1 })
 }
 
 impl fmt::Display for Finding {
@@ -431,13 +384,10 @@ rounded up. Lower a limit when a change makes room; raise one only on purpose, i
     /// percent (the other modules keep theirs).
     pub fn set(&mut self, reports: &[ModuleReport], headroom: f64) {
         for report in reports {
-            let module = Limits::from_figures(&Figures::of_module(report), headroom);
             self.modules.insert(
                 report.module.clone(),
                 ModuleBudget {
-                    catalogue_context: module.catalogue_context,
-                    catalogue_wire: module.catalogue_wire,
-                    text_per_call: module.text_per_call,
+                    module: Limits::from_figures(&Figures::of_module(report), headroom),
                     tools: Figures::of_tools(report)
                         .iter()
                         .map(|(tool, figures)| {
@@ -451,7 +401,7 @@ rounded up. Lower a limit when a change makes room; raise one only on purpose, i
 
     /// Every budgeted figure of `report` against its limit, module first, then tools by name.
     pub fn usage(&self, report: &ModuleReport) -> Vec<Usage> {
-        let Some(module) = self.modules.get(&report.module) else {
+        let Some(entry) = self.modules.get(&report.module) else {
             return Vec::new();
         };
         let mut out = Vec::new();
@@ -471,9 +421,9 @@ rounded up. Lower a limit when a change makes room; raise one only on purpose, i
             module: report.module.clone(),
             tool: tool.map(str::to_owned),
         };
-        push(place(None), module.limits(), Figures::of_module(report));
+        push(place(None), entry.module, Figures::of_module(report));
         for (tool, figures) in Figures::of_tools(report) {
-            if let Some(limits) = module.tools.get(&tool) {
+            if let Some(limits) = entry.tools.get(&tool) {
                 push(place(Some(&tool)), *limits, figures);
             }
         }
@@ -489,7 +439,7 @@ rounded up. Lower a limit when a change makes room; raise one only on purpose, i
                 module: report.module.clone(),
                 tool: tool.map(str::to_owned),
             };
-            let Some(module) = self.modules.get(&report.module) else {
+            let Some(entry) = self.modules.get(&report.module) else {
                 findings.push(Finding::Unbudgeted(place(None)));
                 continue;
             };
@@ -508,10 +458,10 @@ rounded up. Lower a limit when a change makes room; raise one only on purpose, i
             stale_figures(
                 &mut findings,
                 place(None),
-                module.limits(),
+                entry.module,
                 Figures::of_module(report),
             );
-            for (tool, limits) in &module.tools {
+            for (tool, limits) in &entry.tools {
                 match tools.get(tool) {
                     Some(figures) => {
                         stale_figures(&mut findings, place(Some(tool)), *limits, *figures)
@@ -523,7 +473,7 @@ rounded up. Lower a limit when a change makes room; raise one only on purpose, i
                 }
             }
             for tool in tools.keys() {
-                if !module.tools.contains_key(tool) {
+                if !entry.tools.contains_key(tool) {
                     findings.push(Finding::Unbudgeted(place(Some(tool))));
                 }
             }

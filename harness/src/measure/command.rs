@@ -271,7 +271,8 @@ fn write_budget(
             "--headroom {headroom}: give a percentage between 0 and 1000"
         )));
     }
-    let budget = match existing_budget(path)?.filter(|_| merge) {
+    let existing = if merge { existing_budget(path)? } else { None };
+    let budget = match existing {
         Some(mut budget) => {
             budget.set(reports, headroom);
             budget

@@ -4,32 +4,9 @@ use std::fmt::Write;
 
 use crate::measure::budget::{Budget, Usage};
 use crate::measure::catalogue::Definition;
-use crate::tokens::{Delta, PerUnit, Tokens};
+use crate::tokens::{Delta, PerUnit, Tokens, grouped as num};
 
 use super::{Evidence, ModuleReport, Side, Summary};
-
-/// `1234567.8` -> `1,234,567.8` (`decimals` places).
-fn num(x: f64, decimals: usize) -> String {
-    let text = format!("{:.*}", decimals, x.abs());
-    let (int, frac) = text.split_once('.').unwrap_or((&text, ""));
-    let mut grouped = String::new();
-    for (i, c) in int.chars().enumerate() {
-        if i > 0 && (int.len() - i) % 3 == 0 {
-            grouped.push(',');
-        }
-        grouped.push(c);
-    }
-    let sign = if x < 0.0 && text.chars().any(|c| c != '0' && c != '.') {
-        "-"
-    } else {
-        ""
-    };
-    if frac.is_empty() {
-        format!("{sign}{grouped}")
-    } else {
-        format!("{sign}{grouped}.{frac}")
-    }
-}
 
 fn int(x: u64) -> String {
     num(x as f64, 0)

@@ -68,22 +68,8 @@ pub(super) fn chart(report: &ModuleReport) -> Option<String> {
         "{}: mean tokens per call of each tool, before and after (chars/2.902, log scale)",
         report.module
     );
-    svg.text(
-        Label::new(10.0, 20.0, title.clone())
-            .size(14.0)
-            .bold()
-            .fit(width - 20.0),
-    );
-    svg.text(
-        Label::new(
-            10.0,
-            38.0,
-            "Means over every scenario of the tool measured on that side, whatever its outcome; (n/m): scenarios measured before/after.",
-        )
-        .size(10.0)
-        .fill("#444")
-        .fit(width - 20.0),
-    );
+    svg.heading(&title);
+    svg.note(10.0, 38.0, "Means over every scenario of the tool measured on that side, whatever its outcome; (n/m): scenarios measured before/after.");
     let mut lx = 10.0;
     for (name, color) in SERIES {
         svg.rect(lx, 48.0, 12.0, 10.0, color, "");
@@ -135,10 +121,6 @@ pub(super) fn chart(report: &ModuleReport) -> Option<String> {
             }
         }
     }
-    svg.text(
-        Label::new(10.0, bottom + 36.0, "Tokens per call (log scale).")
-            .size(10.0)
-            .fill("#444"),
-    );
+    svg.note(10.0, bottom + 36.0, "Tokens per call (log scale).");
     Some(svg.finish(&title))
 }

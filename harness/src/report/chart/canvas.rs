@@ -184,6 +184,18 @@ impl Svg {
         );
     }
 
+    /// The chart's title (bold, 14 px) at the top left, fitted to the canvas.
+    pub(super) fn heading(&mut self, title: &str) {
+        let room = self.width - 20.0;
+        self.text(Label::new(10.0, 20.0, title).size(14.0).bold().fit(room));
+    }
+
+    /// A grey 10 px line of explanation at `y`, fitted to the canvas.
+    pub(super) fn note(&mut self, x: f64, y: f64, text: &str) {
+        let room = self.width - x - 10.0;
+        self.text(Label::new(x, y, text).size(10.0).fill("#444").fit(room));
+    }
+
     /// A rectangle with a tooltip (`title`) when given.
     pub(super) fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, fill: &str, title: &str) {
         if w <= 0.0 || h <= 0.0 {
@@ -274,15 +286,7 @@ pub(super) fn short(value: f64) -> String {
 
 /// A value with thousands separators and no decimals: `12,345`.
 pub(super) fn whole(value: f64) -> String {
-    let text = format!("{:.0}", value.abs());
-    let mut out = String::new();
-    for (i, c) in text.chars().enumerate() {
-        if i > 0 && (text.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    if value < -0.5 { format!("-{out}") } else { out }
+    crate::tokens::grouped(value, 0)
 }
 
 fn attr(tag: &str, name: &str) -> Option<String> {

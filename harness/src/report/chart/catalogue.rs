@@ -97,12 +97,7 @@ pub(super) fn chart(report: &ModuleReport) -> String {
         "{}: tools/list by slot, before and after (tokens, chars/2.902)",
         report.module
     );
-    svg.text(
-        Label::new(10.0, 20.0, title.clone())
-            .size(14.0)
-            .bold()
-            .fit(width - 20.0),
-    );
+    svg.heading(&title);
     let top = legend(&mut svg, 10.0, 42.0, width - 20.0) + 6.0;
     let bar_height = 26.0;
     let bottom = top + 2.0 * (bar_height + 14.0);
@@ -145,15 +140,6 @@ pub(super) fn chart(report: &ModuleReport) -> String {
                 .fill("#333"),
         );
     }
-    svg.text(
-        Label::new(
-            10.0,
-            bottom + 34.0,
-            "Context is what a client that drops the output schema puts before the model; wire is every byte of the tools array.",
-        )
-        .size(10.0)
-        .fill("#444")
-        .fit(width - 20.0),
-    );
+    svg.note(10.0, bottom + 34.0, "Context is what a client that drops the output schema puts before the model; wire is every byte of the tools array.");
     svg.finish(&title)
 }

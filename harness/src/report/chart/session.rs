@@ -193,12 +193,7 @@ pub(super) fn chart(report: &ModuleReport) -> Option<String> {
         "{}: session cost against calls, per client profile (tokens, chars/2.902)",
         report.module
     );
-    svg.text(
-        Label::new(10.0, 20.0, title.clone())
-            .size(14.0)
-            .bold()
-            .fit(width - 20.0),
-    );
+    svg.heading(&title);
     let mut lx = 10.0;
     for (name, color) in [
         ("before", BEFORE),
@@ -212,12 +207,7 @@ pub(super) fn chart(report: &ModuleReport) -> Option<String> {
         lx += 20.0 + w + 22.0;
     }
     let note = "Each line starts at the catalogue the profile puts in context.";
-    svg.text(
-        Label::new(lx, 38.0, note)
-            .size(10.0)
-            .fill("#444")
-            .fit(width - lx - 10.0),
-    );
+    svg.note(lx, 38.0, note);
     for (i, profile) in profiles.iter().enumerate() {
         let left = 10.0 + PANEL_WIDTH * (i % COLUMNS) as f64;
         let top = HEADER + PANEL_HEIGHT * (i / COLUMNS) as f64;

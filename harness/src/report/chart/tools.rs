@@ -74,22 +74,8 @@ pub(super) fn chart(report: &ModuleReport) -> Option<String> {
         "{}: each tool's definition, before (upper bar) and after, worst first (tokens, chars/2.902)",
         report.module
     );
-    svg.text(
-        Label::new(10.0, 20.0, title.clone())
-            .size(14.0)
-            .bold()
-            .fit(width - 20.0),
-    );
-    svg.text(
-        Label::new(
-            10.0,
-            38.0,
-            "Ranked by the definition on the wire after; the figure at the end of a bar is its total, the output schema's share in brackets.",
-        )
-        .size(10.0)
-        .fill("#444")
-        .fit(width - 20.0),
-    );
+    svg.heading(&title);
+    svg.note(10.0, 38.0, "Ranked by the definition on the wire after; the figure at the end of a bar is its total, the output schema's share in brackets.");
     legend(&mut svg, 10.0, 60.0, width - 20.0);
     for value in &grid {
         svg.line((x(*value), top - 6.0), (x(*value), bottom), "#e6e6e6", "");
@@ -137,11 +123,7 @@ pub(super) fn chart(report: &ModuleReport) -> Option<String> {
             );
         }
     }
-    svg.text(
-        Label::new(10.0, bottom + 34.0, "Upper bar: before; lower bar: after.")
-            .size(10.0)
-            .fill("#444"),
-    );
+    svg.note(10.0, bottom + 34.0, "Upper bar: before; lower bar: after.");
     Some(svg.finish(&title))
 }
 
