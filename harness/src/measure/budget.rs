@@ -531,6 +531,54 @@ mod tests {
     }
 
     #[test]
+    fn the_check_finds_overruns_missing_limits_and_stale_ones() {
+        let report = super::super::compare::sample();
+        let reports = std::slice::from_ref(&report);
+        let mut budget = Budget::from_reports(reports, 0.0);
+        assert_eq!(budget.check(reports, true), vec![], "a fresh budget holds");
+        let m = budget.modules.get_mut("m").unwrap();
+        // `b` is never called: it has catalogue limits only.
+        assert_eq!(m.tools["b"].text_per_call, None);
+        assert!(m.tools["a"].text_per_call.is_some());
+        m.tools.get_mut("a").unwrap().catalogue_context = Some(1.0);
+        m.tools.get_mut("b").unwrap().text_per_call = Some(10.0);
+        m.tools.insert("gone".into(), Limits::default());
+        m.module.catalogue_wire = Some(0.0);
+        let found: Vec<String> = budget
+            .check(reports, true)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        let has = |start: &str| found.iter().any(|f| f.starts_with(start));
+        assert_eq!(found.len(), 4, "{found:#?}");
+        assert!(has("a: catalogue context is"), "{found:#?}");
+        assert!(has(
+            "b: the budget limits its mean text per call but nothing measured it"
+        ));
+        assert!(has("gone: in the budget but not measured"), "{found:#?}");
+        assert!(has("module m: catalogue wire is"), "{found:#?}");
+        let m = budget.modules.get_mut("m").unwrap();
+        m.tools.remove("a");
+        assert!(budget.check(reports, true).iter().any(|f| {
+            f.to_string()
+                .starts_with("a: measured but not in the budget")
+        }));
+        budget
+            .modules
+            .insert("other".into(), budget.modules["m"].clone());
+        assert!(
+            budget.check(reports, true).iter().any(|f| f.to_string()
+                == "module other: in the budget but not measured (remove its entry)")
+        );
+        assert!(
+            !budget
+                .check(reports, false)
+                .iter()
+                .any(|f| f.to_string().contains("other"))
+        );
+    }
+
+    #[test]
     fn a_budget_file_must_say_its_format_and_counter() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("budget.json");

@@ -343,6 +343,43 @@ fn envelope_summary(scenarios: &[ScenarioReport]) -> EnvelopeSummary {
     }
 }
 
+/// A small report for unit tests: tools `a` (an output schema after, two calls) and `b` (listed,
+/// never called), module `m`.
+#[cfg(test)]
+pub(super) fn sample() -> ModuleReport {
+    use serde_json::json;
+    let before = vec![
+        json!({"name": "a", "description": "A.", "inputSchema": {"type": "object"}}),
+        json!({"name": "b", "description": "B.", "inputSchema": {"type": "object"}}),
+    ];
+    let mut after = before.clone();
+    after[0]["outputSchema"] = json!({"type": "object", "properties": {"x": {"type": "string"}}});
+    report(Input {
+        module: "m".into(),
+        compared: Compared {
+            before: "b".into(),
+            after: "a".into(),
+            sizes: "exact".into(),
+        },
+        before_tools: &before,
+        after_tools: &after,
+        scenarios: vec![
+            tests::call(
+                "a",
+                tests::measured(300, None),
+                tests::measured(100, Some(150)),
+            ),
+            tests::call(
+                "a",
+                tests::measured(50, None),
+                tests::measured(60, Some(60)),
+            ),
+        ],
+        envelope: false,
+        projection: None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -350,7 +387,7 @@ mod tests {
     use crate::tokens::Tokens;
     use serde_json::json;
 
-    fn tokens(chars: u64) -> Tokens {
+    pub(super) fn tokens(chars: u64) -> Tokens {
         Count {
             chars,
             o200k_base: chars / 3,
@@ -359,7 +396,7 @@ mod tests {
         .tokens_all()
     }
 
-    fn measured(text: u64, structured: Option<u64>) -> Side {
+    pub(super) fn measured(text: u64, structured: Option<u64>) -> Side {
         let both = text + structured.unwrap_or(0);
         Side::Measured(Box::new(Measured {
             outcome: "success".into(),
@@ -372,7 +409,7 @@ mod tests {
         }))
     }
 
-    fn call(tool: &str, before: Side, after: Side) -> ScenarioReport {
+    pub(super) fn call(tool: &str, before: Side, after: Side) -> ScenarioReport {
         ScenarioReport {
             id: tool.into(),
             cassette: String::new(),
