@@ -485,15 +485,21 @@ fn check_fails_naming_the_tool_the_figure_the_budget_and_the_overrun() {
     assert!(stderr.contains("3 budget finding(s)"), "{stderr}");
 }
 
-/// The calls the any-server tests make on both versions of the shelf server.
-fn shelf_calls(dir: &Path) -> std::path::PathBuf {
+/// The calls the any-server tests make on the shelf server; `shelf_count` is v2's only.
+fn shelf_calls(dir: &Path, count: bool) -> std::path::PathBuf {
     let path = dir.join("calls.json");
-    let calls = json!([
+    let mut calls = json!([
         {"name": "search o", "tool": "books_search", "arguments": {"query": "o"}},
         {"tool": "books_search", "arguments": {"query": "Andes"}},
         {"tool": "book_get", "arguments": {"isbn": "978-0-00-000004-4"}},
         {"name": "missing", "tool": "book_get", "arguments": {"isbn": "none"}}
     ]);
+    if count {
+        calls
+            .as_array_mut()
+            .expect("an array")
+            .push(json!({"tool": "shelf_count"}));
+    }
     std::fs::write(&path, calls.to_string()).expect("calls written");
     path
 }
@@ -529,7 +535,7 @@ fn shelf_run(calls: &Path, version: &str, extra: &[&std::ffi::OsStr]) -> (bool, 
 #[test]
 fn any_stdio_server_gets_the_same_report() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let calls = shelf_calls(dir.path());
+    let calls = shelf_calls(dir.path(), true);
     let reports = dir.path().join("reports");
     let before = shelf("v1");
     let args: [&std::ffi::OsStr; 4] = [
@@ -556,9 +562,16 @@ fn any_stdio_server_gets_the_same_report() {
     // The catalogue by tool and slot: v1 publishes no output schema, v2 one per tool.
     let tools = json["tools"].as_array().expect("tools");
     let names: Vec<&str> = tools.iter().filter_map(|t| t["tool"].as_str()).collect();
-    assert_eq!(names.len(), 2, "{names:?}");
+    assert_eq!(names.len(), 3, "{names:?}");
     for tool in tools {
-        assert!(tool["before"]["output_schema"].is_null(), "{tool}");
+        if tool["tool"] == "shelf_count" {
+            // Only v2 lists it: measured after, not before.
+            assert!(tool["before"].is_null(), "{tool}");
+            assert_eq!(tool["calls_before"], 0);
+            assert_eq!(tool["calls_after"], 1);
+        } else {
+            assert!(tool["before"]["output_schema"].is_null(), "{tool}");
+        }
         let schema = tool["after"]["output_schema"]["chars"]
             .as_u64()
             .expect("v2 has one");
@@ -581,7 +594,13 @@ fn any_stdio_server_gets_the_same_report() {
     let ids: Vec<&str> = scenarios.iter().filter_map(|s| s["id"].as_str()).collect();
     assert_eq!(
         ids,
-        ["search o", "02 books_search", "03 book_get", "missing"]
+        [
+            "search o",
+            "02 books_search",
+            "03 book_get",
+            "missing",
+            "05 shelf_count"
+        ]
     );
     for s in &scenarios[..3] {
         assert!(s["before"]["structured"].is_null(), "{s}");
@@ -589,6 +608,13 @@ fn any_stdio_server_gets_the_same_report() {
         assert!(s["delta"]["both"].is_object(), "{s}");
     }
     assert_eq!(scenarios[3]["after"]["outcome"], "error");
+    assert!(
+        scenarios[4]["before"]["skipped"]
+            .as_str()
+            .is_some_and(|s| s.contains("not listed")),
+        "{}",
+        scenarios[4]
+    );
     assert_eq!(json["summary"]["comparable_calls"], 3);
     // Profiles and their break-even, each naming its catalogue.
     let profiles = json["profiles"].as_array().expect("profiles");
@@ -621,7 +647,7 @@ fn any_stdio_server_gets_the_same_report() {
 #[test]
 fn any_stdio_server_can_be_held_to_a_budget() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let calls = shelf_calls(dir.path());
+    let calls = shelf_calls(dir.path(), false);
     let path = dir.path().join("budget.json");
     let run = |version: &str, flag: &str| {
         shelf_run(
@@ -648,4 +674,16 @@ fn any_stdio_server_can_be_held_to_a_budget() {
     // --after alone only makes sense for a budget.
     let (ok, _, stderr) = shelf_run(&calls, "v2", &[]);
     assert!(!ok && stderr.contains("--after needs --before"), "{stderr}");
+    // A call no server lists fails the run.
+    let unknown = dir.path().join("unknown.json");
+    std::fs::write(&unknown, r#"[{"tool": "books_burn"}]"#).expect("written");
+    let (ok, _, stderr) = shelf_run(
+        &unknown,
+        "v2",
+        &["--budget".as_ref(), path.as_os_str(), "--check".as_ref()],
+    );
+    assert!(
+        !ok && stderr.contains("no server lists books_burn"),
+        "{stderr}"
+    );
 }

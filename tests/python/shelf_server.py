@@ -5,7 +5,8 @@ A book shelf, written with the official Python SDK (`mcp`, pinned in requirement
 versions, the way a team would compare two builds of its own server:
 
     shelf_server.py v1    text only: verbose lines, no output schema
-    shelf_server.py v2    structured: an output schema per tool, compact rows
+    shelf_server.py v2    structured: an output schema per tool, compact rows, and one tool
+                          more (shelf_count)
 
 Nothing here knows about Modyo or the lab's envelope. Deterministic: a fixed catalogue of books.
 """
@@ -85,5 +86,10 @@ else:
             if b["isbn"] == isbn:
                 return Book(**b)
         raise ToolError(f"no book with ISBN {isbn}")
+
+    @server.tool()
+    def shelf_count() -> int:
+        """How many books the shelf holds."""
+        return len(BOOKS)
 
 server.run()

@@ -5,8 +5,8 @@
 //! order. The report is the one our modules get (catalogue as context and as wire, by slot and
 //! by tool; per call text, structured and both; the profiles and their break-even), without
 //! what only our server has (cassette expectations, HTTP requests, the envelope, projection).
-//! A call the server answers with a JSON-RPC error, or a tool it does not list, is a failure:
-//! nothing is written.
+//! A call the server answers with a JSON-RPC error, or a tool neither server lists, is a
+//! failure: nothing is written. A tool only one server lists is measured on that side.
 
 use serde_json::{Map, Value};
 
@@ -65,6 +65,12 @@ fn measure(result: &Value) -> Measured {
     }
 }
 
+fn lists(tools: &[Value], name: &str) -> bool {
+    tools
+        .iter()
+        .any(|t| t.get("name").and_then(Value::as_str) == Some(name))
+}
+
 fn call_id(index: usize, call: &PlannedCall) -> String {
     call.name
         .clone()
@@ -88,21 +94,18 @@ async fn side(
     let mut sides = Vec::with_capacity(calls.len());
     for (index, call) in calls.iter().enumerate() {
         let id = format!("{label} {}", call_id(index, call));
-        let listed = tools
-            .iter()
-            .any(|t| t.get("name").and_then(Value::as_str) == Some(call.tool.as_str()));
+        let listed = lists(&tools, &call.tool);
         let arguments = match &call.arguments {
             Value::Null => Some(Value::Object(Map::new())),
             Value::Object(_) => Some(call.arguments.clone()),
             _ => None,
         };
         let side = match (listed, arguments) {
-            (false, _) => {
-                failures.push(format!("{id}: {} is not listed", call.tool));
-                Side::Skipped {
-                    skipped: format!("{} is not listed", call.tool),
-                }
-            }
+            // A tool one build adds or removes is measured on the side that lists it; `run`
+            // fails a call no side lists.
+            (false, _) => Side::Skipped {
+                skipped: format!("{} is not listed by this server", call.tool),
+            },
             (true, None) => {
                 failures.push(format!("{id}: the arguments must be a JSON object"));
                 Side::Skipped {
@@ -142,6 +145,16 @@ pub async fn run(
         None => None,
     };
     let after = side("after", &options.after, calls, &mut failures, progress).await?;
+    for (index, call) in calls.iter().enumerate() {
+        let listed_before = before.as_ref().is_some_and(|b| lists(&b.tools, &call.tool));
+        if !listed_before && !lists(&after.tools, &call.tool) {
+            failures.push(format!(
+                "{}: no server lists {}",
+                call_id(index, call),
+                call.tool
+            ));
+        }
+    }
     let skipped = || Side::Skipped {
         skipped: "not measured: no --before".into(),
     };
