@@ -25,7 +25,9 @@
 //! - [`tokens`]: the three counters, chars/2.902, o200k_base, cl100k_base (M2);
 //! - [`measure`]: `modyo-lab measure`, before and after per module, the slot breakdown (M3, M4);
 //! - [`report`]: the report model and its Markdown, JSON and SVG renderings (M5);
-//! - [`perf`]: `modyo-lab bench`, the performance report against the floor and mcp-recorder.
+//! - [`perf`]: `modyo-lab bench`, the performance report against the floor and mcp-recorder;
+//! - [`clients`]: `modyo-lab clients`, real MCP clients run headless against the offline server
+//!   and a scripted model, and what they put in the model's context.
 //!
 //! # Example
 //!
@@ -43,6 +45,7 @@
 
 pub mod cassette;
 pub mod check;
+pub mod clients;
 pub mod corrupt;
 pub mod fixtures;
 pub mod lifecycle;

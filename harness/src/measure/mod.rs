@@ -129,7 +129,7 @@ pub async fn command(args: MeasureArgs) -> Result<(), MeasureError> {
         strict_binary: args.server.is_none(),
     };
     let started = Instant::now();
-    let measurement = run(&options, &mut |line: &str| eprintln!("measure: {line}")).await?;
+    let mut measurement = run(&options, &mut |line: &str| eprintln!("measure: {line}")).await?;
     let elapsed = started.elapsed();
     eprintln!(
         "measure: {} module(s) measured in {:.2} s",
@@ -159,6 +159,10 @@ pub async fn command(args: MeasureArgs) -> Result<(), MeasureError> {
     let full = args.module.is_none() && args.scenario.is_none();
     if !full {
         all.extend(crate::report::existing_summaries(&dir, &measured));
+    }
+    // The profiles measured by running clients (`modyo-lab clients`) join the assumed ones.
+    for report in &mut measurement.reports {
+        report.measured = crate::clients::measured_rows(&dir, &report.module);
     }
     let files = crate::report::render(&measurement.reports, &all);
     if args.scenario.is_some() && args.reports.is_none() {
@@ -947,6 +951,7 @@ fn module_report(
         scenarios,
         projection,
         profiles,
+        measured: Vec::new(),
     }
 }
 

@@ -7,7 +7,7 @@ use crate::tokens::{Delta, PerUnit, Tokens};
 use super::{ModuleReport, Side, Summary};
 
 /// `1234567.8` -> `1,234,567.8` (`decimals` places).
-fn num(x: f64, decimals: usize) -> String {
+pub(crate) fn num(x: f64, decimals: usize) -> String {
     let text = format!("{:.*}", decimals, x.abs());
     let (int, frac) = text.split_once('.').unwrap_or((&text, ""));
     let mut grouped = String::new();
@@ -33,7 +33,7 @@ fn int(x: u64) -> String {
     num(x as f64, 0)
 }
 
-fn signed(x: f64, decimals: usize) -> String {
+pub(crate) fn signed(x: f64, decimals: usize) -> String {
     if x > 0.0 {
         format!("+{}", num(x, decimals))
     } else {
@@ -42,7 +42,7 @@ fn signed(x: f64, decimals: usize) -> String {
 }
 
 /// Primary-counter tokens of a size.
-fn tok(t: &Tokens) -> String {
+pub(crate) fn tok(t: &Tokens) -> String {
     num(t.primary, 1)
 }
 
@@ -51,7 +51,7 @@ fn per(p: &Option<PerUnit>) -> String {
 }
 
 /// `+12.3 (+4.5%)` under the primary counter.
-fn delta(d: &Delta) -> String {
+pub(crate) fn delta(d: &Delta) -> String {
     match d.percent {
         Some(p) => format!("{} ({}%)", signed(d.primary, 1), signed(p.primary, 1)),
         None => signed(d.primary, 1),
@@ -428,26 +428,47 @@ fn profiles_section(out: &mut String, r: &ModuleReport) {
         out,
         "## Per-client profiles\n\nWhat a session costs in the model's context under each client behaviour. The catalogue (the whole `tools` array as listed, \
 outputSchema included: the worst case for clients that drop it) is paid once per session; the per-call figure is the mean over the {} scenarios measured on both sides with outcome success. \
-Break-even is the number of calls after which the migrated session is cheaper (never: the migrated calls are not cheaper per call).\n",
+Break-even is the number of calls after which the migrated session is cheaper (never: the migrated calls are not cheaper per call).\n\n\
+An `assumed` row prices a behaviour; a `measured` row comes from running that client (`make clients`, [clients.md](clients.md)): its catalogue is what the client \
+put in the model's context once per session, its per-call figure the results as it forwarded them, over that session's calls.\n",
         r.profiles.first().map_or(0, |p| p.calls)
     );
     let _ = writeln!(
         out,
-        "| profile | behaviour | catalogue before → after (chars/2.902) | per call before → after (chars/2.902) | change per call | break-even calls (chars/2.902 / o200k_base / cl100k_base) |\n|---|---|---:|---:|---:|---:|"
+        "| profile | source | behaviour | catalogue before → after (chars/2.902) | per call before → after (chars/2.902) | change per call | break-even calls (chars/2.902 / o200k_base / cl100k_base) |\n|---|---|---|---:|---:|---:|---:|"
     );
     let calls = |n: Option<u64>| n.map_or("never".into(), |n| n.to_string());
+    let percent = |p: Option<f64>| p.map_or("n/a".into(), |x| format!("{}%", signed(x, 1)));
     for p in &r.profiles {
         let _ = writeln!(
             out,
-            "| `{}` | {} | {} → {} | {} → {} | {} | {} / {} / {} |",
+            "| `{}` | assumed | {} | {} → {} | {} → {} | {} | {} / {} / {} |",
             p.profile,
             p.behaviour,
             tok(&p.catalogue_before),
             tok(&p.catalogue_after),
             per(&p.per_call_before),
             per(&p.per_call_after),
-            p.per_call_percent
-                .map_or("n/a".into(), |x| format!("{}%", signed(x, 1))),
+            percent(p.per_call_percent),
+            calls(p.break_even_calls.primary),
+            calls(p.break_even_calls.o200k_base),
+            calls(p.break_even_calls.cl100k_base),
+        );
+    }
+    for m in &r.measured {
+        let p = &m.profile;
+        let _ = writeln!(
+            out,
+            "| `{}` | measured: {}, {} | {} | {} → {} | {} → {} | {} | {} / {} / {} |",
+            m.id,
+            m.client,
+            m.date,
+            m.behaviour,
+            tok(&p.before.once),
+            tok(&p.after.once),
+            num(p.per_call_before.primary, 1),
+            num(p.per_call_after.primary, 1),
+            percent(p.per_call_percent),
             calls(p.break_even_calls.primary),
             calls(p.break_even_calls.o200k_base),
             calls(p.break_even_calls.cl100k_base),

@@ -6,7 +6,7 @@
 //! collections, floats rounded to one decimal. The wall time of a run is not part of a report
 //! (see [`last_run`]).
 
-mod markdown;
+pub(crate) mod markdown;
 mod svg;
 
 use std::collections::BTreeMap;
@@ -57,6 +57,9 @@ pub struct ModuleReport {
     pub projection: Option<Projection>,
     /// What a session costs under each client behaviour, and the break-even call count.
     pub profiles: Vec<Profile>,
+    /// The profiles measured by running a client (`modyo-lab clients`), when there are any.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub measured: Vec<crate::clients::MeasuredRow>,
 }
 
 /// The counters every figure names.
@@ -375,7 +378,7 @@ pub struct Profile {
 }
 
 /// A break-even call count per counter; `None` means the migrated session never pays back.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct BreakEven {
     /// Characters / 2.902 (the same count as characters).
     #[serde(rename = "chars/2.902")]
