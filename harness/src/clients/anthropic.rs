@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use super::ClientsError;
 use super::capture::{self, Definition, Session, Shape, Side};
 use super::endpoint::{Answer, Captured, Script};
-use super::extract::{carries, forwarded, occurrences};
+use super::extract::{carries, forwarded, nested, occurrences};
 use super::reference::Plan;
 
 /// The id of the `ToolSearch` call.
@@ -215,12 +215,7 @@ fn answered_ids(body: &Value) -> BTreeSet<&str> {
 
 /// Every content block of every message (a string content is no block).
 fn blocks(body: &Value) -> impl Iterator<Item = &Value> {
-    body.get("messages")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|m| m.get("content").and_then(Value::as_array))
-        .flatten()
+    nested(body, "messages", "content")
 }
 
 /// Every text the model reads besides tools and tool traffic: the system prompt and the text

@@ -366,29 +366,6 @@ fn current<'a>(sessions: &'a mut [Session], module: &str, side: Side) -> Option<
         .filter(|s| s.module == module && s.side == side)
 }
 
-/// Today's date in UTC, `YYYY-MM-DD`.
-pub fn today() -> String {
-    let seconds = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    civil_date(seconds / 86_400)
-}
-
-/// The proleptic Gregorian date of a day count since 1970-01-01 (Howard Hinnant's
-/// `civil_from_days`).
-fn civil_date(days: u64) -> String {
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -481,13 +458,5 @@ mod tests {
         changed.header.version = "1.0.1".into();
         changed.keep_date_of(&old);
         assert_eq!(changed.header.date, "2027-01-01");
-    }
-
-    #[test]
-    fn days_since_the_epoch_are_civil_dates() {
-        assert_eq!(civil_date(0), "1970-01-01");
-        assert_eq!(civil_date(11_016), "2000-02-29");
-        assert_eq!(civil_date(20_788), "2026-12-01");
-        assert_eq!(today().len(), 10);
     }
 }

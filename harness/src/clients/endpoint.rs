@@ -1,19 +1,11 @@
-//! The capture endpoint: a small HTTP/1 server on `127.0.0.1` (random port) that stands in
-//! for a model API. Every request is kept (path and body, nothing else: no header, so no key)
-//! and answered by a [`Script`], a pure function of the request, so the same conversation gets
-//! the same answers whatever the timing.
+//! The capture endpoint: a wiremock server on `127.0.0.1` (random port) that stands in for a
+//! model API. Every request is kept (path and body; headers, and so the dummy key, are never
+//! read) and answered by a [`Script`], a pure function of the request, so the same
+//! conversation gets the same answers whatever the timing.
 
-use std::convert::Infallible;
-use std::net::SocketAddr;
-use std::sync::{Arc, Mutex, PoisonError};
-
-use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
-use hyper::{Request, Response, StatusCode};
-use hyper_util::rt::{TokioIo, TokioTimer};
 use serde_json::Value;
-use tokio::net::TcpListener;
-use tokio::sync::watch;
+use wiremock::matchers::any;
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
 /// One request as the endpoint received it.
 #[derive(Debug, Clone)]
@@ -22,6 +14,20 @@ pub(crate) struct Captured {
     pub(crate) path: String,
     /// The body as JSON (`Null` when it was not JSON).
     pub(crate) body: Value,
+}
+
+impl Captured {
+    fn of(request: &Request) -> Captured {
+        let url = &request.url;
+        let path = match url.query() {
+            Some(query) => format!("{}?{query}", url.path()),
+            None => url.path().to_owned(),
+        };
+        Captured {
+            path,
+            body: serde_json::from_slice(&request.body).unwrap_or(Value::Null),
+        }
+    }
 }
 
 /// What the endpoint answers.
@@ -45,7 +51,7 @@ impl Answer {
         }
     }
 
-    /// A server-sent event stream.
+    /// A server-sent event stream (sent whole: the client reads it as it would a stream).
     pub(crate) fn event_stream(body: String) -> Answer {
         Answer {
             status: 200,
@@ -61,126 +67,47 @@ pub(crate) trait Script: Send + Sync + 'static {
     fn answer(&self, path: &str, body: &Value) -> Answer;
 }
 
-struct State {
-    script: Box<dyn Script>,
-    captured: Mutex<Vec<Captured>>,
+struct Scripted(Box<dyn Script>);
+
+impl Respond for Scripted {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let captured = Captured::of(request);
+        let answer = self.0.answer(&captured.path, &captured.body);
+        ResponseTemplate::new(answer.status).set_body_raw(answer.body, answer.content_type)
+    }
 }
 
 /// A running capture endpoint; stops when dropped.
 pub(crate) struct Endpoint {
-    address: SocketAddr,
-    state: Arc<State>,
-    shutdown: watch::Sender<()>,
+    server: MockServer,
 }
 
 impl Endpoint {
     /// Binds a random loopback port and serves `script`.
-    pub(crate) async fn start(script: Box<dyn Script>) -> std::io::Result<Endpoint> {
-        let listener = TcpListener::bind(("127.0.0.1", 0)).await?;
-        let address = listener.local_addr()?;
-        let state = Arc::new(State {
-            script,
-            captured: Mutex::new(Vec::new()),
-        });
-        let (shutdown, signal) = watch::channel(());
-        tokio::spawn(accept(listener, state.clone(), signal));
-        Ok(Endpoint {
-            address,
-            state,
-            shutdown,
-        })
+    pub(crate) async fn start(script: Box<dyn Script>) -> Endpoint {
+        let server = MockServer::start().await;
+        Mock::given(any())
+            .respond_with(Scripted(script))
+            .mount(&server)
+            .await;
+        Endpoint { server }
     }
 
     /// `http://127.0.0.1:<port>`, the base URL to give the client.
     pub(crate) fn uri(&self) -> String {
-        format!("http://{}", self.address)
+        self.server.uri()
     }
 
     /// Every request so far, in arrival order.
-    pub(crate) fn captured(&self) -> Vec<Captured> {
-        self.state
-            .captured
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+    pub(crate) async fn captured(&self) -> Vec<Captured> {
+        self.server
+            .received_requests()
+            .await
+            .unwrap_or_default()
+            .iter()
+            .map(Captured::of)
+            .collect()
     }
-}
-
-impl Drop for Endpoint {
-    fn drop(&mut self) {
-        let _ = self.shutdown.send(());
-    }
-}
-
-async fn accept(listener: TcpListener, state: Arc<State>, mut signal: watch::Receiver<()>) {
-    loop {
-        let stream = tokio::select! {
-            biased;
-            _ = signal.changed() => break,
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
-                Err(e) => {
-                    tracing::debug!("capture endpoint: accept failed: {e}");
-                    continue;
-                }
-            },
-        };
-        let state = state.clone();
-        let signal = signal.clone();
-        tokio::spawn(connection(stream, state, signal));
-    }
-}
-
-async fn connection(
-    stream: tokio::net::TcpStream,
-    state: Arc<State>,
-    mut signal: watch::Receiver<()>,
-) {
-    let service = hyper::service::service_fn(move |request| {
-        let state = state.clone();
-        async move { Ok::<_, Infallible>(handle(&state, request).await) }
-    });
-    let mut builder = hyper::server::conn::http1::Builder::new();
-    builder.timer(TokioTimer::new());
-    let served = builder.serve_connection(TokioIo::new(stream), service);
-    tokio::pin!(served);
-    tokio::select! {
-        result = served.as_mut() => {
-            if let Err(e) = result {
-                tracing::debug!("capture endpoint: connection closed: {e}");
-            }
-        }
-        _ = signal.changed() => {}
-    }
-}
-
-async fn handle(state: &State, request: Request<hyper::body::Incoming>) -> Response<Full<Bytes>> {
-    let path = request.uri().path_and_query().map_or_else(
-        || request.uri().path().to_owned(),
-        |p| p.as_str().to_owned(),
-    );
-    let body = match request.into_body().collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(e) => {
-            tracing::debug!("capture endpoint: reading a body failed: {e}");
-            Bytes::new()
-        }
-    };
-    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    let answer = state.script.answer(&path, &body);
-    state
-        .captured
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .push(Captured { path, body });
-    let mut response = Response::new(Full::new(Bytes::from(answer.body)));
-    *response.status_mut() =
-        StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    response.headers_mut().insert(
-        hyper::header::CONTENT_TYPE,
-        hyper::header::HeaderValue::from_static(answer.content_type),
-    );
-    response
 }
 
 #[cfg(test)]
@@ -198,21 +125,24 @@ mod tests {
 
     #[tokio::test]
     async fn keeps_every_request_and_answers_from_the_script() {
-        let endpoint = Endpoint::start(Box::new(Echo)).await.expect("binds");
+        let endpoint = Endpoint::start(Box::new(Echo)).await;
         assert!(endpoint.uri().starts_with("http://127.0.0.1:"));
         let client = reqwest::Client::builder()
             .no_proxy()
             .build()
             .expect("client");
-        let answer: Value = client
+        let answer = client
             .post(format!("{}/v1/messages?beta=true", endpoint.uri()))
             .body(r#"{"a":1}"#)
             .send()
             .await
-            .expect("answers")
-            .json()
-            .await
-            .expect("json");
+            .expect("answers");
+        assert_eq!(
+            answer.headers()["content-type"],
+            "application/json",
+            "the script's content type"
+        );
+        let answer: Value = answer.json().await.expect("json");
         assert_eq!(
             answer,
             json!({"path": "/v1/messages?beta=true", "got": {"a": 1}})
@@ -223,7 +153,7 @@ mod tests {
             .send()
             .await
             .expect("answers");
-        let captured = endpoint.captured();
+        let captured = endpoint.captured().await;
         assert_eq!(captured.len(), 2);
         assert_eq!(captured[0].body, json!({"a": 1}));
         assert_eq!(

@@ -64,6 +64,21 @@ pub(crate) fn forwarded(result: &Value, sent: &Value) -> Forwarded {
     Forwarded::Other
 }
 
+/// The items of every `inner` array of the items of `body`'s `outer` array (the blocks of
+/// every message, the parts of every content, the declarations of every tool).
+pub(crate) fn nested<'a>(
+    body: &'a Value,
+    outer: &'static str,
+    inner: &'static str,
+) -> impl Iterator<Item = &'a Value> {
+    body.get(outer)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(move |item| item.get(inner).and_then(Value::as_array))
+        .flatten()
+}
+
 /// Every occurrence of `needle` in `texts`.
 pub(crate) fn occurrences(texts: &[&str], needle: &str) -> Vec<String> {
     if needle.is_empty() {

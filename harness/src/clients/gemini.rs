@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use super::ClientsError;
 use super::capture::{self, Definition, Session, Shape, Side};
 use super::endpoint::{Answer, Captured, Script};
-use super::extract::{carries, forwarded, occurrences};
+use super::extract::{carries, forwarded, nested, occurrences};
 use super::reference::Plan;
 
 /// What the scripted model does next.
@@ -84,12 +84,7 @@ impl Script for GenerateScript {
 
 /// Every part of every content of a request.
 fn parts(body: &Value) -> impl Iterator<Item = &Value> {
-    body.get("contents")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|c| c.get("parts").and_then(Value::as_array))
-        .flatten()
+    nested(body, "contents", "parts")
 }
 
 /// Every `functionResponse` of a request, in order.
@@ -112,12 +107,7 @@ fn texts(body: &Value) -> Vec<&str> {
 
 /// Every function declaration of a request.
 fn declarations(body: &Value) -> impl Iterator<Item = &Value> {
-    body.get("tools")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|t| t.get("functionDeclarations").and_then(Value::as_array))
-        .flatten()
+    nested(body, "tools", "functionDeclarations")
 }
 
 /// Our parts of a genai session's requests, checked against the plan and reference.

@@ -302,7 +302,7 @@ async fn capture_all(args: &ClientsArgs, dir: &Path) -> Result<(), ClientsError>
                 name: client.name().into(),
                 package: client.package().into(),
                 version,
-                date: capture::today(),
+                date: crate::record::today(),
                 server: SERVER_NAME.into(),
             },
             sessions: fresh,

@@ -15,7 +15,7 @@ use std::path::Path;
 use modyo_mcp::Module;
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::ClientsError;
 use super::capture::{Call, LeftOut, Side};
@@ -111,22 +111,19 @@ pub(crate) async fn plan(
             arguments: scenario.arguments.clone(),
         });
     }
-    let legacy = reference(cassettes, module, Side::Before, &[]).await?;
-    candidates.retain(|call| match missing_parameters(&legacy, call) {
-        None => true,
-        Some(missing) => {
-            left_out.push(LeftOut {
-                scenario: call.scenario.clone(),
-                why: format!("the legacy tool has no parameter {missing}"),
-            });
-            false
-        }
-    });
-    // First pass: which calls succeed on both sides when every cassette is served at once.
+    // First pass: which calls the legacy tools accept, and which succeed on both sides when
+    // every cassette is served at once.
     let before = reference(cassettes, module, Side::Before, &candidates).await?;
     let after = reference(cassettes, module, Side::After, &candidates).await?;
     let mut calls = Vec::new();
     for (i, call) in candidates.into_iter().enumerate() {
+        if let Some(missing) = missing_parameters(&before, &call) {
+            left_out.push(LeftOut {
+                scenario: call.scenario,
+                why: format!("the legacy tool has no parameter {missing}"),
+            });
+            continue;
+        }
         match (outcome(&before.results[i]), outcome(&after.results[i])) {
             (None, None) => calls.push(call),
             (b, a) => left_out.push(LeftOut {
@@ -166,18 +163,7 @@ pub(crate) async fn plan(
 /// The parameters `call` passes that the tool (as `reference` lists it) does not declare, or
 /// `None` when it declares them all.
 fn missing_parameters(reference: &Reference, call: &Call) -> Option<String> {
-    let declared = reference
-        .tool(&call.tool)
-        .and_then(|t| t.pointer("/inputSchema/properties"))
-        .and_then(Value::as_object);
-    let missing: Vec<&str> = call
-        .arguments
-        .as_object()
-        .into_iter()
-        .flat_map(Map::keys)
-        .filter(|k| declared.is_none_or(|d| !d.contains_key(*k)))
-        .map(String::as_str)
-        .collect();
+    let missing = crate::measure::undeclared(reference.tool(&call.tool), &call.arguments);
     (!missing.is_empty()).then(|| missing.join(", "))
 }
 

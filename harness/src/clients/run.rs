@@ -125,7 +125,7 @@ impl Setup {
             }
             Client::Genai => Box::new(super::gemini::GenerateScript::new(plan)),
         };
-        let endpoint = Endpoint::start(script).await.map_err(ClientsError::Io)?;
+        let endpoint = Endpoint::start(script).await;
         let home = tempfile::tempdir().map_err(ClientsError::Io)?;
         let work = home.path().join("work");
         std::fs::create_dir_all(&work).map_err(ClientsError::Io)?;
@@ -156,48 +156,43 @@ impl Setup {
             plan.module.as_str(),
             side.as_str()
         );
-        let output = tokio::time::timeout(self.timeout, command.output())
-            .await
+        let output = tokio::time::timeout(self.timeout, command.output()).await;
+        let captured = endpoint.captured().await;
+        let output = output
             .map_err(|_| {
                 ClientsError::Client(format!(
                     "{what}: no end after {} s ({} requests captured)",
                     self.timeout.as_secs(),
-                    endpoint.captured().len()
+                    captured.len()
                 ))
             })?
             .map_err(|e| ClientsError::Client(format!("{what}: does not start: {e}")))?;
         let stdout = String::from_utf8_lossy(&output.stdout);
         let stderr = String::from_utf8_lossy(&output.stderr);
         let tail = |s: &str| {
-            s.chars()
-                .rev()
-                .take(2000)
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .collect::<String>()
+            let skip = s.chars().count().saturating_sub(2000);
+            s.chars().skip(skip).collect::<String>()
         };
         if !output.status.success() {
             return Err(ClientsError::Client(format!(
                 "{what}: exited with {} ({} requests captured)\nstdout: {}\nstderr: {}",
                 output.status,
-                endpoint.captured().len(),
+                captured.len(),
                 tail(&stdout),
                 tail(&stderr)
+            )));
+        }
+        if captured.is_empty() {
+            return Err(ClientsError::Client(format!(
+                "{what}: the capture endpoint saw no request"
             )));
         }
         let said = final_text(client, &stdout);
         if said.as_deref() != Some("done") {
             return Err(ClientsError::Client(format!(
                 "{what}: the session did not end with the script's \"done\" ({said:?}; {} requests captured)\nstderr: {}",
-                endpoint.captured().len(),
+                captured.len(),
                 tail(&stderr)
-            )));
-        }
-        let captured = endpoint.captured();
-        if captured.is_empty() {
-            return Err(ClientsError::Client(format!(
-                "{what}: the capture endpoint saw no request"
             )));
         }
         Ok(captured)
