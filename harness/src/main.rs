@@ -225,8 +225,8 @@ async fn main() -> ExitCode {
     // stdout is the MCP channel (serve) or the report (lint): logs go to stderr. The lint is
     // quiet by default: its report is the output; `measure` prints its own progress.
     let default = match cli.command {
-        Command::Lint(_) => "error",
-        Command::Measure(_) | Command::Bench(_) | Command::Clients(_) => "warn",
+        Command::Lint(_) | Command::Clients(_) => "error",
+        Command::Measure(_) | Command::Bench(_) => "warn",
         _ => "info",
     };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()

@@ -15,7 +15,8 @@ use std::path::Path;
 use modyo_mcp::Module;
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
-use serde_json::Value;
+use rmcp::service::ServiceError;
+use serde_json::{Value, json};
 
 use super::ClientsError;
 use super::capture::{Call, LeftOut, Side};
@@ -167,8 +168,14 @@ fn missing_parameters(reference: &Reference, call: &Call) -> Option<String> {
     (!missing.is_empty()).then(|| missing.join(", "))
 }
 
+/// The key under which the reference keeps a JSON-RPC error instead of a result.
+const JSONRPC_ERROR: &str = "jsonrpcError";
+
 /// Why a result is not a success (an error or a control), or `None` for a success.
 fn outcome(result: &Value) -> Option<String> {
+    if let Some(message) = result.get(JSONRPC_ERROR).and_then(Value::as_str) {
+        return Some(format!("JSON-RPC error: {message}"));
+    }
     if result.get("isError").and_then(Value::as_bool) == Some(true) {
         let text = result
             .pointer("/content/0/text")
@@ -193,7 +200,9 @@ pub(crate) async fn reference(
     side: Side,
     calls: &[Call],
 ) -> Result<Reference, ClientsError> {
-    let options = ServeOptions::new(cassettes).env(server_env(module, side));
+    let mut options = ServeOptions::new(cassettes).env(server_env(module, side));
+    // Recorded latency changes no answer; the clients' server skips it too.
+    options.ignore_latency = true;
     let offline = Offline::start(&options).await?;
     let (server_io, client_io) = tokio::io::duplex(1 << 20);
     let serving = tokio::spawn(async move {
@@ -218,13 +227,16 @@ pub(crate) async fn reference(
     for call in calls {
         let mut params = CallToolRequestParams::new(call.tool.clone());
         params.arguments = call.arguments.as_object().cloned();
-        let result = client
-            .call_tool(params)
-            .await
-            .map_err(|e| ClientsError::Reference(format!("{}: {e}", call.scenario)))?;
-        results.push(
-            serde_json::to_value(result).map_err(|e| ClientsError::Reference(e.to_string()))?,
-        );
+        // A JSON-RPC error (arguments the tool refuses) is an answer like any other: the plan
+        // leaves such a call out; a broken transport is not.
+        let result = match client.call_tool(params).await {
+            Ok(result) => {
+                serde_json::to_value(result).map_err(|e| ClientsError::Reference(e.to_string()))?
+            }
+            Err(ServiceError::McpError(e)) => json!({ JSONRPC_ERROR: e.message }),
+            Err(e) => return Err(ClientsError::Reference(format!("{}: {e}", call.scenario))),
+        };
+        results.push(result);
     }
     let _ = client.cancel().await;
     let _ = serving.await;
@@ -277,6 +289,10 @@ mod tests {
         assert_eq!(
             outcome(&json!({"structuredContent": {"control": {"outcome": "refused"}}})),
             Some("control: refused".into())
+        );
+        assert_eq!(
+            outcome(&json!({JSONRPC_ERROR: "Invalid arguments"})),
+            Some("JSON-RPC error: Invalid arguments".into())
         );
     }
 }

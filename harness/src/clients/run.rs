@@ -107,7 +107,7 @@ impl Setup {
         json!({
             "type": "stdio",
             "command": self.lab,
-            "args": ["serve", "--cassettes", self.cassettes],
+            "args": ["serve", "--ignore-latency", "--cassettes", self.cassettes],
             "env": env,
         })
     }
