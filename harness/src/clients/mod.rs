@@ -140,6 +140,29 @@ impl Client {
         }
     }
 
+    /// The client with this short id.
+    pub fn from_id(id: &str) -> Option<Client> {
+        Client::ALL.into_iter().find(|c| c.id() == id)
+    }
+
+    /// How `modyo-lab clients` runs it, in a sentence (the reports print it).
+    pub fn method(self) -> &'static str {
+        match self {
+            Client::ClaudeCode => {
+                "`claude -p` through the package's own fallback launcher (`cli-wrapper.cjs`; install scripts are off), \
+a temporary `HOME` and `CLAUDE_CONFIG_DIR`, our server from `--mcp-config` with `--strict-mcp-config`, `--allowedTools mcp__modyo-offline`, \
+`--no-session-persistence`; `ANTHROPIC_BASE_URL` at the capture endpoint (the Messages API, answered as server-sent events), a dummy \
+`ANTHROPIC_API_KEY`, `CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1`. The scripted model loads the session's tools with `ToolSearch` \
+(`select:<names>`), then calls them."
+            }
+            Client::Genai => {
+                "`tests/clients/genai.mjs`: the MCP TypeScript SDK's client starts our server over stdio and `mcpToTool(client)` hands \
+its tools to `ai.models.generateContent` with automatic function calling; `httpOptions.baseUrl` at the capture endpoint (Gemini's \
+`generateContent`, answered as JSON), a dummy key."
+            }
+        }
+    }
+
     /// The capture file, relative to the reports directory.
     pub fn capture_file(self) -> String {
         format!("clients/{}.jsonl", self.id())

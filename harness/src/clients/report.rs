@@ -48,6 +48,8 @@ pub struct ClientReport {
     pub date: String,
     /// The capture file, relative to the reports directory.
     pub capture: String,
+    /// How the lab ran it.
+    pub method: String,
     /// What reached the model, in words, derived from the capture.
     pub observed: Vec<String>,
     /// What a session pays once, in a phrase.
@@ -260,6 +262,9 @@ pub fn client_report(capture: &Capture, path: &str) -> Result<ClientReport, Pric
         version: h.version.clone(),
         date: h.date.clone(),
         capture: path.to_owned(),
+        method: super::Client::from_id(&h.client)
+            .map_or("", super::Client::method)
+            .to_owned(),
         observed: observe(capture),
         once: once_phrase(capture),
         per_call: per_call_phrase(capture),
@@ -369,7 +374,12 @@ fn observe(capture: &Capture) -> Vec<String> {
     let used_only = definitions_of_used_tools(capture);
     let every_listed = definitions_of_every_tool(capture);
     let none_first = firsts.iter().all(|f| f.definitions == 0);
-    if none_first && used_only {
+    let kept = sessions.iter().all(|s| {
+        s.requests
+            .windows(2)
+            .all(|w| w[0].definitions <= w[1].definitions)
+    });
+    if none_first && used_only && kept {
         out.push("Definitions: none in the first request; a tool's definition arrives when the session loads it and stays, so the session ends with the definitions of the tools it used, each once.".into());
     } else if every_listed {
         out.push("Definitions: every tool the server lists, in every request.".into());
@@ -494,12 +504,13 @@ costs less than the legacy one (0: from the first call; never: the migrated call
     for client in &report.clients {
         let _ = writeln!(
             out,
-            "## {}\n\nnpm `{}` {}, captured {} ([capture]({})).\n\nWhat reached the model from our server:\n",
+            "## {}\n\nnpm `{}` {}, captured {} ([capture]({})). How it ran: {}\n\nWhat reached the model from our server:\n",
             client.label(),
             client.package,
             client.version,
             client.date,
-            client.capture
+            client.capture,
+            client.method
         );
         for line in &client.observed {
             let _ = writeln!(out, "- {line}");
