@@ -40,6 +40,9 @@ use serde::{Deserialize, Serialize};
 pub use capture::{Capture, CaptureError, Side};
 pub use report::{ClientsReport, ModuleProfile, PriceError};
 
+use crate::report::BreakEven;
+use crate::tokens::{PerUnit, Tokens};
+
 use crate::cassette::CassetteError;
 use crate::serve::ServeError;
 use crate::session::Library;
@@ -462,7 +465,8 @@ fn session_drift(session: &capture::Session, plan: &reference::Plan) -> Vec<Stri
     problems
 }
 
-/// One measured client's profile of a module, as the module reports show it.
+/// One measured client's profile of a module, as the module reports show it (the whole
+/// profile is in `clients.json`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct MeasuredRow {
     /// The client's short id (`claude-code`).
@@ -473,8 +477,20 @@ pub struct MeasuredRow {
     pub date: String,
     /// What it puts in context, in a phrase, for this module's session.
     pub behaviour: String,
-    /// The figures.
-    pub profile: ModuleProfile,
+    /// Calls in the session.
+    pub calls: usize,
+    /// Paid once per session before.
+    pub once_before: Tokens,
+    /// Paid once per session after.
+    pub once_after: Tokens,
+    /// Mean result per call before.
+    pub per_call_before: PerUnit,
+    /// Mean result per call after.
+    pub per_call_after: PerUnit,
+    /// Change per call in percent (chars/2.902).
+    pub per_call_percent: Option<f64>,
+    /// Calls after which the migrated session costs less.
+    pub break_even_calls: BreakEven,
 }
 
 /// The measured profiles of `module` in `dir`'s `clients.json` (none when it is missing).
@@ -501,7 +517,13 @@ pub fn measured_rows(dir: &Path, module: &str) -> Vec<MeasuredRow> {
                         "once: {}; per call: {} ({} calls of {} tools)",
                         c.once, c.per_call, m.calls, m.tools_used
                     ),
-                    profile: m.clone(),
+                    calls: m.calls,
+                    once_before: m.before.once,
+                    once_after: m.after.once,
+                    per_call_before: m.per_call_before,
+                    per_call_after: m.per_call_after,
+                    per_call_percent: m.per_call_percent,
+                    break_even_calls: m.break_even_calls,
                 })
         })
         .collect()

@@ -455,17 +455,16 @@ put in the model's context once per session, its per-call figure the results as 
             calls(p.break_even_calls.cl100k_base),
         );
     }
-    for m in &r.measured {
-        let p = &m.profile;
+    for p in &r.measured {
         let _ = writeln!(
             out,
             "| `{}` | measured: {}, {} | {} | {} → {} | {} → {} | {} | {} / {} / {} |",
-            m.id,
-            m.client,
-            m.date,
-            m.behaviour,
-            tok(&p.before.once),
-            tok(&p.after.once),
+            p.id,
+            p.client,
+            p.date,
+            p.behaviour,
+            tok(&p.once_before),
+            tok(&p.once_after),
             num(p.per_call_before.primary, 1),
             num(p.per_call_after.primary, 1),
             percent(p.per_call_percent),
