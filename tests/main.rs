@@ -4,6 +4,8 @@
 //! - `cancellation`: `notifications/cancelled` stops upstream work; 64 concurrent calls on one
 //!   session, over the duplex and over HTTP;
 //! - `cassettes`: every cassette under `cassettes/` loads, resolves and says where it is from;
+//! - `client_captures`: the committed captures of real clients (`make clients`) rebuild the
+//!   committed `clients.md`/`clients.json`, still match the server, and mark the module reports;
 //! - `channels`: what channels scenarios cannot express (files on disk, no writes when read-only);
 //! - `content`: the content module's classes, read-only gate, coverage, C7 and bulk work;
 //! - `contract`: the contract rules of the foundation through the real server (C1-C21);
@@ -29,6 +31,7 @@ mod binary;
 mod cancellation;
 mod cassettes;
 mod channels;
+mod client_captures;
 mod content;
 mod contract;
 mod core_customers;

@@ -26,7 +26,9 @@
 //! - [`measure`]: `modyo-lab measure`, before and after per module (or any two stdio servers),
 //!   the catalogue as context and as wire, by slot and by tool (M3, M4), the budget and its check;
 //! - [`report`]: the report model and its Markdown, JSON and SVG renderings (M5);
-//! - [`perf`]: `modyo-lab bench`, the performance report against the floor and mcp-recorder.
+//! - [`perf`]: `modyo-lab bench`, the performance report against the floor and mcp-recorder;
+//! - [`clients`]: `modyo-lab clients`, real MCP clients run headless against the offline server
+//!   and a scripted model, and what they put in the model's context.
 //!
 //! # Example
 //!
@@ -44,6 +46,7 @@
 
 pub mod cassette;
 pub mod check;
+pub mod clients;
 pub mod corrupt;
 pub mod fixtures;
 pub mod lifecycle;

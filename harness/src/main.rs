@@ -201,6 +201,9 @@ enum Command {
     Lint(LintArgs),
     /// Benchmark against the physical floor and mcp-recorder; write reports/performance.md.
     Bench(modyo_lab::perf::BenchArgs),
+    /// Run real MCP clients (Claude Code, the genai SDK) headless against the offline server
+    /// and a scripted model; write reports/clients/*.jsonl, clients.md and clients.json.
+    Clients(modyo_lab::clients::ClientsArgs),
     /// Record tool calls against the live account (MODYO_URL, MODYO_TOKEN) into a cassette,
     /// redacted; or, with `--mode none --diff`, report how the live API drifted from it.
     Record(Box<RecordOptions>),
@@ -222,7 +225,7 @@ async fn main() -> ExitCode {
     // stdout is the MCP channel (serve) or the report (lint): logs go to stderr. The lint is
     // quiet by default: its report is the output; `measure` prints its own progress.
     let default = match cli.command {
-        Command::Lint(_) => "error",
+        Command::Lint(_) | Command::Clients(_) => "error",
         Command::Measure(_) | Command::Bench(_) => "warn",
         _ => "info",
     };
@@ -243,6 +246,7 @@ async fn main() -> ExitCode {
         } => generate(set, &cassettes, check),
         Command::Measure(args) => modyo_lab::measure::command(args).await.map_err(Into::into),
         Command::Bench(args) => modyo_lab::perf::command(args).await.map_err(Into::into),
+        Command::Clients(args) => modyo_lab::clients::command(args).await.map_err(Into::into),
         Command::Record(options) => record(*options).await,
         Command::Cassettes(CassettesCommand::Check(options)) => check_cassettes(options).await,
     };

@@ -94,7 +94,7 @@ pub async fn command(args: MeasureArgs) -> Result<(), MeasureError> {
         after_only: args.check || args.write_budget,
     };
     let started = Instant::now();
-    let measurement = run(&options, &mut |line: &str| eprintln!("measure: {line}")).await?;
+    let mut measurement = run(&options, &mut |line: &str| eprintln!("measure: {line}")).await?;
     let elapsed = started.elapsed();
     eprintln!(
         "measure: {} module(s) measured in {:.2} s",
@@ -117,6 +117,11 @@ pub async fn command(args: MeasureArgs) -> Result<(), MeasureError> {
         .map(|r| r.module.clone())
         .collect();
     let dir = args.reports.clone().unwrap_or_else(report::default_dir);
+    // The profiles measured by running clients (`modyo-lab clients`) join the assumed ones.
+    for report in &mut measurement.reports {
+        let measured = crate::clients::measured_profiles(&dir, &report.module);
+        report.add_profiles(measured);
+    }
     let mut all: Vec<Summary> = measurement
         .reports
         .iter()

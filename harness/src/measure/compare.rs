@@ -173,11 +173,13 @@ pub(super) fn report(input: Input<'_>) -> ModuleReport {
     let wire_after = Count::of(&tools_text(after_tools));
     let context_before = Count::of(&context_text(before_tools));
     let context_after = Count::of(&context_text(after_tools));
+    // An assumed profile prices the context or the wire; only a captured client session
+    // (`modyo-lab clients`) has a catalogue of its own, and no behaviour here names it.
     let view = |view: CatalogueView, after: bool| match (view, after) {
-        (CatalogueView::Context, false) => context_before,
-        (CatalogueView::Context, true) => context_after,
         (CatalogueView::Wire, false) => wire_before,
         (CatalogueView::Wire, true) => wire_after,
+        (_, false) => context_before,
+        (_, true) => context_after,
     };
     let rows = breakdown(before_tools, after_tools);
     let slot_sum_chars = rows.iter().map(|r| r.chars).sum();
@@ -284,14 +286,7 @@ pub(super) fn report(input: Input<'_>) -> ModuleReport {
         both_per_call_after: per(|m| m.both.count(), true),
         measured_after,
         text_per_call_measured_after,
-        break_even: profiles
-            .iter()
-            .map(|p| ProfileBreakEven {
-                profile: p.profile.clone(),
-                catalogue: p.catalogue,
-                calls: p.break_even_calls.primary,
-            })
-            .collect(),
+        break_even: profiles.iter().map(ProfileBreakEven::of).collect(),
     };
     ModuleReport {
         format: FORMAT,
@@ -464,6 +459,12 @@ mod tests {
             Some((grew * 2).div_ceil(200))
         );
         assert_eq!(report.summary.break_even.len(), BEHAVIOURS.len());
+        assert!(
+            BEHAVIOURS
+                .iter()
+                .all(|b| b.catalogue != CatalogueView::Captured),
+            "an assumed profile prices the context or the wire"
+        );
         // Worst first: `a` carries the schema.
         assert_eq!(report.tools[0].tool, "a");
         let a = report.tools[0].after.unwrap();

@@ -491,17 +491,7 @@ impl Lab<'_> {
             });
         };
         if mode == Mode::Before {
-            let declared = tool
-                .pointer("/inputSchema/properties")
-                .and_then(Value::as_object);
-            let new: Vec<&str> = scenario
-                .arguments
-                .as_object()
-                .into_iter()
-                .flat_map(Map::keys)
-                .filter(|k| declared.is_none_or(|d| !d.contains_key(*k)))
-                .map(String::as_str)
-                .collect();
+            let new = undeclared(Some(tool), &scenario.arguments);
             if !new.is_empty() {
                 return Ok(Side::Skipped {
                     skipped: format!(
@@ -530,6 +520,21 @@ impl Lab<'_> {
             .extend(problems.into_iter().map(|p| format!("{label}: {p}")));
         Ok(Side::Measured(Box::new(measured)))
     }
+}
+
+/// The arguments a call passes that `tool` (a `tools/list` entry; `None`: not listed) does
+/// not declare in its `inputSchema`.
+pub(crate) fn undeclared<'a>(tool: Option<&Value>, arguments: &'a Value) -> Vec<&'a str> {
+    let declared = tool
+        .and_then(|t| t.pointer("/inputSchema/properties"))
+        .and_then(Value::as_object);
+    arguments
+        .as_object()
+        .into_iter()
+        .flat_map(Map::keys)
+        .filter(|k| declared.is_none_or(|d| !d.contains_key(*k)))
+        .map(String::as_str)
+        .collect()
 }
 
 /// The sum of every text block of a result.

@@ -12,7 +12,7 @@ fn int(x: u64) -> String {
     num(x as f64, 0)
 }
 
-fn signed(x: f64, decimals: usize) -> String {
+pub(crate) fn signed(x: f64, decimals: usize) -> String {
     if x > 0.0 {
         format!("+{}", num(x, decimals))
     } else {
@@ -21,7 +21,7 @@ fn signed(x: f64, decimals: usize) -> String {
 }
 
 /// Primary-counter tokens of a size.
-fn tok(t: &Tokens) -> String {
+pub(crate) fn tok(t: &Tokens) -> String {
     num(t.primary, 1)
 }
 
@@ -30,7 +30,7 @@ fn per(p: &Option<PerUnit>) -> String {
 }
 
 /// `+12.3 (+4.5%)` under the primary counter.
-fn delta(d: &Delta) -> String {
+pub(crate) fn delta(d: &Delta) -> String {
     match d.percent {
         Some(p) => format!("{} ({}%)", signed(d.primary, 1), signed(p.primary, 1)),
         None => signed(d.primary, 1),
@@ -216,7 +216,11 @@ fn profiles_section(out: &mut String, r: &ModuleReport) {
         out,
         "## Per-client profiles\n\nWhat a session costs in the model's context under each client behaviour. The catalogue, in the view the profile names, is paid once per session; \
 the per-call figure is the mean over the {} scenarios measured on both sides with outcome success. \
-Break-even is the number of calls after which the session after is cheaper (never: the calls after are not cheaper).\n",
+Break-even is the number of calls after which the session after is cheaper (never: the calls after are not cheaper).\n\n\
+An `assumed` profile prices a behaviour on the catalogue view it names (`context`: no output schemas; `wire`: the tools array as sent). \
+A `measured` profile comes from running that client (`make clients`, [clients.md](clients.md)): its catalogue is `captured`, what the client put in the model's context once per session \
+(for Claude Code: the deferred tool names, our instructions and the definitions of the tools the session used, without output schema), its per-call figure the results as it forwarded them, \
+over that session's calls.\n",
         r.profiles.first().map_or(0, |p| p.calls)
     );
     let _ = writeln!(

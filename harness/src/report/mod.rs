@@ -7,7 +7,7 @@
 //! (see [`last_run`]).
 
 mod chart;
-mod markdown;
+pub(crate) mod markdown;
 
 pub use chart::{problems as chart_problems, text_width as chart_text_width};
 
@@ -67,6 +67,17 @@ pub struct ModuleReport {
     pub projection: Option<Projection>,
     /// What a session costs under each client profile, and the break-even call count.
     pub profiles: Vec<Profile>,
+}
+
+impl ModuleReport {
+    /// Adds profiles priced elsewhere (the measured clients) after the report's own, and their
+    /// break-even to the summary.
+    pub fn add_profiles(&mut self, profiles: Vec<Profile>) {
+        self.summary
+            .break_even
+            .extend(profiles.iter().map(ProfileBreakEven::of));
+        self.profiles.extend(profiles);
+    }
 }
 
 /// What a report compares.
@@ -146,6 +157,17 @@ pub struct ProfileBreakEven {
     pub catalogue: CatalogueView,
     /// Calls after which the session after is cheaper (chars/2.902); `None`: never.
     pub calls: Option<u64>,
+}
+
+impl ProfileBreakEven {
+    /// A profile's break-even, as the summary keeps it.
+    pub fn of(profile: &Profile) -> ProfileBreakEven {
+        ProfileBreakEven {
+            profile: profile.profile.clone(),
+            catalogue: profile.catalogue,
+            calls: profile.break_even_calls.primary,
+        }
+    }
 }
 
 /// `tools/list` before and after (M3), as context and as wire.
@@ -496,6 +518,10 @@ pub enum CatalogueView {
     Context,
     /// The whole `tools` array as sent, output schemas included.
     Wire,
+    /// What a real client was captured sending once per session (`modyo-lab clients`): for
+    /// Claude Code the deferred tool names, our instructions and the definitions of the tools
+    /// the session loaded, without output schema; the profile's behaviour says which.
+    Captured,
 }
 
 impl CatalogueView {
@@ -504,6 +530,7 @@ impl CatalogueView {
         match self {
             CatalogueView::Context => "context",
             CatalogueView::Wire => "wire",
+            CatalogueView::Captured => "captured",
         }
     }
 }
@@ -572,7 +599,7 @@ pub struct Profile {
 }
 
 /// A break-even call count per counter; `None` means the migrated session never pays back.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct BreakEven {
     /// Characters / 2.902 (the same count as characters).
     #[serde(rename = "chars/2.902")]
