@@ -10,7 +10,7 @@ CLIENTS := tests/clients
 CLIENT_TOOLS := $(TOOLS)/clients
 BENCH_VENV := $(TOOLS)/bench-venv
 
-.PHONY: serve serve-http test fmt fmt-check clippy lint lint-schemas proptest-long doc python-client node-tools measure clients client-tools generate bench bench-venv bench-compile clean-tools
+.PHONY: serve serve-http test fmt fmt-check clippy lint lint-schemas proptest-long doc python-client node-tools measure clients client-tools generate bench bench-venv bench-compile clean-tools spec api-coverage
 
 ## The offline MCP server on stdio: replays cassettes/, needs no credentials.
 serve:
@@ -26,6 +26,7 @@ serve-http:
 ## changes with `cargo insta review`.
 test: fmt-check clippy doc python-client node-tools
 	$(CARGO) build --workspace --bins --locked
+	$(CARGO) run --locked -q -p modyo-lab -- spec check
 	$(MAKE) bench-compile
 	INSTA_UPDATE=no $(CARGO) test --workspace --locked
 
@@ -127,6 +128,29 @@ $(BENCH_VENV)/.installed: harness/bench/requirements.txt
 	$(PYTHON) -m venv $(BENCH_VENV)
 	$(BENCH_VENV)/bin/pip install --quiet --disable-pip-version-check -r harness/bench/requirements.txt
 	touch $@
+
+## The API surface (harness/spec/*.json) imported again from Modyo's published Swagger documents
+## (modyo/modyo-docs, pull request 604), then checked byte for byte. The documents are proprietary
+## and never committed: give a local copy with MODYO_DOCS_GIT=<git dir of modyo-docs> or
+## MODYO_SPEC_SOURCES=<dir holding the three files>; without one, the pull request's head is
+## fetched into .tools/modyo-docs.git (needs network). `make test` runs `spec check`, which
+## regenerates only when such a copy is given and says SKIPPED otherwise.
+SPEC_DOCS_GIT := $(TOOLS)/modyo-docs.git
+SPEC_SOURCE := $(if $(MODYO_DOCS_GIT)$(MODYO_SPEC_SOURCES),,MODYO_DOCS_GIT=$(SPEC_DOCS_GIT))
+
+spec:
+ifeq ($(MODYO_DOCS_GIT)$(MODYO_SPEC_SOURCES),)
+	git init -q --bare $(SPEC_DOCS_GIT)
+	git -C $(SPEC_DOCS_GIT) fetch -q --depth 1 https://github.com/modyo/modyo-docs.git refs/pull/604/head
+endif
+	$(SPEC_SOURCE) $(CARGO) run --locked -q -p modyo-lab -- spec import --published
+	$(SPEC_SOURCE) $(CARGO) run --locked -q -p modyo-lab -- spec check --require-source
+
+## reports/api-coverage.md and .json: every scenario replayed, each endpoint a tool calls marked
+## documented, undocumented (with its evidence) or contradicted. Generated: commit it, never edit
+## it; tests/spec.rs fails when it differs from a regeneration.
+api-coverage:
+	$(CARGO) run --locked -q -p modyo-lab -- spec coverage
 
 ## Regenerate the deterministic fixture cassettes.
 generate:

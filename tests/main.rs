@@ -25,6 +25,10 @@
 //! - `replay`: exact matching, sequences, shadowing, response fidelity, loud misses;
 //! - `scenarios`: every cassette scenario through the real server, against its expectation;
 //! - `serve`: the offline server over an in-process duplex and as a child process;
+//! - `spec`: the API surface (`spec import` byte for byte, regeneration, `spec pull` against a
+//!   fake account), every kind of contradiction on small cassettes, undocumented marks, the
+//!   shrink-only list, the workspace's cassettes held to the published specification, and the
+//!   committed API coverage report;
 //! - `widgets`: the widgets module (public mode, catalogue, resources, scaffold, validate).
 
 mod binary;
@@ -47,5 +51,6 @@ mod record;
 mod replay;
 mod scenarios;
 mod serve;
+mod spec;
 mod util;
 mod widgets;

@@ -18,7 +18,9 @@
 //! - [`record`]: record mode (a redacting proxy to a live account, VCR's modes, the drift
 //!   check) behind `modyo-lab record`;
 //! - [`lifecycle`]: `modyo-lab cassettes check` (parse, redaction, provenance, usage, unused
-//!   interactions);
+//!   interactions, and every interaction held to Modyo's published API specification);
+//! - [`spec`]: the API surface imported from Modyo's published Swagger (`modyo-lab spec import`,
+//!   `spec pull`), the conformance check and the API coverage report (`spec coverage`);
 //! - [`serve`]: the offline server (`modyo-lab serve`): every cassette mounted, MCP on stdio or
 //!   streamable HTTP;
 //! - [`probe`]: the built server as a child process, raw JSON-RPC, exact response bytes (M1);
@@ -59,6 +61,7 @@ pub mod replay;
 pub mod report;
 pub mod serve;
 pub mod session;
+pub mod spec;
 pub mod tokens;
 
 pub use cassette::{Cassette, CassetteError, Interaction, Provenance, RecordedResponse, Scenario};

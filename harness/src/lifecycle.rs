@@ -14,6 +14,12 @@
 //! scenario tests) and every interaction that no scenario played is a problem, VCR's
 //! `allow_unused_http_interactions: false`; replay misses and outcomes that differ
 //! from `expect` are reported too.
+//!
+//! With an API surface (`--spec`, on by default on the command line), every interaction is
+//! also held to Modyo's published specification ([`crate::spec::check`]): a contradiction not
+//! on the shrink-only list, an `undocumented` mark no interaction uses or that covers a
+//! documented endpoint, and a stale list entry are problems. The list applies to the
+//! workspace's own cassettes; for any other directory every contradiction is a problem.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -28,6 +34,8 @@ use crate::record::Format;
 use crate::record::redact::{PLACEHOLDER, Redactor, is_placeholder};
 use crate::replay::ReplayOptions;
 use crate::session::Session;
+use crate::spec::check::Conformance;
+use crate::spec::known::{KNOWN_CONTRADICTIONS, Known};
 
 /// What `modyo-lab cassettes check` checks; also its arguments.
 #[derive(Debug, Clone, clap::Args)]
@@ -47,9 +55,19 @@ pub struct CheckOptions {
     /// The report format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// The API surface to hold every interaction to (default: the workspace's `harness/spec`).
+    #[arg(long, value_name = "DIR")]
+    pub spec: Option<PathBuf>,
+    /// Do not hold the interactions to the API surface.
+    #[arg(long, conflicts_with = "spec")]
+    pub no_spec: bool,
     /// A literal secret that must appear nowhere (the value of `MODYO_TOKEN`).
     #[arg(skip)]
     pub token: Option<String>,
+    /// The known contradictions (the shrink-only list); empty: every contradiction is a
+    /// problem.
+    #[arg(skip)]
+    pub known: Vec<Known>,
 }
 
 impl CheckOptions {
@@ -61,8 +79,38 @@ impl CheckOptions {
             allow_repeats: false,
             redact_keys: Vec::new(),
             format: Format::Text,
+            spec: None,
+            no_spec: false,
             token: None,
+            known: Vec::new(),
         }
+    }
+
+    /// Holds every interaction to the surfaces in `dir`, with `known` as the list of known
+    /// contradictions.
+    pub fn spec(mut self, dir: impl Into<PathBuf>, known: &[Known]) -> CheckOptions {
+        self.spec = Some(dir.into());
+        self.known = known.to_vec();
+        self
+    }
+
+    /// The command line's defaults: the workspace's surface unless `--no-spec`, and the
+    /// built-in list when the cassettes are the workspace's own.
+    pub fn with_defaults(mut self) -> CheckOptions {
+        if self.no_spec {
+            self.spec = None;
+            return self;
+        }
+        if self.spec.is_none() {
+            self.spec = Some(crate::spec::default_dir());
+        }
+        let ours = |p: &std::path::Path| p.canonicalize().ok();
+        if ours(&self.cassettes).is_some()
+            && ours(&self.cassettes) == ours(&cassette::default_dir())
+        {
+            self.known = KNOWN_CONTRADICTIONS.to_vec();
+        }
+        self
     }
 
     /// Sets `--fail-on-unused`.
@@ -95,6 +143,12 @@ pub enum ProblemKind {
     Miss,
     /// A scenario's outcome is not its `expect`.
     Outcome,
+    /// An interaction contradicts the API surface, and the contradiction is not on the list.
+    Contradiction,
+    /// An `undocumented` mark is unused, or covers a documented endpoint.
+    UndocumentedMark,
+    /// An entry of the known-contradictions list is stale or names the wrong tool.
+    KnownList,
 }
 
 /// One problem with one cassette.
@@ -122,6 +176,8 @@ pub struct CheckReport {
     pub interactions: usize,
     /// Interactions played by some scenario (with `--fail-on-unused`).
     pub played: Option<usize>,
+    /// The interactions held to the API surface (with `--spec`).
+    pub conformance: Option<Conformance>,
     /// Every problem, sorted by cassette.
     pub problems: Vec<Problem>,
     /// No problem.
@@ -143,6 +199,9 @@ impl CheckReport {
             );
         }
         out.push('\n');
+        if let Some(conformance) = &self.conformance {
+            out.push_str(&conformance.summary());
+        }
         for p in &self.problems {
             let kind = serde_json::to_value(p.kind)
                 .ok()
@@ -237,6 +296,26 @@ pub async fn check(options: &CheckOptions) -> Result<CheckReport, CassetteError>
                 c.interactions.len()
             ),
         });
+    }
+
+    let mut conformance = None;
+    if let Some(dir) = &options.spec {
+        match crate::spec::Surfaces::load(dir) {
+            Ok(surfaces) => {
+                let all: Vec<Cassette> = parsed.values().cloned().collect();
+                let result = crate::spec::check::run(&all, &surfaces, &options.known);
+                problems.extend(result.problems.iter().map(|p| Problem {
+                    detail: scrub(p.detail.clone()),
+                    ..p.clone()
+                }));
+                conformance = Some(result);
+            }
+            Err(e) => problems.push(Problem {
+                cassette: "(API surface)".into(),
+                kind: ProblemKind::Invalid,
+                detail: format!("cannot load the API surface: {e}"),
+            }),
+        }
     }
 
     let interactions = parsed.values().map(|c| c.interactions.len()).sum();
@@ -363,6 +442,7 @@ pub async fn check(options: &CheckOptions) -> Result<CheckReport, CassetteError>
         replayed,
         interactions,
         played: played_count,
+        conformance,
         ok: problems.is_empty(),
         problems,
     })

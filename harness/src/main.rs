@@ -8,6 +8,7 @@ use modyo_lab::lifecycle::{self, CheckOptions};
 use modyo_lab::lint::{self, LintOptions, Lists, PlannedCall, Rule, ServerCommand};
 use modyo_lab::record::{self, Format, RecordOptions};
 use modyo_lab::serve::{self, Offline, ServeOptions};
+use modyo_lab::spec::command::SpecCommand;
 use modyo_mcp::{HttpArgs, HttpListener};
 
 /// Prints a report on stdout; an unsuccessful report makes the command fail.
@@ -33,7 +34,8 @@ async fn record(options: RecordOptions) -> anyhow::Result<()> {
     print_report(&text, report.ok, "record")
 }
 
-async fn check_cassettes(mut options: CheckOptions) -> anyhow::Result<()> {
+async fn check_cassettes(options: CheckOptions) -> anyhow::Result<()> {
+    let mut options = options.with_defaults();
     options.token = std::env::var("MODYO_TOKEN").ok().filter(|t| !t.is_empty());
     let report = lifecycle::check(&options).await?;
     let text = match options.format {
@@ -210,13 +212,22 @@ enum Command {
     /// Cassette lifecycle commands.
     #[command(subcommand)]
     Cassettes(CassettesCommand),
+    /// Modyo's published API specification: import, pull, check, coverage report.
+    #[command(subcommand)]
+    Spec(SpecCommand),
 }
 
 #[derive(Subcommand)]
 enum CassettesCommand {
-    /// Every cassette parses, is redacted, has provenance and is used by some scenario
+    /// Every cassette parses, is redacted, has provenance, is used by some scenario, and every
+    /// interaction agrees with the API surface or is marked undocumented with its evidence
     /// (`--fail-on-unused`: and every interaction is played by some scenario).
     Check(CheckOptions),
+}
+
+async fn spec(command: SpecCommand) -> anyhow::Result<()> {
+    let outcome = modyo_lab::spec::command::run(command, std::env::vars()).await?;
+    print_report(&outcome.text, outcome.ok, "spec")
 }
 
 #[tokio::main]
@@ -226,7 +237,7 @@ async fn main() -> ExitCode {
     // quiet by default: its report is the output; `measure` prints its own progress.
     let default = match cli.command {
         Command::Lint(_) | Command::Clients(_) => "error",
-        Command::Measure(_) | Command::Bench(_) => "warn",
+        Command::Measure(_) | Command::Bench(_) | Command::Spec(_) => "warn",
         _ => "info",
     };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
@@ -249,6 +260,7 @@ async fn main() -> ExitCode {
         Command::Clients(args) => modyo_lab::clients::command(args).await.map_err(Into::into),
         Command::Record(options) => record(*options).await,
         Command::Cassettes(CassettesCommand::Check(options)) => check_cassettes(options).await,
+        Command::Spec(command) => spec(command).await,
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -5,8 +5,11 @@
 //! cassettes it builds on (`include`). Its name is its path under `cassettes/` without `.json`
 //! (`content/spaces-list`).
 //!
-//! `tags`, `include` and `scenarios` may be omitted (a base cassette that others include has
-//! no scenarios of its own); so may the optional parts of requests and responses.
+//! `tags`, `include`, `scenarios` and `undocumented` may be omitted (a base cassette that others
+//! include has no scenarios of its own); so may the optional parts of requests and responses.
+//! `undocumented` lists the endpoints the cassette uses that Modyo's published specification
+//! lacks, each with its evidence ([`Undocumented`]); `modyo-lab cassettes check` holds every
+//! other interaction to the API surface (`crate::spec`).
 //!
 //! Parsing is strict: unknown keys, duplicate keys, a second body, a bad method or date are
 //! errors that name the file and the JSON path. The writer ([`Cassette::to_json`],
@@ -21,6 +24,8 @@
 //!   "include": ["content/sucursales/base"],
 //!   "scenarios": [{"name": "spaces-list", "tool": "content-spaces-list",
 //!                  "arguments": {"per_page": 10}, "expect": {"outcome": "success"}}],
+//!   "undocumented": [{"method": "GET", "path": "/api/admin/groups",
+//!                     "evidence": "modyo-docs:docs/en/platform/core/api.md"}],
 //!   "interactions": [{"request": {"method": "GET", "path": "/api/admin/content/spaces",
 //!                                 "query": {"page": "1", "only[]": ["id", "name"]}},
 //!                     "response": {"status": 200, "body": {"spaces": []}}}]
@@ -34,7 +39,7 @@ mod validate;
 
 pub use error::CassetteError;
 pub use model::{
-    Cassette, Expect, FORMAT_V1, Interaction, OrderedMap, Outcome, Provenance, QueryValue,
-    RecordedRequest, RecordedResponse, ResponseBody, Scenario, Source,
+    Cassette, Evidence, Expect, FORMAT_V1, Interaction, OrderedMap, Outcome, Provenance,
+    QueryValue, RecordedRequest, RecordedResponse, ResponseBody, Scenario, Source, Undocumented,
 };
 pub use store::{default_dir, names, path_of, resolve};

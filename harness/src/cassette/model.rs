@@ -55,6 +55,10 @@ pub struct Cassette {
     /// included by others).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub scenarios: Vec<Scenario>,
+    /// Endpoints this cassette's interactions use that Modyo's published specification does
+    /// not document, each with its evidence (see [`Undocumented`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub undocumented: Vec<Undocumented>,
     /// The recorded HTTP exchanges, in recorded order.
     pub interactions: Vec<Interaction>,
 }
@@ -69,6 +73,7 @@ impl Cassette {
             tags: Vec::new(),
             include: Vec::new(),
             scenarios: Vec::new(),
+            undocumented: Vec::new(),
             interactions: Vec::new(),
         }
     }
@@ -98,6 +103,12 @@ impl Cassette {
     /// Adds a scenario.
     pub fn scenario(mut self, scenario: Scenario) -> Cassette {
         self.scenarios.push(scenario);
+        self
+    }
+
+    /// Declares an endpoint the published specification lacks, with its evidence.
+    pub fn undocumented(mut self, endpoint: Undocumented) -> Cassette {
+        self.undocumented.push(endpoint);
         self
     }
 
@@ -197,6 +208,158 @@ pub enum Source {
     Synthetic,
     /// Recorded against a live account (and scrubbed).
     Recorded,
+}
+
+/// An endpoint the cassette uses that Modyo's published specification does not document.
+///
+/// `cassettes check` holds every interaction to the API surface under `harness/spec/`; an
+/// interaction whose method and path no documented operation matches must be covered by one of
+/// these marks, or the check fails. The mark names the endpoint by its method and path template
+/// (with the base path: `/api/admin/groups/{group_id}`) and says what public source, if any,
+/// confirms that the endpoint exists.
+///
+/// A mark is not the fix for a wrong path: when the specification documents the same resource
+/// or action elsewhere (`/sites/{site_id}/layout_pages`, not `/pages`), the interaction
+/// contradicts it and stays a contradiction until the server is fixed.
+///
+/// ```
+/// use modyo_lab::cassette::{Evidence, Undocumented};
+///
+/// let mark = Undocumented::new("GET", "/api/admin/groups", Evidence::docs("docs/en/platform/core/api.md"))
+///     .note("named among the collections that take `only`");
+/// assert_eq!(serde_json::to_value(&mark).unwrap()["evidence"], "modyo-docs:docs/en/platform/core/api.md");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Undocumented {
+    /// Upper-case HTTP method.
+    pub method: String,
+    /// The path template, base path included; `{name}` stands for one path segment.
+    pub path: String,
+    /// The public source that confirms the endpoint, or `none`.
+    pub evidence: Evidence,
+    /// What the evidence says, in our words, when the source alone does not make it plain.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl Undocumented {
+    /// A mark for `method path`.
+    pub fn new(method: impl Into<String>, path: impl Into<String>, evidence: Evidence) -> Self {
+        Undocumented {
+            method: method.into(),
+            path: path.into(),
+            evidence,
+            note: None,
+        }
+    }
+
+    /// Adds a note.
+    pub fn note(mut self, note: impl Into<String>) -> Undocumented {
+        self.note = Some(note.into());
+        self
+    }
+}
+
+/// What public source confirms an undocumented endpoint.
+///
+/// Written as one string: `none`, `modyo-docs:<page>` (a page of the `modyo/modyo-docs`
+/// repository's master branch, `docs/....md`), or `<npm package>@<version>:<file>` for a
+/// published Modyo package (`@modyo/cli@3.6.2:lib/push/publish-widget.js`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Evidence {
+    /// No public source confirms the endpoint.
+    None,
+    /// A page of the Modyo documentation (`docs/en/platform/core/api.md`).
+    Docs(String),
+    /// A file of a published Modyo npm package.
+    Package {
+        /// The package name (`@modyo/cli`).
+        name: String,
+        /// Its version (`3.6.2`).
+        version: String,
+        /// The file inside the package (`lib/push/publish-widget.js`).
+        file: String,
+    },
+}
+
+impl Evidence {
+    /// A documentation page.
+    pub fn docs(page: impl Into<String>) -> Evidence {
+        Evidence::Docs(page.into())
+    }
+
+    /// Whether a public source confirms the endpoint.
+    pub fn is_none(&self) -> bool {
+        matches!(self, Evidence::None)
+    }
+
+    /// Parses the written form; the error says what is expected.
+    pub fn parse(text: &str) -> Result<Evidence, String> {
+        let expected =
+            "expected `none`, `modyo-docs:docs/<page>.md` or `@modyo/<package>@<version>:<file>`";
+        if text == "none" {
+            return Ok(Evidence::None);
+        }
+        if let Some(page) = text.strip_prefix("modyo-docs:") {
+            let clean = page.starts_with("docs/")
+                && page.ends_with(".md")
+                && page
+                    .split('/')
+                    .all(|s| !s.is_empty() && s != "." && s != "..");
+            return if clean {
+                Ok(Evidence::Docs(page.to_owned()))
+            } else {
+                Err(format!(
+                    "'{text}': a docs page is a path under docs/ ending in .md; {expected}"
+                ))
+            };
+        }
+        if let Some(rest) = text.strip_prefix("@modyo/")
+            && let Some((package, file)) = rest.split_once(':')
+            && let Some((name, version)) = package.split_once('@')
+            && !name.is_empty()
+            && version.chars().next().is_some_and(|c| c.is_ascii_digit())
+            && !file.is_empty()
+            && file
+                .split('/')
+                .all(|s| !s.is_empty() && s != "." && s != "..")
+        {
+            return Ok(Evidence::Package {
+                name: format!("@modyo/{name}"),
+                version: version.to_owned(),
+                file: file.to_owned(),
+            });
+        }
+        Err(format!("'{text}': {expected}"))
+    }
+}
+
+impl fmt::Display for Evidence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Evidence::None => f.write_str("none"),
+            Evidence::Docs(page) => write!(f, "modyo-docs:{page}"),
+            Evidence::Package {
+                name,
+                version,
+                file,
+            } => write!(f, "{name}@{version}:{file}"),
+        }
+    }
+}
+
+impl Serialize for Evidence {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Evidence {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        Evidence::parse(&text).map_err(de::Error::custom)
+    }
 }
 
 /// One tool call the cassette is meant to answer, and what it should produce.
@@ -802,6 +965,45 @@ mod tests {
         let err = serde_json::from_value::<RecordedResponse>(json!({"status": 42}))
             .expect_err("bad status");
         assert!(err.to_string().contains("status 42"), "{err}");
+    }
+
+    #[test]
+    fn evidence_is_none_a_docs_page_or_a_package_file() {
+        for good in [
+            "none",
+            "modyo-docs:docs/en/platform/core/api.md",
+            "@modyo/cli@3.6.2:lib/push/publish-widget.js",
+        ] {
+            let evidence = Evidence::parse(good).expect(good);
+            assert_eq!(evidence.to_string(), good);
+        }
+        assert_eq!(
+            Evidence::parse("@modyo/cli@3.6.2:lib/x.js"),
+            Ok(Evidence::Package {
+                name: "@modyo/cli".into(),
+                version: "3.6.2".into(),
+                file: "lib/x.js".into()
+            })
+        );
+        for bad in [
+            "",
+            "None",
+            "docs/en/platform/core/api.md",
+            "modyo-docs:en/api.md",
+            "modyo-docs:docs/../x.md",
+            "modyo-docs:docs/en/api.html",
+            "@modyo/cli:lib/x.js",
+            "@modyo/cli@latest:lib/x.js",
+            "@other/cli@1.0.0:lib/x.js",
+            "@modyo/cli@3.6.2:",
+        ] {
+            assert!(Evidence::parse(bad).is_err(), "{bad:?} accepted");
+        }
+        let err = serde_json::from_value::<Undocumented>(
+            json!({"method": "GET", "path": "/x", "evidence": ""}),
+        )
+        .expect_err("empty evidence");
+        assert!(err.to_string().contains("expected `none`"), "{err}");
     }
 
     #[test]

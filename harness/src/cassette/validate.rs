@@ -7,6 +7,7 @@ use wiremock::http::{HeaderName, HeaderValue};
 
 use super::error::CassetteError;
 use super::model::{Cassette, OrderedMap};
+use crate::spec::Template;
 
 /// The methods a recorded request may use.
 const METHODS: [&str; 7] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
@@ -127,6 +128,35 @@ impl Cassette {
             }
             if let Some((key, _)) = scenario.env.iter().find(|(k, _)| k.trim().is_empty()) {
                 return fail(at("env"), format!("empty variable name '{key}'"));
+            }
+        }
+        let mut seen = HashSet::new();
+        for (i, mark) in self.undocumented.iter().enumerate() {
+            let at = |field: &str| format!("undocumented[{i}].{field}");
+            if !METHODS.contains(&mark.method.as_str()) {
+                return fail(
+                    at("method"),
+                    format!(
+                        "'{}' is not one of {} (upper case)",
+                        mark.method,
+                        METHODS.join(", ")
+                    ),
+                );
+            }
+            if let Err(reason) = Template::parse(&mark.path) {
+                return fail(at("path"), reason);
+            }
+            if mark.note.as_deref().is_some_and(|n| n.trim().is_empty()) {
+                return fail(
+                    at("note"),
+                    "empty; omit it or say what the evidence shows".into(),
+                );
+            }
+            if !seen.insert((mark.method.as_str(), mark.path.as_str())) {
+                return fail(
+                    at("path"),
+                    format!("{} {} is marked twice", mark.method, mark.path),
+                );
             }
         }
         for (i, interaction) in self.interactions.iter().enumerate() {
@@ -292,6 +322,19 @@ mod tests {
         assert_eq!(invalid_at(&c), "include[1]");
         let c = cassette().tag("Fault");
         assert_eq!(invalid_at(&c), "tags[0]");
+        let mark = |method: &str, path: &str| {
+            crate::cassette::Undocumented::new(method, path, crate::cassette::Evidence::None)
+        };
+        let c = cassette().undocumented(mark("get", "/api/x"));
+        assert_eq!(invalid_at(&c), "undocumented[0].method");
+        let c = cassette().undocumented(mark("GET", "/api/{x"));
+        assert_eq!(invalid_at(&c), "undocumented[0].path");
+        let c = cassette()
+            .undocumented(mark("GET", "/api/x/{id}"))
+            .undocumented(mark("GET", "/api/x/{id}"));
+        assert_eq!(invalid_at(&c), "undocumented[1].path");
+        let c = cassette().undocumented(mark("GET", "/api/x").note(" "));
+        assert_eq!(invalid_at(&c), "undocumented[0].note");
         let mut c = cassette();
         c.provenance.description = " ".into();
         assert_eq!(invalid_at(&c), "provenance.description");

@@ -1,0 +1,591 @@
+//! `modyo-lab spec coverage`: which endpoints each tool calls, and where each stands against
+//! Modyo's published specification; written to `reports/api-coverage.md` and `.json`.
+//!
+//! Which interactions a tool uses is found by replaying: every scenario of every cassette runs
+//! through the real server in its own session, exactly as the scenario tests run it, and the
+//! interactions it played (the mounted ones its session did not leave unused) are its own.
+//! Each interaction's standing comes from the conformance check ([`super::check`]):
+//! documented (and in agreement), undocumented (with the cassette's evidence), or contradicted.
+//! An endpoint is contradicted for a tool when any interaction of it the tool played is; a
+//! scenario runs on documented endpoints only when every interaction it played is documented.
+//!
+//! The report has no date and no timing: the same cassettes, surfaces and server give the same
+//! bytes, which a test checks against the committed files.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::check::{self, Standing, tool_module};
+use super::conform::{Class, Surfaces};
+use super::known::KNOWN_CONTRADICTIONS;
+use crate::cassette::{Cassette, CassetteError};
+use crate::replay::ReplayOptions;
+use crate::session::{Library, Session};
+
+/// The report's file stem under `reports/`.
+pub const REPORT_STEM: &str = "api-coverage";
+
+/// Why the report could not be built.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CoverageError {
+    /// The cassettes did not load.
+    #[error(transparent)]
+    Cassette(#[from] CassetteError),
+    /// The surfaces did not load.
+    #[error(transparent)]
+    Spec(#[from] super::SpecError),
+    /// A scenario's session did not start.
+    #[error("{scenario}: {reason}")]
+    Session {
+        /// `cassette#scenario`.
+        scenario: String,
+        /// Why.
+        reason: String,
+    },
+    /// A report file could not be written or read.
+    #[error("{}: {source}", .path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// One endpoint as one tool uses it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EndpointUse {
+    /// `METHOD /template`.
+    pub endpoint: String,
+    /// Its standing for this tool.
+    pub standing: Standing,
+    /// For an undocumented endpoint: the evidence, and the cassette's note.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<String>,
+    /// For a contradicted endpoint: `kind subject` of each contradiction.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub contradictions: Vec<String>,
+}
+
+/// One tool.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ToolCoverage {
+    /// The tool name.
+    pub tool: String,
+    /// Its scenarios.
+    pub scenarios: usize,
+    /// Those that made no HTTP request.
+    pub without_requests: usize,
+    /// Those whose every interaction is documented.
+    pub documented_only: usize,
+    /// The endpoints it calls, sorted.
+    pub endpoints: Vec<EndpointUse>,
+}
+
+impl ToolCoverage {
+    /// Whether any endpoint it calls is undocumented with no public evidence.
+    pub fn unconfirmed(&self) -> bool {
+        self.endpoints
+            .iter()
+            .any(|e| e.standing == Standing::Undocumented && e.evidence.iter().any(|v| v == "none"))
+    }
+}
+
+/// One module.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ModuleCoverage {
+    /// `content`, `channels`...
+    pub module: String,
+    /// Scenarios of its tools.
+    pub scenarios: usize,
+    /// Those that made no HTTP request.
+    pub without_requests: usize,
+    /// Those on documented endpoints only.
+    pub documented_only: usize,
+    /// Distinct endpoints its tools call, by standing (an endpoint contradicted for one tool
+    /// counts as contradicted).
+    pub endpoints: BTreeMap<Standing, usize>,
+    /// Known contradictions on the shrink-only list for its tools.
+    pub known_contradictions: usize,
+    /// Its tools.
+    pub tools: Vec<ToolCoverage>,
+}
+
+/// One surface, as the report names it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SurfaceLine {
+    /// The API.
+    pub api: String,
+    /// Its operations.
+    pub operations: usize,
+    /// The source.
+    pub source: String,
+    /// The ref.
+    pub git_ref: String,
+    /// The commit.
+    pub commit: String,
+    /// The date.
+    pub date: String,
+    /// The document's SHA-256.
+    pub sha256: String,
+}
+
+/// The whole report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Coverage {
+    /// The surfaces held to.
+    pub surfaces: Vec<SurfaceLine>,
+    /// Interactions over every cassette, by standing.
+    pub interactions: BTreeMap<Standing, usize>,
+    /// Warnings over every cassette.
+    pub warnings: usize,
+    /// Distinct contradictions (all on the shrink-only list when the check passes).
+    pub contradictions: usize,
+    /// Scenarios replayed.
+    pub scenarios: usize,
+    /// Those on documented endpoints only.
+    pub documented_only: usize,
+    /// Those that made no HTTP request.
+    pub without_requests: usize,
+    /// Per module.
+    pub modules: Vec<ModuleCoverage>,
+}
+
+/// What one scenario played.
+struct Run {
+    tool: String,
+    played: Vec<(String, usize)>,
+}
+
+/// Replays every scenario of the cassettes under `cassettes` and builds the report against
+/// the surfaces in `spec`. `concurrency` sessions run at once.
+pub async fn build(
+    cassettes: &Path,
+    spec: &Path,
+    concurrency: usize,
+) -> Result<Coverage, CoverageError> {
+    let library = Library::load(cassettes)?;
+    let surfaces = Surfaces::load(spec)?;
+    let all: Vec<Cassette> = library.cassettes().cloned().collect();
+    let conformance = check::run(&all, &surfaces, KNOWN_CONTRADICTIONS);
+    let verdicts: BTreeMap<(String, usize), &check::Verdict> = conformance
+        .verdicts
+        .iter()
+        .map(|v| ((v.cassette.clone(), v.index), v))
+        .collect();
+
+    let jobs: Vec<(String, crate::cassette::Scenario, Vec<Cassette>)> = library
+        .scenarios()
+        .into_iter()
+        .map(|(c, s)| Ok((c.name().to_owned(), s.clone(), library.mount_set(c.name())?)))
+        .collect::<Result<_, CassetteError>>()?;
+    // Each scenario in its own task, `concurrency` at a time; results in scenario order.
+    let permits = std::sync::Arc::new(tokio::sync::Semaphore::new(concurrency.max(1)));
+    let mut tasks = tokio::task::JoinSet::new();
+    for (order, (cassette, scenario, mount)) in jobs.into_iter().enumerate() {
+        let permit = permits.clone().acquire_owned().await;
+        tasks.spawn(async move {
+            let _permit = permit;
+            (order, replay(&cassette, &scenario, &mount).await)
+        });
+    }
+    let mut runs: Vec<(usize, Result<Run, CoverageError>)> = Vec::new();
+    while let Some(joined) = tasks.join_next().await {
+        runs.push(joined.map_err(|e| CoverageError::Session {
+            scenario: "a replay task".into(),
+            reason: e.to_string(),
+        })?);
+    }
+    runs.sort_by_key(|(order, _)| *order);
+    let runs: Vec<Result<Run, CoverageError>> = runs.into_iter().map(|(_, run)| run).collect();
+    let runs = runs.into_iter().collect::<Result<Vec<_>, _>>()?;
+
+    // Per tool: its scenarios' runs.
+    let mut by_tool: BTreeMap<String, Vec<&Run>> = BTreeMap::new();
+    for run in &runs {
+        by_tool.entry(run.tool.clone()).or_default().push(run);
+    }
+    let marks: BTreeMap<&str, &Cassette> = all.iter().map(|c| (c.name(), c)).collect();
+    let mut tools: Vec<ToolCoverage> = Vec::new();
+    for (tool, runs) in &by_tool {
+        let mut endpoints: BTreeMap<String, EndpointUse> = BTreeMap::new();
+        let mut documented_only = 0;
+        let mut without_requests = 0;
+        for run in runs {
+            if run.played.is_empty() {
+                without_requests += 1;
+                continue;
+            }
+            let mut clean = true;
+            for key in &run.played {
+                let Some(verdict) = verdicts.get(key) else {
+                    continue;
+                };
+                let standing = verdict.standing();
+                clean &= standing == Standing::Documented;
+                let entry = endpoints
+                    .entry(verdict.judgement.endpoint.clone())
+                    .or_insert_with(|| EndpointUse {
+                        endpoint: verdict.judgement.endpoint.clone(),
+                        standing,
+                        evidence: Vec::new(),
+                        contradictions: Vec::new(),
+                    });
+                entry.standing = entry.standing.max(standing);
+                if let Class::Undocumented { mark } = verdict.judgement.class
+                    && let Some(mark) = marks
+                        .get(verdict.cassette.as_str())
+                        .and_then(|c| c.undocumented.get(mark))
+                {
+                    let mut evidence = mark.evidence.to_string();
+                    if let Some(note) = &mark.note {
+                        let _ = write!(evidence, " ({note})");
+                    }
+                    if !entry.evidence.contains(&evidence) {
+                        entry.evidence.push(evidence);
+                    }
+                }
+                for finding in &verdict.judgement.contradictions {
+                    let text = if finding.subject.is_empty() {
+                        finding.kind.to_string()
+                    } else {
+                        format!("{} {}", finding.kind, finding.subject)
+                    };
+                    if !entry.contradictions.contains(&text) {
+                        entry.contradictions.push(text);
+                    }
+                }
+            }
+            if clean {
+                documented_only += 1;
+            }
+        }
+        let mut endpoints: Vec<EndpointUse> = endpoints.into_values().collect();
+        for e in &mut endpoints {
+            e.evidence.sort();
+            e.contradictions.sort();
+            if e.standing == Standing::Contradicted {
+                e.evidence.clear();
+            }
+        }
+        tools.push(ToolCoverage {
+            tool: tool.clone(),
+            scenarios: runs.len(),
+            without_requests,
+            documented_only,
+            endpoints,
+        });
+    }
+
+    let known: BTreeMap<&str, usize> =
+        KNOWN_CONTRADICTIONS
+            .iter()
+            .fold(BTreeMap::new(), |mut m, k| {
+                *m.entry(tool_module(k.tool)).or_default() += 1;
+                m
+            });
+    let mut modules: BTreeMap<String, ModuleCoverage> = BTreeMap::new();
+    for tool in tools {
+        let module = tool_module(&tool.tool).to_owned();
+        let entry = modules
+            .entry(module.clone())
+            .or_insert_with(|| ModuleCoverage {
+                known_contradictions: known.get(module.as_str()).copied().unwrap_or(0),
+                module,
+                scenarios: 0,
+                without_requests: 0,
+                documented_only: 0,
+                endpoints: BTreeMap::new(),
+                tools: Vec::new(),
+            });
+        entry.scenarios += tool.scenarios;
+        entry.without_requests += tool.without_requests;
+        entry.documented_only += tool.documented_only;
+        entry.tools.push(tool);
+    }
+    for module in modules.values_mut() {
+        let mut standing: BTreeMap<&str, Standing> = BTreeMap::new();
+        for e in module.tools.iter().flat_map(|t| &t.endpoints) {
+            let s = standing.entry(e.endpoint.as_str()).or_insert(e.standing);
+            *s = (*s).max(e.standing);
+        }
+        module.endpoints = super::conform::count(standing.into_values());
+    }
+    let modules: Vec<ModuleCoverage> = modules.into_values().collect();
+    Ok(Coverage {
+        surfaces: surfaces
+            .surfaces()
+            .iter()
+            .map(|s| SurfaceLine {
+                api: s.api.clone(),
+                operations: s.operations.len(),
+                source: s.provenance.source.clone(),
+                git_ref: s.provenance.git_ref.clone().unwrap_or_default(),
+                commit: s.provenance.commit.clone().unwrap_or_default(),
+                date: s.provenance.date.clone().unwrap_or_default(),
+                sha256: s.provenance.sha256.clone(),
+            })
+            .collect(),
+        interactions: super::conform::count(
+            conformance.verdicts.iter().map(check::Verdict::standing),
+        ),
+        warnings: conformance.totals.warnings,
+        contradictions: conformance.contradictions.len(),
+        scenarios: modules.iter().map(|m| m.scenarios).sum(),
+        documented_only: modules.iter().map(|m| m.documented_only).sum(),
+        without_requests: modules.iter().map(|m| m.without_requests).sum(),
+        modules,
+    })
+}
+
+/// Runs one scenario in its own session and returns the interactions it played.
+async fn replay(
+    cassette: &str,
+    scenario: &crate::cassette::Scenario,
+    mount: &[Cassette],
+) -> Result<Run, CoverageError> {
+    let label = format!("{cassette}#{}", scenario.name);
+    tracing::debug!(scenario = %label, "replaying");
+    let env: Vec<(String, String)> = scenario
+        .env
+        .iter()
+        .map(|(k, v)| (k.to_owned(), v.clone()))
+        .collect();
+    let options = ReplayOptions::default().ignore_latency(true);
+    let session = Session::start_with(mount, &env, options)
+        .await
+        .map_err(|e| CoverageError::Session {
+            scenario: label.clone(),
+            reason: e.to_string(),
+        })?;
+    // The outcome does not matter here (the scenario tests hold it); what was played does.
+    let _ = session
+        .call(&scenario.tool, scenario.arguments.clone())
+        .await;
+    let unused: BTreeSet<(String, usize)> = session
+        .replay()
+        .unused()
+        .into_iter()
+        .map(|u| (u.cassette, u.index))
+        .collect();
+    session.close().await;
+    let played = mount
+        .iter()
+        .flat_map(|c| (0..c.interactions.len()).map(move |i| (c.name().to_owned(), i)))
+        .filter(|key| !unused.contains(key))
+        .collect();
+    Ok(Run {
+        tool: scenario.tool.clone(),
+        played,
+    })
+}
+
+fn share(part: usize, whole: usize) -> String {
+    if whole == 0 {
+        "n/a".into()
+    } else {
+        format!(
+            "{part}/{whole} ({:.0}%)",
+            part as f64 * 100.0 / whole as f64
+        )
+    }
+}
+
+fn standing_name(standing: Standing) -> &'static str {
+    match standing {
+        Standing::Documented => "documented",
+        Standing::Undocumented => "undocumented",
+        Standing::Contradicted => "contradicted",
+    }
+}
+
+impl Coverage {
+    /// The JSON report (pretty, trailing newline).
+    pub fn json(&self) -> String {
+        let mut text = serde_json::to_string_pretty(self).unwrap_or_default();
+        text.push('\n');
+        text
+    }
+
+    /// Tools with an endpoint no public source confirms, with those endpoints.
+    pub fn unconfirmed(&self) -> Vec<(&str, Vec<&str>)> {
+        self.modules
+            .iter()
+            .flat_map(|m| &m.tools)
+            .filter(|t| t.unconfirmed())
+            .map(|t| {
+                (
+                    t.tool.as_str(),
+                    t.endpoints
+                        .iter()
+                        .filter(|e| {
+                            e.standing == Standing::Undocumented
+                                && e.evidence.iter().any(|v| v == "none")
+                        })
+                        .map(|e| e.endpoint.as_str())
+                        .collect(),
+                )
+            })
+            .collect()
+    }
+
+    /// The Markdown report.
+    pub fn markdown(&self) -> String {
+        let mut out = String::new();
+        let count =
+            |map: &BTreeMap<Standing, usize>, s: Standing| map.get(&s).copied().unwrap_or(0);
+        out.push_str("# Modyo API coverage\n\n");
+        out.push_str(
+            "Generated by `modyo-lab spec coverage` (`make api-coverage`); do not edit by hand. \
+             Every cassette scenario is replayed through the server, and every HTTP interaction \
+             it plays is held to the API surface under `harness/spec/`, imported from Modyo's \
+             published Swagger documents. An endpoint is *documented* when the surface has the \
+             operation and the interactions agree with it, *undocumented* when the surface lacks \
+             it and the cassette says so with its evidence (a Modyo documentation page, a \
+             published Modyo package's file, or `none`), *contradicted* when an interaction \
+             disagrees with the surface (each such contradiction is on the shrink-only list in \
+             `harness/src/spec/known.rs`). A scenario runs on documented endpoints only when \
+             every interaction it plays is documented. How the check works: \
+             `harness/src/spec/conform.rs`.\n\n",
+        );
+        out.push_str("## The surface\n\n| API | operations | source | ref | commit | date | document SHA-256 |\n|---|---:|---|---|---|---|---|\n");
+        for s in &self.surfaces {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} | `{}` |",
+                s.api,
+                s.operations,
+                s.source,
+                s.git_ref,
+                s.commit.get(..10).unwrap_or(&s.commit),
+                s.date,
+                s.sha256
+            );
+        }
+        let _ = write!(
+            out,
+            "\n## Summary\n\nInteractions in the cassettes: {} documented, {} undocumented, {} contradicted; {} warning(s) (response keys the surface does not list, collection parameters an operation does not declare); {} distinct contradiction(s), all on the shrink-only list.\n\n",
+            count(&self.interactions, Standing::Documented),
+            count(&self.interactions, Standing::Undocumented),
+            count(&self.interactions, Standing::Contradicted),
+            self.warnings,
+            self.contradictions,
+        );
+        out.push_str("| module | tools | scenarios | without requests | on documented endpoints only | endpoints documented | undocumented | contradicted | known contradictions |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        for m in &self.modules {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                m.module,
+                m.tools.len(),
+                m.scenarios,
+                m.without_requests,
+                share(m.documented_only, m.scenarios - m.without_requests),
+                count(&m.endpoints, Standing::Documented),
+                count(&m.endpoints, Standing::Undocumented),
+                count(&m.endpoints, Standing::Contradicted),
+                m.known_contradictions,
+            );
+        }
+        let _ = writeln!(
+            out,
+            "| **all** | {} | {} | {} | {} | | | | {} |",
+            self.modules.iter().map(|m| m.tools.len()).sum::<usize>(),
+            self.scenarios,
+            self.without_requests,
+            share(self.documented_only, self.scenarios - self.without_requests),
+            self.modules
+                .iter()
+                .map(|m| m.known_contradictions)
+                .sum::<usize>(),
+        );
+        out.push_str("\n## Tools on endpoints no public source confirms\n\n");
+        let unconfirmed = self.unconfirmed();
+        if unconfirmed.is_empty() {
+            out.push_str("None.\n");
+        } else {
+            out.push_str("Each of these tools calls at least one endpoint that neither the published specification, the Modyo documentation nor a published Modyo package confirms (evidence `none`):\n\n");
+            for (tool, endpoints) in &unconfirmed {
+                let _ = writeln!(
+                    out,
+                    "- `{tool}`: {}",
+                    endpoints
+                        .iter()
+                        .map(|e| format!("`{e}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+            }
+        }
+        for m in &self.modules {
+            let _ = write!(out, "\n## {}\n\n", m.module);
+            out.push_str("| tool | scenarios | on documented endpoints only | endpoint | standing | evidence or contradictions |\n|---|---:|---:|---|---|---|\n");
+            for t in &m.tools {
+                let head = format!(
+                    "`{}` | {} | {}",
+                    t.tool,
+                    t.scenarios,
+                    share(t.documented_only, t.scenarios - t.without_requests)
+                );
+                if t.endpoints.is_empty() {
+                    let _ = writeln!(out, "| {head} | (no HTTP request) | | |");
+                }
+                for (i, e) in t.endpoints.iter().enumerate() {
+                    let lead = if i == 0 {
+                        head.clone()
+                    } else {
+                        " | | ".to_owned()
+                    };
+                    let why = if e.contradictions.is_empty() {
+                        e.evidence.join("; ")
+                    } else {
+                        e.contradictions.join("; ")
+                    };
+                    let _ = writeln!(
+                        out,
+                        "| {lead} | `{}` | {} | {} |",
+                        e.endpoint,
+                        standing_name(e.standing),
+                        why.replace('|', "\\|")
+                    );
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Writes `reports/api-coverage.md` and `.json` into `dir`; returns the paths.
+pub fn write(coverage: &Coverage, dir: &Path) -> Result<Vec<PathBuf>, CoverageError> {
+    files(coverage, dir)
+        .into_iter()
+        .map(|(path, text)| {
+            std::fs::write(&path, text).map_err(|source| CoverageError::Io {
+                path: path.clone(),
+                source,
+            })?;
+            Ok(path)
+        })
+        .collect()
+}
+
+/// The report files in `dir` that differ from `coverage` (missing ones included).
+pub fn stale(coverage: &Coverage, dir: &Path) -> Vec<PathBuf> {
+    files(coverage, dir)
+        .into_iter()
+        .filter(|(path, text)| std::fs::read_to_string(path).ok().as_deref() != Some(text.as_str()))
+        .map(|(path, _)| path)
+        .collect()
+}
+
+fn files(coverage: &Coverage, dir: &Path) -> Vec<(PathBuf, String)> {
+    vec![
+        (dir.join(format!("{REPORT_STEM}.md")), coverage.markdown()),
+        (dir.join(format!("{REPORT_STEM}.json")), coverage.json()),
+    ]
+}

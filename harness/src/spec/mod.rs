@@ -1,0 +1,84 @@
+//! Modyo's published API specification as the project's API surface, and every cassette held
+//! to it.
+//!
+//! - [`surface`]: the surface files under `harness/spec/` (one per API), their canonical writer;
+//! - [`shape`]: trees of keys and types, and how a JSON value conforms to one;
+//! - [`template`]: path templates and how a request path matches one;
+//! - [`import`]: `modyo-lab spec import`, a Swagger 2.0 or OpenAPI 3 document to a surface;
+//! - [`source`]: where the published documents are read from (a git mirror or a directory),
+//!   and the regeneration of the committed surfaces from them, byte for byte;
+//! - [`pull`]: `modyo-lab spec pull`, an account's own specification over HTTP;
+//! - [`conform`]: one interaction judged against the surfaces;
+//! - [`check`]: every cassette judged, the shrink-only list of [`known`] contradictions applied
+//!   (part of `modyo-lab cassettes check`);
+//! - [`command`]: the `modyo-lab spec` subcommands;
+//! - [`coverage`]: `modyo-lab spec coverage`, the per-module, per-tool report
+//!   `reports/api-coverage.md` (and `.json`), from a replay of every scenario.
+
+pub mod check;
+pub mod command;
+pub mod conform;
+pub mod coverage;
+pub mod import;
+pub mod known;
+pub mod pull;
+pub mod shape;
+pub mod source;
+pub mod surface;
+pub mod template;
+
+use std::path::{Path, PathBuf};
+
+pub use conform::Surfaces;
+pub use shape::Shape;
+pub use surface::{Operation, SourceProvenance, Surface};
+pub use template::Template;
+
+/// The workspace's `harness/spec/` directory (found from this crate's manifest directory at
+/// compile time).
+pub fn default_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("spec")
+}
+
+/// Something wrong with a document, a surface file or a source.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SpecError {
+    /// A file or directory could not be read or written.
+    #[error("{}: {source}", .path.display())]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A document that cannot be imported.
+    #[error("{api}: {reason}")]
+    Document {
+        /// The API being imported.
+        api: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A surface file that does not parse.
+    #[error("{}: {reason}", .path.display())]
+    Surface {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A directory without surface files.
+    #[error("{}: no surface file (*.json); run `make spec`", .path.display())]
+    NoSurface {
+        /// The directory.
+        path: PathBuf,
+    },
+    /// The published document could not be read from its source.
+    #[error("source: {0}")]
+    Source(String),
+    /// `spec pull` failed (never carries the token).
+    #[error("pull: {0}")]
+    Pull(String),
+}
