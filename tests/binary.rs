@@ -50,3 +50,87 @@ fn without_credentials_the_server_answers_in_public_mode() {
         "{first}"
     );
 }
+
+/// Runs the server with API credentials (a closed port: nothing is called) and `env`, asks
+/// `tools/list`, and returns the exit code, the number of tools listed and stderr.
+fn tools_listed_with(env: &[(&str, &str)]) -> (Option<i32>, Option<usize>, String) {
+    let mut command = Command::new(server_binary());
+    command
+        .env_clear()
+        .env("MODYO_URL", "http://127.0.0.1:9")
+        .env("MODYO_TOKEN", "canary-read-only");
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#;
+    // The server may have exited on a bad value already: a broken pipe is an answer too.
+    let _ = writeln!(stdin, "{init}");
+    let _ = writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+    );
+    let _ = writeln!(stdin, r#"{{"jsonrpc":"2.0","id":2,"method":"tools/list"}}"#);
+    drop(stdin);
+    let output = child.wait_with_output().expect("exits");
+    let tools = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|m| m["id"] == 2)
+        .and_then(|m| m["result"]["tools"].as_array().map(Vec::len));
+    (
+        output.status.code(),
+        tools,
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// `MODYO_READ_ONLY` is a safety switch: the usual spellings of true turn it on (it used to
+/// need exactly `true`, so `TRUE`, `1`, `yes` or ` true` registered every write tool), the
+/// usual spellings of false turn it off, anything else refuses to start; stderr says which.
+#[test]
+fn read_only_accepts_the_usual_spellings_and_refuses_anything_else() {
+    let (_, all, _) = tools_listed_with(&[]);
+    let (_, gated, _) = tools_listed_with(&[("MODYO_READ_ONLY", "true")]);
+    let (all, gated) = (all.expect("tools"), gated.expect("tools"));
+    assert!(
+        gated < all,
+        "read-only hides the write tools: {gated} of {all}"
+    );
+
+    for on in ["true", "TRUE", "1", "yes", "YES", " true", "on", "On\n"] {
+        let (code, tools, stderr) = tools_listed_with(&[("MODYO_READ_ONLY", on)]);
+        assert_eq!(code, Some(0), "MODYO_READ_ONLY={on:?}: {stderr}");
+        assert_eq!(tools, Some(gated), "MODYO_READ_ONLY={on:?} is read-only");
+        assert!(
+            stderr.contains("read-only mode (MODYO_READ_ONLY"),
+            "MODYO_READ_ONLY={on:?}, stderr: {stderr}"
+        );
+    }
+    for off in ["false", "FALSE", "0", "no", "off", " Off "] {
+        let (code, tools, stderr) = tools_listed_with(&[("MODYO_READ_ONLY", off)]);
+        assert_eq!(code, Some(0), "MODYO_READ_ONLY={off:?}: {stderr}");
+        assert_eq!(tools, Some(all), "MODYO_READ_ONLY={off:?} allows writes");
+        assert!(
+            stderr.contains("read-write mode"),
+            "MODYO_READ_ONLY={off:?}, stderr: {stderr}"
+        );
+    }
+    let (_, _, stderr) = tools_listed_with(&[]);
+    assert!(stderr.contains("read-write mode"), "unset: {stderr}");
+    for bad in ["maybe", "tru", "2", "y e s", "enabled"] {
+        let (code, tools, stderr) = tools_listed_with(&[("MODYO_READ_ONLY", bad)]);
+        assert_ne!(code, Some(0), "MODYO_READ_ONLY={bad:?} must not start");
+        assert_eq!(tools, None, "MODYO_READ_ONLY={bad:?} listed tools");
+        assert!(
+            stderr.contains("MODYO_READ_ONLY") && stderr.contains(&format!("'{bad}'")),
+            "the message names the variable and the value: {stderr}"
+        );
+    }
+}

@@ -181,30 +181,109 @@ async fn download_refuses_entries_that_escape_and_writes_nothing() -> anyhow::Re
         ("backslash", zip(&[("..\\escaped.txt", "x")], &[])),
     ];
     for (label, bytes) in cases {
-        // Arrange
-        let dir = tempfile::tempdir()?;
-        let target = dir.path().join("widget");
-        let session = session_with(vec![download_answering(bytes)]).await?;
-
-        // Act
-        let result = session
-            .call(
-                "channels-download",
-                json!({"site": "12", "widget": "branch-locator-v2", "targetDir": target.display().to_string()}),
-            )
-            .await?;
-
-        // Assert: a clear error, and not even the target directory was created.
-        assert_eq!(error_code(&result).as_deref(), Some("local_io"), "{label}");
-        let text = modyo_lab::check::text(&result).unwrap_or("");
-        assert!(text.contains("nothing was written"), "{label}: {text}");
-        assert!(
-            !target.exists(),
-            "{label}: the target directory was created"
-        );
-        assert!(files_under(dir.path()).is_empty(), "{label}");
-        session.close().await;
+        refused_without_writing(label, bytes).await?;
     }
+    Ok(())
+}
+
+/// Downloads `bytes` into a fresh directory: the call must fail with `local_io`, say that
+/// nothing was written, and leave nothing behind, not even the target directory.
+async fn refused_without_writing(label: &str, bytes: Vec<u8>) -> anyhow::Result<()> {
+    // Arrange
+    let dir = tempfile::tempdir()?;
+    let target = dir.path().join("widget");
+    let session = session_with(vec![download_answering(bytes)]).await?;
+
+    // Act
+    let result = session
+        .call(
+            "channels-download",
+            json!({"site": "12", "widget": "branch-locator-v2", "targetDir": target.display().to_string()}),
+        )
+        .await?;
+
+    // Assert: a clear error, and not even the target directory was created.
+    assert_eq!(error_code(&result).as_deref(), Some("local_io"), "{label}");
+    let text = modyo_lab::check::text(&result).unwrap_or("");
+    assert!(text.contains("nothing was written"), "{label}: {text}");
+    assert!(
+        !target.exists(),
+        "{label}: the target directory was created"
+    );
+    assert!(files_under(dir.path()).is_empty(), "{label}");
+    session.close().await;
+    Ok(())
+}
+
+/// A ZIP that holds `x.txt` twice: the writer refuses duplicate names, so the second entry is
+/// written as `y.txt` and renamed in place (the names are as long, the CRCs cover data only).
+fn zip_with_a_duplicate() -> Vec<u8> {
+    let bytes = zip(&[("x.txt", "first"), ("y.txt", "second")], &[]);
+    let (from, to) = (b"y.txt", b"x.txt");
+    let mut out = bytes.clone();
+    let mut i = 0;
+    while i + from.len() <= out.len() {
+        if &out[i..i + from.len()] == from {
+            out[i..i + from.len()].copy_from_slice(to);
+        }
+        i += 1;
+    }
+    assert_ne!(out, bytes);
+    out
+}
+
+/// Archives that cannot be unpacked whole: a file and a directory of the same name (in either
+/// order), and a duplicate entry. Nothing may be written (the conflict used to surface only
+/// after the first files were on disk, and a duplicate silently kept the last copy).
+#[tokio::test]
+async fn download_refuses_conflicting_or_duplicate_entries_and_writes_nothing() -> anyhow::Result<()>
+{
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        (
+            "file then directory",
+            zip(&[("ok.txt", "x"), ("a", "file"), ("a/b", "x")], &[]),
+        ),
+        (
+            "directory then file",
+            zip(&[("ok.txt", "x"), ("a/b", "x"), ("a", "file")], &[]),
+        ),
+        ("duplicate entry", zip_with_a_duplicate()),
+    ];
+    for (label, bytes) in cases {
+        refused_without_writing(label, bytes).await?;
+    }
+    Ok(())
+}
+
+/// A file on disk where the archive needs a directory (`targetDir/a` is a file, the archive has
+/// `a/b`): found before the first write, so `ok.txt` is not written either.
+#[tokio::test]
+async fn download_checks_the_disk_before_the_first_write() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let target = dir.path().join("widget");
+    std::fs::create_dir_all(&target)?;
+    std::fs::write(target.join("a"), "already here")?;
+    let session = session_with(vec![download_answering(zip(
+        &[("ok.txt", "x"), ("a/b", "x")],
+        &[],
+    ))])
+    .await?;
+
+    let result = session
+        .call(
+            "channels-download",
+            json!({"site": "12", "widget": "branch-locator-v2", "targetDir": target.display().to_string(), "overwrite": true}),
+        )
+        .await?;
+
+    assert_eq!(
+        error_code(&result).as_deref(),
+        Some("local_io"),
+        "{result:?}"
+    );
+    assert_eq!(files_under(&target), ["a"], "only what was there before");
+    assert_eq!(std::fs::read_to_string(target.join("a"))?, "already here");
+    session.close().await;
     Ok(())
 }
 

@@ -158,4 +158,9 @@ fn the_module_reports_say_which_profiles_are_measured() {
             "{module}.md"
         );
     }
+    let summary = std::fs::read_to_string(reports().join("README.md")).expect("the summary");
+    assert!(
+        summary.contains("`claude-code` (captured)"),
+        "the summary's break-even table lacks the measured Claude Code column: run make measure"
+    );
 }

@@ -256,3 +256,95 @@ async fn the_offline_binary_serves_http() -> anyhow::Result<()> {
     assert!(spawned.terminate().success());
     Ok(())
 }
+
+/// A connection that never finishes its request headers is closed after the configured
+/// header-read timeout (a tiny one here), instead of being held forever.
+#[tokio::test]
+async fn a_connection_that_never_sends_its_headers_is_closed() -> anyhow::Result<()> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let mut command = Command::new(server_binary());
+    command
+        .env_clear()
+        .env("MODYO_HTTP_HEADER_TIMEOUT_MS", "200")
+        .args(["--http", "127.0.0.1:0"]);
+    let spawned = Spawned::start(command);
+    let addr = url::Url::parse(&spawned.url)?
+        .socket_addrs(|| None)?
+        .remove(0);
+
+    let mut stream = tokio::net::TcpStream::connect(addr).await?;
+    stream
+        .write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        .await?;
+    let mut rest = Vec::new();
+    // The guard only stops a test that would otherwise hang; the server closes in 200 ms.
+    let closed = tokio::time::timeout(
+        std::time::Duration::from_secs(30),
+        stream.read_to_end(&mut rest),
+    )
+    .await;
+
+    assert!(
+        matches!(closed, Ok(Ok(_)) | Ok(Err(_))),
+        "the half-open connection was still open after 30 s"
+    );
+    assert!(spawned.terminate().success());
+    Ok(())
+}
+
+/// `initialize` POST: the status, the session id and the body.
+async fn initialize(url: &str) -> (u16, Option<String>, String) {
+    let response = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#,
+        )
+        .send()
+        .await
+        .expect("the server answers");
+    let status = response.status().as_u16();
+    let session = response
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    (status, session, response.text().await.unwrap_or_default())
+}
+
+/// Sessions are capped (configurably): past the cap `initialize` is refused with 503 and a
+/// message naming the cap; closing a session makes room again.
+#[tokio::test]
+async fn sessions_are_capped_and_a_closed_one_makes_room() -> anyhow::Result<()> {
+    let mut command = Command::new(server_binary());
+    command
+        .env_clear()
+        .env("MODYO_HTTP_MAX_SESSIONS", "2")
+        .args(["--http", "127.0.0.1:0"]);
+    let spawned = Spawned::start(command);
+    let url = spawned.url.clone();
+
+    let (first, id, _) = initialize(&url).await;
+    let (second, _, _) = initialize(&url).await;
+    let (third, none, body) = initialize(&url).await;
+
+    assert_eq!((first, second), (200, 200));
+    assert_eq!(third, 503, "a third session is refused: {body}");
+    assert_eq!(none, None);
+    assert!(
+        body.contains("MODYO_HTTP_MAX_SESSIONS") && body.contains('2'),
+        "the refusal names the cap: {body}"
+    );
+    let closed = reqwest::Client::new()
+        .delete(&url)
+        .header("mcp-session-id", id.expect("a session id"))
+        .send()
+        .await?;
+    assert!(closed.status().is_success(), "{}", closed.status());
+    let (again, _, body) = initialize(&url).await;
+    assert_eq!(again, 200, "room again after a DELETE: {body}");
+    assert!(spawned.terminate().success());
+    Ok(())
+}

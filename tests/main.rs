@@ -14,21 +14,28 @@
 //! - `faults`: every fault kind as a C16 error, for every tool class;
 //! - `gate`: the read-only gate and the class pins (C18, C19);
 //! - `http`: the streamable HTTP transport (same answers as stdio, DNS-rebinding protection,
-//!   loopback only, both binaries with `--http`);
+//!   loopback only, both binaries with `--http`, header-read timeout, session cap);
+//! - `identifiers`: identifier parameters take a JSON integer as well as a string;
+//! - `limits`: the upstream body cap, `maxLength` on every string input, too-long inputs;
 //! - `lint`: the contract lint, clean on our server, catching a deliberately broken one;
 //! - `measure`: the lab end to end (snapshots of every module report, slot sums, determinism);
 //! - `peers`: the strict peers as programs (Python `mcp`, TypeScript SDK, MCP Inspector CLI,
 //!   conformance suite) through every scenario, and each rejecting an invalid output;
 //! - `properties`: drifted API responses through the real tools (proptest);
+//! - `redirects`: same-origin redirects followed, cross-origin ones refused, too many named;
 //! - `record`: record mode against a local fake upstream, every VCR mode, redaction with a
 //!   canary, ordered repeats, latency, `cassettes check`, the drift check, the CLI;
 //! - `replay`: exact matching, sequences, shadowing, response fidelity, loud misses;
 //! - `scenarios`: every cassette scenario through the real server, against its expectation;
-//! - `serve`: the offline server over an in-process duplex and as a child process;
+//! - `secrets`: the token never comes back, whatever upstream echoes, nor reaches the logs;
+//! - `serve`: the offline server over an in-process duplex and as a child process (single
+//!   cassette files, non-regular files refused, a bounded ledger);
 //! - `spec`: the API surface (`spec import` byte for byte, regeneration, `spec pull` against a
 //!   fake account), every kind of contradiction on small cassettes, undocumented marks, the
 //!   shrink-only list, the workspace's cassettes held to the published specification, and the
 //!   committed API coverage report;
+//! - `stdio`: malformed stdio lines answered with `-32700` / `-32600`;
+//! - `walk`: whole-collection walks against capped, contradicting and page-ignoring upstreams;
 //! - `widgets`: the widgets module (public mode, catalogue, resources, scaffold, validate).
 
 mod binary;
@@ -43,14 +50,20 @@ mod errors;
 mod faults;
 mod gate;
 mod http;
+mod identifiers;
+mod limits;
 mod lint;
 mod measure;
 mod peers;
 mod properties;
 mod record;
+mod redirects;
 mod replay;
 mod scenarios;
+mod secrets;
 mod serve;
 mod spec;
+mod stdio;
 mod util;
+mod walk;
 mod widgets;

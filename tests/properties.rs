@@ -21,6 +21,14 @@
 //! - `data` never disagrees with `resource` (C12);
 //! - drift that only adds information (unknown keys, reordered keys) never breaks a call (C8).
 //!
+//! A list read with `per_page=100` from page 1 (the page walks of every walking tool, and any
+//! other read of that shape) also meets whole upstreams, every page mounted: the recorded rows
+//! served a few per page (a `per_page` capped below the 100 asked), with `meta` honest, absent,
+//! silent about the cap, claiming more rows than exist, or admitting one page only; and an
+//! upstream that ignores `page` (every page is the first). There `complete: true` must agree
+//! with every piece of evidence served: every row reachable, `total_entries` (when sent) equal
+//! to the rows that exist.
+//!
 //! `PROPTEST_CASES` sets the cases per tool (64 by default, over 2,000 in all with the
 //! catalogue on main and never fewer than 256; `make proptest-long`: 10,000 per tool). The seed
 //! is fixed unless `MODYO_PROPTEST_SEED` is a number or `random`; `MODYO_PROPTEST_TOOL` runs
@@ -488,6 +496,51 @@ struct ListDrift {
     /// Ask for another page than the scenario did (beyond the end, mostly), where the tool
     /// takes `page` and the list request sends it.
     page: Option<u64>,
+    /// For a walk-shaped request (page 1, `per_page=100`): the whole upstream, every page.
+    upstream: Upstream,
+}
+
+/// How a multi-page upstream answers every page of a walk-shaped request, built from the
+/// recorded rows (so every later read of a row is recorded too).
+#[derive(Debug, Clone)]
+enum Upstream {
+    /// Only the drifted page is served (the drift above applies).
+    OnePage,
+    /// The rows `cap` per page whatever `per_page` asks (the recorded ones, in order), and one
+    /// empty page past the end.
+    Capped { cap: usize, meta: WalkMeta },
+    /// Every page answers the first `cap` rows: an upstream that ignores `page`.
+    IgnoresPage { cap: usize, meta: WalkMeta },
+}
+
+/// The `meta` each page of a multi-page upstream carries (`n` rows exist).
+#[derive(Debug, Clone)]
+enum WalkMeta {
+    /// `total_entries: n`, `per_page: cap`, `current_page`, `total_pages` as they are.
+    Honest,
+    /// No `meta` at all (documented Modyo lists without it exist).
+    Absent,
+    /// Honest, but without `per_page`: the cap is not admitted.
+    SilentCap,
+    /// `total_entries` says `extra` more rows than exist (and `total_pages` agrees with it).
+    MoreThanExist(u64),
+    /// `total_pages: 1` whatever, with an honest `total_entries`.
+    OnePageOnly,
+}
+
+fn upstream() -> impl Strategy<Value = Upstream> {
+    let meta = prop_oneof![
+        2 => Just(WalkMeta::Honest),
+        1 => Just(WalkMeta::Absent),
+        1 => Just(WalkMeta::SilentCap),
+        1 => (1..50u64).prop_map(WalkMeta::MoreThanExist),
+        1 => Just(WalkMeta::OnePageOnly),
+    ];
+    prop_oneof![
+        4 => Just(Upstream::OnePage),
+        3 => (1..64usize, meta.clone()).prop_map(|(cap, meta)| Upstream::Capped { cap, meta }),
+        1 => (1..64usize, meta).prop_map(|(cap, meta)| Upstream::IgnoresPage { cap, meta }),
+    ]
 }
 
 fn field() -> impl Strategy<Value = Field> {
@@ -548,6 +601,7 @@ fn list_drift() -> impl Strategy<Value = ListDrift> {
             1 => (2..5u64).prop_map(Some),
             1 => (1_000..100_000u64).prop_map(Some),
         ],
+        upstream(),
     )
         .prop_map(
             |(
@@ -560,6 +614,7 @@ fn list_drift() -> impl Strategy<Value = ListDrift> {
                 extra_root,
                 meta_first,
                 page,
+                upstream,
             )| {
                 ListDrift {
                     picks,
@@ -573,6 +628,7 @@ fn list_drift() -> impl Strategy<Value = ListDrift> {
                     extra_root,
                     meta_first,
                     page,
+                    upstream,
                 }
             },
         )
@@ -607,14 +663,20 @@ struct Truth {
     page_requested: u64,
 }
 
-fn build_list(target: &Target, drift: &ListDrift) -> (Value, Truth) {
+/// The target's list root and the rows it recorded under it.
+fn recorded_rows(target: &Target) -> (String, Vec<Value>) {
     let root = target.root.clone().unwrap_or_default();
-    let original: Vec<Value> = target
+    let rows = target
         .original
         .get(&root)
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
+    (root, rows)
+}
+
+fn build_list(target: &Target, drift: &ListDrift) -> (Value, Truth) {
+    let (root, original) = recorded_rows(target);
     let mut items: Vec<Value> = match &drift.picks {
         Picks::Same => original.clone(),
         Picks::Some(indices) if !original.is_empty() => indices
@@ -826,13 +888,46 @@ async fn call(
         key.query.insert("page", QueryValue::One(page.to_string()));
         arguments["page"] = json!(page);
     }
+    call_with(
+        session,
+        target,
+        arguments,
+        vec![key.respond_with(RecordedResponse::json(200, body))],
+    )
+    .await
+}
+
+/// Serves `pages` (`(page, body)`) for the target's request with its `page` set to each, and
+/// its other responses, then calls the tool with the scenario's arguments.
+async fn call_pages(
+    session: &Session,
+    target: &Target,
+    pages: Vec<(u64, Value)>,
+) -> Result<CallToolResult, TestCaseError> {
+    let interactions = pages
+        .into_iter()
+        .map(|(page, body)| {
+            let mut key = target.key.clone();
+            key.query.insert("page", QueryValue::One(page.to_string()));
+            key.respond_with(RecordedResponse::json(200, body))
+        })
+        .collect();
+    call_with(session, target, target.arguments.clone(), interactions).await
+}
+
+async fn call_with(
+    session: &Session,
+    target: &Target,
+    arguments: Value,
+    drifted: Vec<modyo_lab::Interaction>,
+) -> Result<CallToolResult, TestCaseError> {
     let replay = session.replay();
     replay.reset().await;
     let drifted = Cassette::new(
         "properties/drift",
         Provenance::synthetic("2026-11-29", "a drifted response"),
     )
-    .interaction(key.respond_with(RecordedResponse::json(200, body)));
+    .interactions(drifted);
     replay
         .mount(&[drifted, target.rest.clone()])
         .await
@@ -890,15 +985,26 @@ fn coverage_is_true(
         .is_some_and(|p| truth.returned < p && truth.page_requested == 1);
     if !target.echoes_page {
         // A find, search or filter over the list: what it kept is its own business, but a
-        // `complete: true` needs the list to have been read to its end (C6).
+        // `complete: true` needs the list read to its end with every piece of evidence
+        // agreeing (C6): `total_entries` equal to the rows, the last page by `meta` when it
+        // gives pages, and without either a page shorter than a `per_page` the API admitted
+        // (a short page alone may be a silent cap) or no rows at all.
         if state.get("complete") == Some(&Value::Bool(true)) {
-            let last_by_meta = truth
+            let total_agrees = truth.total_sent.is_none_or(|t| t == truth.returned);
+            let pages_agree = truth
                 .page_sent
                 .zip(truth.total_pages_sent)
-                .is_some_and(|(page, pages)| page >= pages);
+                .is_none_or(|(page, pages)| page >= pages);
+            let end_proven = truth.total_sent.is_some()
+                || truth.total_pages_sent.is_some()
+                || truth.returned == 0
+                || truth.per_page_sent.is_some_and(|p| truth.returned < p);
             prop_assert!(
-                exhausted || last_by_meta,
-                "complete: true but the list was not read to its end: {state} (truth {truth:?})"
+                (exhausted || truth.total_sent.is_some() || truth.total_pages_sent.is_some())
+                    && total_agrees
+                    && pages_agree
+                    && end_proven,
+                "complete: true against the evidence: {state} (truth {truth:?})"
             );
         }
         // `searched` counts the tool's own corpus (templates, steps, rules...), which need not
@@ -988,10 +1094,142 @@ fn pilot_forms_are_targets(targets: &[Target]) {
             "{tool} is asked for pages beyond the end"
         );
     }
+    for tool in ["channels-templates-search", "channels-templates-find"] {
+        assert!(
+            targets
+                .iter()
+                .any(|t| t.tool.name == tool && t.coverage_source && walk_shaped(t)),
+            "{tool} meets whole upstreams (capped, contradicting, ignoring page)"
+        );
+    }
     assert!(
         !targets.iter().any(|t| t.page_driven && !t.coverage_source),
         "only the list a tool reports on follows its page argument"
     );
+}
+
+/// The most pages a walk reads (the server's `MAX_WALK_PAGES`): an upstream is mounted up to
+/// there, so the walk never meets a miss inside it.
+const WALK_PAGES: u64 = 50;
+
+/// Whether the target's request has the shape of a page walk: page 1 with `per_page=100`,
+/// not set by the tool's own `page` argument.
+fn walk_shaped(target: &Target) -> bool {
+    target.root.is_some()
+        && target.per_page == Some(100)
+        && target.page == Some(1)
+        && !target.page_driven
+}
+
+/// What a multi-page upstream holds, for the walk oracle.
+#[derive(Debug)]
+struct WalkTruth {
+    /// The rows that exist.
+    rows: u64,
+    /// Whether a walk can read every one of them (the pages reach them, within the page limit).
+    reachable: bool,
+    /// The pages that hold them: a walk that read fewer has not seen them all.
+    needed: u64,
+    /// `total_entries` as every page sends it.
+    total_sent: Option<u64>,
+}
+
+/// Every page of a multi-page upstream (the recorded rows `cap` per page), and the truth.
+fn build_walk(
+    target: &Target,
+    cap: usize,
+    ignores_page: bool,
+    meta: &WalkMeta,
+) -> (Vec<(u64, Value)>, WalkTruth) {
+    let (root, rows) = recorded_rows(target);
+    let n = rows.len();
+    let needed = n.div_ceil(cap) as u64;
+    let total = match meta {
+        WalkMeta::MoreThanExist(extra) => n as u64 + extra,
+        _ => n as u64,
+    };
+    let total_pages = match meta {
+        WalkMeta::OnePageOnly => 1,
+        _ => total.div_ceil(cap as u64),
+    };
+    let mounted = if ignores_page {
+        WALK_PAGES
+    } else {
+        (needed + 1).min(WALK_PAGES)
+    };
+    let pages = (1..=mounted)
+        .map(|page| {
+            let start = if ignores_page {
+                0
+            } else {
+                ((page - 1) as usize * cap).min(n)
+            };
+            let end = (start + cap).min(n);
+            let mut body = Map::new();
+            body.insert(root.clone(), Value::Array(rows[start..end].to_vec()));
+            let mut m = Map::new();
+            m.insert("total_entries".into(), json!(total));
+            m.insert("per_page".into(), json!(cap));
+            m.insert("current_page".into(), json!(page));
+            m.insert("total_pages".into(), json!(total_pages));
+            match meta {
+                WalkMeta::Absent => {}
+                WalkMeta::SilentCap => {
+                    m.remove("per_page");
+                    body.insert("meta".into(), Value::Object(m));
+                }
+                _ => {
+                    body.insert("meta".into(), Value::Object(m));
+                }
+            }
+            (page, Value::Object(body))
+        })
+        .collect();
+    let truth = WalkTruth {
+        rows: n as u64,
+        reachable: if ignores_page {
+            n <= cap
+        } else {
+            needed < WALK_PAGES
+        },
+        needed: if ignores_page { 1 } else { needed },
+        total_sent: (!matches!(meta, WalkMeta::Absent)).then_some(total),
+    };
+    (pages, truth)
+}
+
+/// C6 over a whole upstream: `complete: true` only when every row could be read, the call
+/// read every page that holds one, and `total_entries`, when sent, is the number of rows that
+/// exist.
+fn walk_is_true(
+    session: &Session,
+    target: &Target,
+    result: &CallToolResult,
+    truth: &WalkTruth,
+) -> Result<(), TestCaseError> {
+    if !target.coverage_source || check::kind(result) != Kind::Success {
+        return Ok(());
+    }
+    let state = result
+        .structured_content
+        .as_ref()
+        .map_or(&Value::Null, |s| &s["state"]);
+    if state.get("complete") == Some(&Value::Bool(true)) {
+        let read: BTreeSet<u64> = session
+            .replay()
+            .received()
+            .iter()
+            .filter(|r| r.path == target.key.path)
+            .filter_map(|r| r.query.iter().find(|(k, _)| k == "page")?.1.parse().ok())
+            .collect();
+        prop_assert!(
+            truth.reachable
+                && truth.total_sent.is_none_or(|t| t == truth.rows)
+                && (1..=truth.needed).all(|p| read.contains(&p)),
+            "complete: true against the upstream: {state} after reading pages {read:?} (truth {truth:?})"
+        );
+    }
+    Ok(())
 }
 
 /// A generated case: which of the tool's targets, and the drift for it.
@@ -1005,6 +1243,18 @@ fn check_case(
     list: &ListDrift,
     detail: &DetailDrift,
 ) -> Result<(), TestCaseError> {
+    if walk_shaped(target) {
+        let walk = match &list.upstream {
+            Upstream::OnePage => None,
+            Upstream::Capped { cap, meta } => Some(build_walk(target, *cap, false, meta)),
+            Upstream::IgnoresPage { cap, meta } => Some(build_walk(target, *cap, true, meta)),
+        };
+        if let Some((pages, truth)) = walk {
+            let result = rt.block_on(call_pages(session, target, pages))?;
+            keeps_the_contract(target, &result)?;
+            return walk_is_true(session, target, &result, &truth);
+        }
+    }
     if target.root.is_some() {
         let (body, truth) = build_list(target, list);
         let result = rt.block_on(call(session, target, list.page, body))?;
@@ -1132,6 +1382,7 @@ fn unchanged() -> ListDrift {
         extra_root: Vec::new(),
         meta_first: false,
         page: None,
+        upstream: Upstream::OnePage,
     }
 }
 
@@ -1190,5 +1441,57 @@ fn detail_unchanged() -> DetailDrift {
     DetailDrift {
         edits: Vec::new(),
         not_an_object: None,
+    }
+}
+
+/// Regression (issue 16): an upstream that caps `per_page` at one row, admits it in `meta`, and
+/// one that ignores `page`, through every walk-shaped list any tool reports on. Before the walk
+/// consulted `total_entries`, one short page ended it and the answer said `complete: true`
+/// after one row; an upstream ignoring `page` was read 50 times.
+#[test]
+fn every_walking_tool_meets_a_capped_and_a_page_ignoring_upstream() {
+    let rt = runtime();
+    let library = Library::workspace().expect("the cassettes load");
+    let targets = rt
+        .block_on(targets(&library, ""))
+        .expect("targets are discovered");
+    let mut checked = BTreeSet::new();
+    for target in targets
+        .iter()
+        .filter(|t| t.coverage_source && walk_shaped(t))
+    {
+        let session = rt
+            .block_on(Session::start_with(
+                &[],
+                &target.env,
+                ReplayOptions::default().allow_repeats(true),
+            ))
+            .expect("a session");
+        for upstream in [
+            Upstream::Capped {
+                cap: 1,
+                meta: WalkMeta::Honest,
+            },
+            Upstream::Capped {
+                cap: 2,
+                meta: WalkMeta::OnePageOnly,
+            },
+            Upstream::IgnoresPage {
+                cap: 1,
+                meta: WalkMeta::Absent,
+            },
+        ] {
+            let drift = ListDrift {
+                upstream,
+                ..unchanged()
+            };
+            check_case(&rt, &session, target, &drift, &detail_unchanged())
+                .unwrap_or_else(|e| panic!("{}: {e}", target.label));
+        }
+        rt.block_on(session.close());
+        checked.insert(target.tool.name.to_string());
+    }
+    for tool in ["channels-templates-search", "channels-templates-find"] {
+        assert!(checked.contains(tool), "{tool} walks: {checked:?}");
     }
 }

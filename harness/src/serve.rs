@@ -1,11 +1,13 @@
 //! The offline server (`modyo-lab serve`): the real `modyo-mcp` server answering from
 //! cassettes instead of a Modyo account.
 //!
-//! Every cassette under the directory is loaded except those carrying an excluded tag (`fault`
-//! by default: they record failures on purpose), with their includes, in mount order (a
-//! cassette before what it includes). They are mounted with `allow_repeats`, so an agent can
-//! repeat a call, and the server is pointed at the replay URI with a placeholder token.
-//! Logs go to stderr only: stdout is the MCP channel.
+//! Every cassette under the directory (or the one file `--cassettes` names) is loaded except
+//! those carrying an excluded tag (`fault` by default: they record failures on purpose), with
+//! their includes, in mount order (a cassette before what it includes). They are mounted with
+//! `allow_repeats`, so an agent can repeat a call, and the server is pointed at the replay URI
+//! with a placeholder token. The replay keeps the last [`KEPT_REQUESTS`] requests it received
+//! (and counts the rest), so memory stays flat however long it serves. Logs go to stderr only:
+//! stdout is the MCP channel.
 //!
 //! [`Offline::start`] and [`Offline::serve`] take the transport as a parameter, so tests run
 //! the same wiring in-process over `tokio::io::duplex`; [`Offline::serve_http`] serves the same
@@ -34,11 +36,16 @@ pub const OFFLINE_TOKEN: &str = "offline-replay";
 /// The platform name reported when `MODYO_PLATFORM_NAME` is not set.
 pub const OFFLINE_PLATFORM_NAME: &str = "modyo-offline";
 
+/// How many received requests (and misses) the offline server keeps for inspection: the most
+/// recent ones, so a server that runs for days holds a bounded ledger (counters keep the
+/// totals).
+pub const KEPT_REQUESTS: usize = 1_000;
+
 /// What to serve, and the environment the server reads its other settings from. Also the
 /// arguments of `modyo-lab serve`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ServeOptions {
-    /// The cassettes directory.
+    /// The cassettes directory, or one cassette file (served with what it includes).
     #[arg(long, default_value_os_t = cassette::default_dir())]
     pub cassettes: PathBuf,
     /// Also serve cassettes with this tag (left out by default: fault).
@@ -144,11 +151,13 @@ pub struct Offline {
 impl Offline {
     /// Loads and mounts the cassettes and builds the server (does not serve yet).
     pub async fn start(options: &ServeOptions) -> Result<Offline, ServeError> {
-        let cassettes = select(Cassette::load_all(&options.cassettes)?, options)?;
+        let (root, all) = cassette::load_path(&options.cassettes)?;
+        let cassettes = select(all, &root, options)?;
         let replay = ReplayServer::start(
             ReplayOptions::default()
                 .allow_repeats(true)
-                .ignore_latency(options.ignore_latency),
+                .ignore_latency(options.ignore_latency)
+                .keep_received(KEPT_REQUESTS),
         )
         .await;
         let count = cassettes.len();
@@ -234,7 +243,7 @@ impl Offline {
 }
 
 fn warn_misses(replay: &ReplayServer) {
-    let misses = replay.misses().len();
+    let misses = replay.miss_count();
     if misses > 0 {
         tracing::warn!("{misses} request(s) missed the cassettes during this session");
     }
@@ -292,13 +301,18 @@ where
     Offline::start(&options).await?.serve(transport).await
 }
 
-/// Starts the offline server and serves MCP over this process's stdin and stdout.
+/// Starts the offline server and serves MCP over this process's stdin and stdout (the same
+/// stdio transport as `modyo-mcp`: every malformed line is answered).
 pub async fn run_stdio(options: ServeOptions) -> Result<(), ServeError> {
-    run(options, rmcp::transport::stdio()).await
+    run(options, modyo_mcp::stdio::stdio()).await
 }
 
-/// Drops cassettes with an excluded tag, then adds includes, in mount order.
-fn select(all: Vec<Cassette>, options: &ServeOptions) -> Result<Vec<Cassette>, CassetteError> {
+/// Drops cassettes with an excluded tag, then adds includes (from `root`), in mount order.
+fn select(
+    all: Vec<Cassette>,
+    root: &std::path::Path,
+    options: &ServeOptions,
+) -> Result<Vec<Cassette>, CassetteError> {
     let excluded = options.excluded_tags();
     let (kept, dropped): (Vec<Cassette>, Vec<Cassette>) = all
         .into_iter()
@@ -306,5 +320,5 @@ fn select(all: Vec<Cassette>, options: &ServeOptions) -> Result<Vec<Cassette>, C
     for c in &dropped {
         tracing::debug!(cassette = c.name(), "left out (excluded tag)");
     }
-    cassette::resolve(&options.cassettes, kept)
+    cassette::resolve(root, kept)
 }

@@ -93,8 +93,10 @@ pub struct Config {
     pub token: Option<Token>,
     /// `MODYO_PLATFORM_NAME`: the display name reported in `platform.name`.
     pub platform_name: Option<String>,
-    /// `MODYO_READ_ONLY=true` (exactly): mutation tools are not registered and the mutating
-    /// actions of gated tools are refused before any write leaves the server.
+    /// `MODYO_READ_ONLY` (a safety switch that fails closed: `true`, `1`, `yes`, `on` in any
+    /// case turn it on; `false`, `0`, `no`, `off` or unset leave it off; anything else refuses
+    /// to start): mutation tools are not registered and the mutating actions of gated tools are
+    /// refused before any write leaves the server.
     pub read_only: bool,
     /// `MODYO_MCP_MODULES`: the modules whose tools are registered.
     pub modules: BTreeSet<Module>,
@@ -104,7 +106,14 @@ pub struct Config {
     pub timeout: Duration,
     /// `MODYO_DEFAULT_SITE_THEME`: the theme id used by site creation (default 208).
     pub default_site_theme: u64,
+    /// `MODYO_MAX_BODY_BYTES`: the most bytes one API answer may hold (default
+    /// [`DEFAULT_MAX_BODY_BYTES`]); a longer one is refused, never read whole.
+    pub max_body_bytes: u64,
 }
+
+/// The default cap on one API answer: 32 MiB (a page of 100 entries with every detail is a
+/// few MiB).
+pub const DEFAULT_MAX_BODY_BYTES: u64 = 32 * 1024 * 1024;
 
 /// A configuration value that cannot be used; the message names the variable and the fix.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -137,6 +146,16 @@ pub enum ConfigError {
         /// The value that did not parse.
         value: String,
     },
+    /// A boolean switch had a value that is not one of the usual spellings of true or false.
+    #[error(
+        "{var} must be true or false (true, 1, yes, on / false, 0, no, off; any case), got '{value}'; refusing to start rather than guess"
+    )]
+    InvalidSwitch {
+        /// The variable name.
+        var: &'static str,
+        /// The value as given.
+        value: String,
+    },
 }
 
 impl Config {
@@ -160,6 +179,7 @@ impl Config {
         let mut legacy_modules = BTreeSet::new();
         let mut timeout = Duration::from_secs(30);
         let mut default_site_theme = 208;
+        let mut max_body_bytes = DEFAULT_MAX_BODY_BYTES;
         for (key, value) in vars {
             let value: String = value.into();
             match key.as_ref() {
@@ -168,7 +188,7 @@ impl Config {
                 "MODYO_PLATFORM_NAME" if !value.trim().is_empty() => {
                     platform_name = Some(value.trim().to_owned())
                 }
-                "MODYO_READ_ONLY" => read_only = value == "true",
+                "MODYO_READ_ONLY" => read_only = parse_switch("MODYO_READ_ONLY", &value)?,
                 "MODYO_MCP_MODULES" if !value.trim().is_empty() => {
                     modules = parse_modules("MODYO_MCP_MODULES", &value)?
                 }
@@ -180,6 +200,9 @@ impl Config {
                 }
                 "MODYO_DEFAULT_SITE_THEME" if !value.trim().is_empty() => {
                     default_site_theme = parse_number("MODYO_DEFAULT_SITE_THEME", &value)?
+                }
+                "MODYO_MAX_BODY_BYTES" if !value.trim().is_empty() => {
+                    max_body_bytes = parse_number("MODYO_MAX_BODY_BYTES", &value)?
                 }
                 _ => {}
             }
@@ -193,12 +216,22 @@ impl Config {
             legacy_modules,
             timeout,
             default_site_theme,
+            max_body_bytes,
         })
     }
 
     /// A configuration pointing at `url` with `token`, every module on, nothing legacy.
     pub fn for_url(url: &str, token: &str) -> Result<Config, ConfigError> {
         Config::from_vars([("MODYO_URL", url), ("MODYO_TOKEN", token)])
+    }
+
+    /// The line the binaries print on stderr at start: which mode the read-only switch chose.
+    pub fn mode_line(&self) -> &'static str {
+        if self.read_only {
+            "read-only mode (MODYO_READ_ONLY is on): write tools are not registered, mutating actions are refused"
+        } else {
+            "read-write mode (MODYO_READ_ONLY is off or unset): write tools are available"
+        }
     }
 
     /// Whether the server has what it needs to call the API (else: public mode).
@@ -251,6 +284,19 @@ fn parse_modules(var: &'static str, value: &str) -> Result<BTreeSet<Module>, Con
     }
 }
 
+/// A boolean safety switch: the usual spellings of true and false in any case, surrounding
+/// space ignored, empty meaning unset (off); anything else is refused, never guessed.
+pub(crate) fn parse_switch(var: &'static str, value: &str) -> Result<bool, ConfigError> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "true" | "1" | "yes" | "on" => Ok(true),
+        "false" | "0" | "no" | "off" | "" => Ok(false),
+        _ => Err(ConfigError::InvalidSwitch {
+            var,
+            value: value.to_owned(),
+        }),
+    }
+}
+
 fn parse_number(var: &'static str, value: &str) -> Result<u64, ConfigError> {
     value
         .trim()
@@ -282,16 +328,27 @@ mod tests {
     }
 
     #[test]
-    fn read_only_needs_exactly_true() {
+    fn read_only_takes_the_usual_spellings_and_refuses_the_rest() {
         for (value, expected) in [
             ("true", true),
-            ("TRUE", false),
-            ("1", false),
-            ("yes", false),
+            ("TRUE", true),
+            ("1", true),
+            ("yes", true),
+            (" on ", true),
+            ("false", false),
+            ("0", false),
+            ("No", false),
+            ("off\n", false),
+            ("", false),
         ] {
             let config = Config::from_vars([("MODYO_READ_ONLY", value)]).unwrap();
-            assert_eq!(config.read_only, expected, "MODYO_READ_ONLY={value}");
+            assert_eq!(config.read_only, expected, "MODYO_READ_ONLY={value:?}");
         }
+        let err = Config::from_vars([("MODYO_READ_ONLY", "maybe")]).unwrap_err();
+        assert!(
+            err.to_string().contains("MODYO_READ_ONLY") && err.to_string().contains("'maybe'"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -11,6 +11,13 @@
 //! The server is plain HTTP/1.1 (hyper), with a graceful shutdown: when the `shutdown` future
 //! completes, no new connection is accepted, open sessions and event streams are ended, and
 //! in-flight requests get a short grace period.
+//!
+//! Two limits keep a careless or hostile client from holding the process: a connection that
+//! has not sent its whole request head within the header-read timeout is closed
+//! (`--header-timeout-ms`, `MODYO_HTTP_HEADER_TIMEOUT_MS`, default 10 s; an idle keep-alive
+//! connection is closed after as long), and at most `--max-sessions`
+//! (`MODYO_HTTP_MAX_SESSIONS`, default 64) MCP sessions are open at once: past it `initialize`
+//! is answered `503` until a session ends (`DELETE /mcp`, or rmcp's idle timeout).
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -21,7 +28,7 @@ use std::time::Duration;
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::{Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use rmcp::ServerHandler;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -39,6 +46,12 @@ pub const DEFAULT_PORT: u16 = 8808;
 
 /// How long in-flight requests may run once shutdown has begun.
 const GRACE: Duration = Duration::from_secs(5);
+
+/// How long a client may take to send a request head, by default.
+pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How many MCP sessions may be open at once, by default.
+pub const DEFAULT_MAX_SESSIONS: usize = 64;
 
 /// Host names a loopback server always accepts in the `Host` header (any port).
 const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
@@ -76,6 +89,24 @@ pub struct HttpArgs {
     /// Also accept this browser `Origin` (`scheme://host[:port|:*]`; repeatable).
     #[arg(long = "allowed-origin", value_name = "ORIGIN", requires = "http")]
     pub allowed_origins: Vec<String>,
+    /// Close a connection that has not sent its whole request head (or sat idle between
+    /// requests) this many milliseconds [default: 10000].
+    #[arg(
+        long,
+        value_name = "MS",
+        env = "MODYO_HTTP_HEADER_TIMEOUT_MS",
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    pub header_timeout_ms: Option<u64>,
+    /// The most MCP sessions open at once; past it `initialize` is refused with 503 until one
+    /// ends [default: 64].
+    #[arg(
+        long,
+        value_name = "N",
+        env = "MODYO_HTTP_MAX_SESSIONS",
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    pub max_sessions: Option<u64>,
 }
 
 impl HttpArgs {
@@ -91,6 +122,12 @@ impl HttpArgs {
         options
             .allowed_origins
             .extend(self.allowed_origins.iter().cloned());
+        if let Some(ms) = self.header_timeout_ms {
+            options = options.header_timeout(Duration::from_millis(ms));
+        }
+        if let Some(max) = self.max_sessions {
+            options = options.max_sessions(usize::try_from(max).unwrap_or(usize::MAX));
+        }
         Ok(Some(options))
     }
 }
@@ -102,6 +139,8 @@ pub struct HttpOptions {
     allow_remote: bool,
     allowed_hosts: Vec<String>,
     allowed_origins: Vec<String>,
+    header_timeout: Duration,
+    max_sessions: usize,
 }
 
 impl HttpOptions {
@@ -117,6 +156,8 @@ impl HttpOptions {
             allow_remote: false,
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
+            header_timeout: DEFAULT_HEADER_TIMEOUT,
+            max_sessions: DEFAULT_MAX_SESSIONS,
         }
     }
 
@@ -177,6 +218,19 @@ impl HttpOptions {
     /// Also accepts the browser origin `origin` (`scheme://host[:port|:*]`).
     pub fn allowed_origin(mut self, origin: impl Into<String>) -> HttpOptions {
         self.allowed_origins.push(origin.into());
+        self
+    }
+
+    /// Closes a connection whose request head has not fully arrived after `timeout` (and an
+    /// idle keep-alive connection after as long).
+    pub fn header_timeout(mut self, timeout: Duration) -> HttpOptions {
+        self.header_timeout = timeout;
+        self
+    }
+
+    /// Allows at most `max` MCP sessions open at once (at least one).
+    pub fn max_sessions(mut self, max: usize) -> HttpOptions {
+        self.max_sessions = max.max(1);
         self
     }
 
@@ -301,11 +355,18 @@ impl HttpListener {
             .with_allowed_origins(self.options.origins())
             .enforce_origin_validation()
             .with_cancellation_token(stop.child_token());
+        let sessions = Arc::new(LocalSessionManager::default());
         let service = Arc::new(StreamableHttpService::new(
             move || Ok(handler.clone()),
-            Arc::new(LocalSessionManager::default()),
+            sessions.clone(),
             config,
         ));
+        let cap = SessionCap {
+            sessions,
+            max: self.options.max_sessions,
+            opening: Arc::new(tokio::sync::Mutex::new(())),
+        };
+        let header_timeout = self.options.header_timeout;
         let graceful = GracefulShutdown::new();
         tracing::info!(url = %self.url(), "serving MCP over streamable HTTP");
         let mut shutdown = std::pin::pin!(shutdown);
@@ -321,13 +382,28 @@ impl HttpListener {
                         }
                     };
                     let service = service.clone();
+                    let cap = cap.clone();
                     let route = hyper::service::service_fn(move |request: Request<Incoming>| {
                         let service = service.clone();
+                        let cap = cap.clone();
                         async move {
                             if request.uri().path() != MCP_PATH {
                                 return Ok::<_, Infallible>(not_found());
                             }
                             let delete = request.method() == hyper::Method::DELETE;
+                            // A POST without a session id opens one (`initialize`): one at a
+                            // time, and only while there is room.
+                            let opens = request.method() == hyper::Method::POST
+                                && !request.headers().contains_key(SESSION_HEADER);
+                            let _turn = if opens {
+                                let turn = cap.opening.clone().lock_owned().await;
+                                if cap.sessions.sessions.read().await.len() >= cap.max {
+                                    return Ok(sessions_full(cap.max));
+                                }
+                                Some(turn)
+                            } else {
+                                None
+                            };
                             let mut response = service.handle(request).await;
                             // A session closed by DELETE answers 204 No Content, the status
                             // clients expect (rmcp says 202, which the Python SDK logs as a
@@ -339,6 +415,8 @@ impl HttpListener {
                         }
                     });
                     let connection = hyper::server::conn::http1::Builder::new()
+                        .timer(TokioTimer::new())
+                        .header_read_timeout(header_timeout)
                         .serve_connection(TokioIo::new(stream), route);
                     let connection = graceful.watch(connection);
                     tokio::spawn(async move {
@@ -360,6 +438,45 @@ impl HttpListener {
         }
         Ok(())
     }
+}
+
+/// The header that names an MCP session.
+const SESSION_HEADER: &str = "mcp-session-id";
+
+/// The open sessions, their cap, and the turn a new session waits for (so two `initialize`
+/// requests cannot both take the last place).
+#[derive(Clone)]
+struct SessionCap {
+    sessions: Arc<LocalSessionManager>,
+    max: usize,
+    opening: Arc<tokio::sync::Mutex<()>>,
+}
+
+/// `503`: no room for another session, as a JSON-RPC error a client can show.
+fn sessions_full(max: usize) -> Response<http_body_util::combinators::BoxBody<Bytes, Infallible>> {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": null,
+        "error": {
+            "code": -32000,
+            "message": format!(
+                "the server already holds {max} MCP sessions, its cap (--max-sessions, MODYO_HTTP_MAX_SESSIONS); \
+    close one (DELETE /mcp with its Mcp-Session-Id) or retry later"
+            ),
+        },
+    });
+    let mut response = Response::new(Full::new(Bytes::from(body.to_string())).boxed());
+    *response.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
+    let headers = response.headers_mut();
+    headers.insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("application/json"),
+    );
+    headers.insert(
+        hyper::header::RETRY_AFTER,
+        hyper::header::HeaderValue::from_static("5"),
+    );
+    response
 }
 
 fn not_found() -> Response<http_body_util::combinators::BoxBody<Bytes, Infallible>> {

@@ -12,7 +12,10 @@
 //! - [`modyo`]: the HTTP client, pagination and `meta`, error mapping, name resolution;
 //! - `tools`: one folder per module, one file per resource, and the registry table;
 //! - [`server`]: the rmcp handler (registry, gate, dispatch) and the stdio transport;
-//! - [`http`]: the streamable HTTP transport (loopback by default, Host/Origin checked);
+//! - [`http`]: the streamable HTTP transport (loopback by default, Host/Origin checked, a
+//!   header-read timeout and a cap on sessions);
+//! - [`stdio`]: the stdio transport, which answers malformed lines (`-32700`, `-32600`);
+//! - [`scrub`]: the token scrubbed from every answer and log line;
 //! - `widgets`: the widget component catalogue shipped in the binary (data, resources, the
 //!   local scaffolding and validation of widget projects), used by `tools/widgets`.
 //!
@@ -31,7 +34,9 @@ pub mod config;
 pub mod contract;
 pub mod http;
 pub mod modyo;
+pub mod scrub;
 pub mod server;
+pub mod stdio;
 mod tools;
 mod widgets;
 

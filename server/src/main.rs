@@ -1,9 +1,11 @@
-//! The production server: read the environment and the transport flags, log to stderr, serve
-//! MCP on stdio (default) or over streamable HTTP (`--http [ADDR]`).
+//! The production server: read the environment and the transport flags, log to stderr (the
+//! token scrubbed from every line), serve MCP on stdio (default) or over streamable HTTP
+//! (`--http [ADDR]`).
 
 use std::process::ExitCode;
 
 use clap::Parser;
+use modyo_mcp::scrub::{Scrubber, ScrubbingWriter};
 use modyo_mcp::{Config, HttpArgs, HttpListener, ModyoServer};
 
 /// MCP server for the Modyo platform API. Configuration comes from the environment
@@ -18,17 +20,6 @@ struct Cli {
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
-    // stdout is the MCP channel on stdio: logs go to stderr, and only when asked (DEBUG or RUST_LOG).
-    let debug = matches!(std::env::var("DEBUG").as_deref(), Ok("true" | "1"));
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
-        tracing_subscriber::EnvFilter::new(if debug { "debug" } else { "warn" })
-    });
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(filter)
-        .with_ansi(false)
-        .init();
-
     let http = match cli.http.options() {
         Ok(http) => http,
         Err(e) => {
@@ -43,6 +34,20 @@ async fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    // stdout is the MCP channel on stdio: logs go to stderr, and only when asked (DEBUG or
+    // RUST_LOG), every line scrubbed of the token (upstream may echo it).
+    let debug = matches!(std::env::var("DEBUG").as_deref(), Ok("true" | "1"));
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
+        tracing_subscriber::EnvFilter::new(if debug { "debug" } else { "warn" })
+    });
+    let scrubber = Scrubber::for_token(config.token.as_ref());
+    tracing_subscriber::fmt()
+        .with_writer(ScrubbingWriter::new(scrubber, std::io::stderr))
+        .with_env_filter(filter)
+        .with_ansi(false)
+        .init();
+    eprintln!("modyo-mcp: {}", config.mode_line());
+
     let server = match ModyoServer::new(config) {
         Ok(server) => server,
         Err(e) => {

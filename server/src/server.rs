@@ -24,6 +24,7 @@ use crate::config::{Config, Module};
 use crate::contract::{
     Control, ErrorCode, Mode, Outcome, OutputValidator, ToolClass, ToolError, exit, legacy, schema,
 };
+use crate::scrub::Scrubber;
 use crate::tools::{Call, CallError, ToolDef, catalog};
 
 /// Why the server could not start.
@@ -170,9 +171,10 @@ impl ModyoServer {
         Ok(())
     }
 
-    /// Serves MCP over this process's stdin and stdout.
+    /// Serves MCP over this process's stdin and stdout ([`crate::stdio`]: every malformed
+    /// line is answered).
     pub async fn serve_stdio(self) -> Result<(), ServerError> {
-        self.serve(rmcp::transport::stdio()).await
+        self.serve(crate::stdio::stdio()).await
     }
 
     async fn call(
@@ -355,6 +357,24 @@ fn drifted(registered: &Registered, outcome: &Outcome) -> Option<ToolError> {
     )
 }
 
+/// Scrubs the token from a result, wherever upstream text put it (an error message, a
+/// relayed body, a value of `data`). The text is the compact serialization of the payload, so
+/// when no form of the token is in it, `structuredContent` holds none either.
+fn scrub_result(scrubber: &Scrubber, result: &mut CallToolResult) {
+    let mut found = false;
+    for content in &mut result.content {
+        if let rmcp::model::ContentBlock::Text(text) = content
+            && scrubber.finds(&text.text)
+        {
+            scrubber.scrub_string(&mut text.text);
+            found = true;
+        }
+    }
+    if found && let Some(structured) = result.structured_content.as_mut() {
+        scrubber.scrub_value(structured);
+    }
+}
+
 /// C19: the read-only gate. A mutating action of a gated tool is refused through `control`
 /// (C18) before the handler runs, so nothing can be written.
 fn gate(def: &ToolDef, read_only: bool, args: &Map<String, Value>) -> Option<Outcome> {
@@ -423,9 +443,17 @@ impl ServerHandler for ModyoServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        self.call(request, context)
-            .await
-            .map(CallToolResponse::from)
+        let scrubber = &self.inner.app.scrubber;
+        match self.call(request, context).await {
+            Ok(mut result) => {
+                scrub_result(scrubber, &mut result);
+                Ok(CallToolResponse::from(result))
+            }
+            Err(mut error) => {
+                scrubber.scrub_string(error.message.to_mut());
+                Err(error)
+            }
+        }
     }
 
     async fn list_resources(

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 #[non_exhaustive]
 pub enum CassetteError {
     /// The cassettes directory itself does not exist.
-    #[error("cassettes directory {} does not exist (pass --cassettes DIR)", .path.display())]
+    #[error("cassettes directory {} does not exist (pass --cassettes DIR, or a cassette FILE where one is accepted)", .path.display())]
     MissingRoot {
         /// The directory that was looked for.
         path: PathBuf,
@@ -32,6 +32,33 @@ pub enum CassetteError {
         /// The underlying error.
         #[source]
         source: std::io::Error,
+    },
+    /// A cassette path that is not a regular file (a FIFO, a device, a socket): it is never
+    /// opened, since reading it could block or never end.
+    #[error("{}: not a regular file ({kind}); a cassette is a .json file", .path.display())]
+    NotRegular {
+        /// The path (a link is followed to what it points at).
+        path: PathBuf,
+        /// What it is instead.
+        kind: &'static str,
+    },
+    /// A cassette file larger than [`super::MAX_CASSETTE_BYTES`].
+    #[error("{}: {bytes} bytes, more than the {limit} a cassette may hold", .path.display())]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size (at least; reading stopped past the limit).
+        bytes: u64,
+        /// The most a cassette may hold.
+        limit: u64,
+    },
+    /// A single file given where cassettes are read that cannot be one.
+    #[error("{}: {reason}", .path.display())]
+    NotACassetteFile {
+        /// The file.
+        path: PathBuf,
+        /// Why (not `.json`, a `.new.json` candidate).
+        reason: String,
     },
     /// The file is not valid JSON or does not have the shape of format v1.
     #[error("{}: at {json_path}: {source}", .path.display())]

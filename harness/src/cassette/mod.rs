@@ -42,4 +42,4 @@ pub use model::{
     Cassette, Evidence, Expect, FORMAT_V1, Interaction, OrderedMap, Outcome, Provenance,
     QueryValue, RecordedRequest, RecordedResponse, ResponseBody, Scenario, Source, Undocumented,
 };
-pub use store::{default_dir, names, path_of, resolve};
+pub use store::{MAX_CASSETTE_BYTES, default_dir, load_path, names, path_of, resolve};

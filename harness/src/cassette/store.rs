@@ -3,6 +3,11 @@
 //! A cassette named `content/spaces-list` lives at `<root>/content/spaces-list.json`. The walk
 //! of [`Cassette::load_all`] skips hidden entries, non-JSON files and `*.new.json` (a candidate
 //! written beside a cassette for review, never a cassette itself).
+//!
+//! A cassette is only ever read from a regular file of at most [`MAX_CASSETTE_BYTES`]: a FIFO
+//! named `*.json` would block the reader, a link to `/dev/zero` would never end, so both are
+//! refused before they are opened. [`load_path`] also takes one cassette file instead of a
+//! directory (`modyo-lab serve --cassettes FILE`).
 
 use std::collections::{BTreeSet, HashMap};
 use std::fs;
@@ -24,6 +29,9 @@ pub fn default_dir() -> PathBuf {
         _ => PathBuf::from("cassettes"),
     }
 }
+
+/// The most bytes a cassette file may hold (the largest committed one is under 2 MB).
+pub const MAX_CASSETTE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// The names of every cassette file under `root` (recursively, sorted), without loading
 /// them: the walk of [`Cassette::load_all`], for tools that report each broken file.
@@ -49,15 +57,16 @@ impl Cassette {
     pub fn load(root: impl AsRef<Path>, name: &str) -> Result<Cassette, CassetteError> {
         check_name(name)?;
         let path = path_of(root.as_ref(), name);
-        let text = match fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        let text = match read_file(&path) {
+            Err(CassetteError::Io { source, .. })
+                if source.kind() == std::io::ErrorKind::NotFound =>
+            {
                 return Err(CassetteError::NotFound {
                     name: name.to_owned(),
                     path,
                 });
             }
-            Err(source) => return Err(CassetteError::Io { path, source }),
+            other => other?,
         };
         Cassette::parse(name, &path, &text)
     }
@@ -137,6 +146,145 @@ impl Cassette {
         })?;
         Ok(path)
     }
+}
+
+/// Reads a cassette file: a regular file (links followed) of at most [`MAX_CASSETTE_BYTES`],
+/// as UTF-8. Anything else is refused before it is opened.
+fn read_file(path: &Path) -> Result<String, CassetteError> {
+    use std::io::Read as _;
+    let io = |source| CassetteError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let meta = fs::metadata(path).map_err(io)?;
+    if !meta.is_file() {
+        return Err(CassetteError::NotRegular {
+            path: path.to_owned(),
+            kind: kind_of(&meta),
+        });
+    }
+    let too_large = |bytes| CassetteError::TooLarge {
+        path: path.to_owned(),
+        bytes,
+        limit: MAX_CASSETTE_BYTES,
+    };
+    if meta.len() > MAX_CASSETTE_BYTES {
+        return Err(too_large(meta.len()));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    fs::File::open(path)
+        .map_err(io)?
+        .take(MAX_CASSETTE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > MAX_CASSETTE_BYTES {
+        return Err(too_large(bytes.len() as u64));
+    }
+    String::from_utf8(bytes)
+        .map_err(|e| io(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))
+}
+
+/// What a path that is not a regular file is.
+fn kind_of(meta: &fs::Metadata) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        let t = meta.file_type();
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if meta.is_dir() {
+        "a directory"
+    } else {
+        "not a file"
+    }
+}
+
+/// The cassettes at `path`: every cassette under a directory ([`Cassette::load_all`]), or the
+/// one cassette file `path` names. Returns the root its includes resolve from with them: the
+/// directory, or for a file the nearest parent directory under which everything it includes
+/// exists (its name is its path from there, without `.json`).
+pub fn load_path(path: &Path) -> Result<(PathBuf, Vec<Cassette>), CassetteError> {
+    let meta = match fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(CassetteError::MissingRoot {
+                path: path.to_owned(),
+            });
+        }
+        Err(source) => {
+            return Err(CassetteError::Io {
+                path: path.to_owned(),
+                source,
+            });
+        }
+    };
+    if meta.is_dir() {
+        return Ok((path.to_owned(), Cassette::load_all(path)?));
+    }
+    if !meta.is_file() {
+        return Err(CassetteError::NotRegular {
+            path: path.to_owned(),
+            kind: kind_of(&meta),
+        });
+    }
+    let not_one = |reason: &str| CassetteError::NotACassetteFile {
+        path: path.to_owned(),
+        reason: reason.to_owned(),
+    };
+    let file_name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| not_one("the file name is not UTF-8"))?;
+    let Some(stem) = file_name.strip_suffix(".json") else {
+        return Err(not_one(
+            "not a cassette: a cassette file's name ends in .json (or pass the cassettes directory)",
+        ));
+    };
+    if stem.ends_with(".new") {
+        return Err(not_one(
+            "a .new.json file is a candidate for review, not a cassette; rename it to serve it",
+        ));
+    }
+    let parent = path.parent().unwrap_or(Path::new("."));
+    let text = read_file(path)?;
+    let cassette = Cassette::parse(stem, path, &text)?;
+    if cassette.include.is_empty() {
+        return Ok((parent.to_owned(), vec![cassette]));
+    }
+    // The root is where the includes are: the nearest parent under which they all exist.
+    let mut name = stem.to_owned();
+    let mut dir = Some(parent);
+    while let Some(root) = dir {
+        if cassette
+            .include
+            .iter()
+            .all(|include| path_of(root, include).is_file())
+        {
+            return Ok((root.to_owned(), vec![Cassette::parse(&name, path, &text)?]));
+        }
+        let Some(up) = root.file_name().and_then(|n| n.to_str()) else {
+            break;
+        };
+        name = format!("{up}/{name}");
+        dir = root.parent();
+    }
+    let include = cassette.include[0].clone();
+    Err(CassetteError::MissingInclude {
+        cassette: stem.to_owned(),
+        include: include.clone(),
+        path: path_of(parent, &include),
+    })
 }
 
 fn walk(dir: &Path, prefix: &str, names: &mut Vec<String>) -> Result<(), CassetteError> {

@@ -337,11 +337,11 @@ impl Lab<'_> {
                 .mount(&self.library.mount_set(cassette)?)
                 .await?;
         }
-        let before = self.replay.received().len();
-        let misses_before = self.replay.misses().len();
+        let before = self.replay.received_count();
+        let misses_before = self.replay.miss_count();
         let response = probe.call(tool, arguments).await?;
-        let http_requests = self.replay.received().len() - before;
-        for miss in &self.replay.misses()[misses_before..] {
+        let http_requests = self.replay.received_count() - before;
+        for miss in &self.replay.misses_since(misses_before) {
             self.failures.push(format!("{label}: replay miss: {miss}"));
         }
         if response.line.contains(CANARY_TOKEN) {

@@ -202,9 +202,9 @@ async fn learn(
     tool: &str,
     args: &Value,
 ) -> Result<Vec<ReceivedRequest>, PerfError> {
-    let before = replay.received().len();
+    let before = replay.received_count();
     timed_call(probe, tool, args).await?;
-    Ok(replay.received().split_off(before))
+    Ok(replay.received_since(before))
 }
 
 fn no_misses(replay: &ReplayServer) -> Result<(), PerfError> {

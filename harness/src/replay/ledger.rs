@@ -6,6 +6,7 @@
 //! answers everything else with a 501 and a diagnostic. wiremock matches and responds under
 //! one write lock per request, so "is a response left" and "take it" cannot race.
 
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
@@ -27,8 +28,14 @@ pub(crate) struct Ledger {
     pub(crate) sequences: Vec<Sequence>,
     pub(crate) interactions: Vec<MountedInteraction>,
     pub(crate) cassettes: Vec<String>,
-    pub(crate) received: Vec<ReceivedRequest>,
-    pub(crate) misses: Vec<Miss>,
+    /// The most recent requests received (at most `options.keep_received`).
+    pub(crate) received: VecDeque<ReceivedRequest>,
+    /// Every request received since the last reset, kept or not.
+    pub(crate) received_total: usize,
+    /// The most recent misses (at most `options.keep_received`).
+    pub(crate) misses: VecDeque<Miss>,
+    /// Every miss since the last reset.
+    pub(crate) misses_total: usize,
 }
 
 /// The responses recorded for one request key, in recorded order.
@@ -71,9 +78,23 @@ impl Ledger {
             sequences: Vec::new(),
             interactions: Vec::new(),
             cassettes: Vec::new(),
-            received: Vec::new(),
-            misses: Vec::new(),
+            received: VecDeque::new(),
+            received_total: 0,
+            misses: VecDeque::new(),
+            misses_total: 0,
         }
+    }
+
+    /// Records a received request, forgetting the oldest past the limit.
+    fn receive(&mut self, request: ReceivedRequest) {
+        self.received_total += 1;
+        keep(&mut self.received, request, self.options.keep_received);
+    }
+
+    /// Records a miss, forgetting the oldest past the limit.
+    fn miss(&mut self, miss: Miss) {
+        self.misses_total += 1;
+        keep(&mut self.misses, miss, self.options.keep_received);
     }
 
     pub(crate) fn clear(&mut self) {
@@ -338,7 +359,7 @@ impl Respond for KeyResponder {
         let position = seq.played.min(seq.templates.len().saturating_sub(1));
         seq.played += 1;
         let template = seq.templates[position].clone();
-        ledger.received.push(received);
+        ledger.receive(received);
         template
     }
 }
@@ -354,13 +375,24 @@ impl Respond for MissResponder {
         let miss = {
             let mut ledger = lock(&self.ledger);
             let miss = diagnose(&ledger, received.clone());
-            ledger.received.push(received);
-            ledger.misses.push(miss.clone());
+            ledger.receive(received);
+            ledger.miss(miss.clone());
             miss
         };
         tracing::warn!("replay miss: {miss}");
         miss_response(&miss.to_string())
     }
+}
+
+/// Pushes `item`, dropping the oldest while more than `limit` are kept.
+fn keep<T>(kept: &mut VecDeque<T>, item: T, limit: usize) {
+    if limit == 0 {
+        return;
+    }
+    while kept.len() >= limit {
+        kept.pop_front();
+    }
+    kept.push_back(item);
 }
 
 fn miss_response(diagnostic: &str) -> ResponseTemplate {

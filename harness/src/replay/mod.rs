@@ -14,6 +14,10 @@
 //! - **Misses** are never a bare 404: a lowest-priority catch-all answers `501` with header
 //!   `x-modyo-replay: miss` and `{"errors": ["replay miss: <diagnostic>"]}`, logs the
 //!   diagnostic at warn level, and keeps it ([`ReplayServer::misses`]).
+//! - **A bounded ledger.** The requests received and the misses are kept for inspection, the
+//!   most recent [`ReplayOptions::keep_received`] of each; counters keep the totals
+//!   ([`ReplayServer::received_count`], [`ReplayServer::miss_count`]), so a long-running
+//!   server's memory does not grow with its traffic.
 //!
 //! Replay never stores or logs request headers, so a token sent to it cannot leak from here.
 
@@ -39,8 +43,11 @@ use crate::cassette::{Cassette, CassetteError};
 /// wiremock's lowest priority: the catch-all only answers what nothing else matched.
 const CATCH_ALL_PRIORITY: u8 = u8::MAX;
 
+/// How many received requests (and misses) a replay server keeps by default.
+pub const DEFAULT_KEEP_RECEIVED: usize = 10_000;
+
 /// How the replay server behaves.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ReplayOptions {
     /// Once a sequence is exhausted, keep answering its last response instead of missing
@@ -49,6 +56,19 @@ pub struct ReplayOptions {
     /// Answer at once, ignoring recorded `delay_ms` (by default replay honours it, for
     /// realistic timing; lints and bulk replays turn it off).
     pub ignore_latency: bool,
+    /// How many of the most recent received requests, and of the most recent misses, are
+    /// kept (default [`DEFAULT_KEEP_RECEIVED`]); older ones are only counted.
+    pub keep_received: usize,
+}
+
+impl Default for ReplayOptions {
+    fn default() -> ReplayOptions {
+        ReplayOptions {
+            allow_repeats: false,
+            ignore_latency: false,
+            keep_received: DEFAULT_KEEP_RECEIVED,
+        }
+    }
 }
 
 impl ReplayOptions {
@@ -61,6 +81,12 @@ impl ReplayOptions {
     /// Sets [`ReplayOptions::ignore_latency`].
     pub fn ignore_latency(mut self, ignore: bool) -> ReplayOptions {
         self.ignore_latency = ignore;
+        self
+    }
+
+    /// Sets [`ReplayOptions::keep_received`].
+    pub fn keep_received(mut self, requests: usize) -> ReplayOptions {
+        self.keep_received = requests;
         self
     }
 }
@@ -101,6 +127,16 @@ impl fmt::Display for UnusedInteraction {
             None => f.write_str("never played"),
         }
     }
+}
+
+/// The items of a bounded ledger that arrived after the first `count` of `total`, as far as
+/// they are still kept.
+fn since<T: Clone>(kept: &std::collections::VecDeque<T>, total: usize, count: usize) -> Vec<T> {
+    let new = total.saturating_sub(count);
+    kept.iter()
+        .skip(kept.len().saturating_sub(new))
+        .cloned()
+        .collect()
 }
 
 /// Matches requests whose `Authorization` is missing or not the expected value.
@@ -244,14 +280,39 @@ impl ReplayServer {
         lock(&self.ledger).cassettes.clone()
     }
 
-    /// Every request received (replayed or missed), in arrival order.
+    /// The requests received (replayed or missed), in arrival order: the most recent
+    /// [`ReplayOptions::keep_received`] since the last reset.
     pub fn received(&self) -> Vec<ReceivedRequest> {
-        lock(&self.ledger).received.clone()
+        lock(&self.ledger).received.iter().cloned().collect()
     }
 
-    /// Every miss so far, in arrival order.
+    /// How many requests arrived since the last reset, kept or not.
+    pub fn received_count(&self) -> usize {
+        lock(&self.ledger).received_total
+    }
+
+    /// The requests received after the first `count` (a [`ReplayServer::received_count`]
+    /// taken earlier), as far as they are still kept.
+    pub fn received_since(&self, count: usize) -> Vec<ReceivedRequest> {
+        let ledger = lock(&self.ledger);
+        since(&ledger.received, ledger.received_total, count)
+    }
+
+    /// The misses, in arrival order: the most recent [`ReplayOptions::keep_received`].
     pub fn misses(&self) -> Vec<Miss> {
-        lock(&self.ledger).misses.clone()
+        lock(&self.ledger).misses.iter().cloned().collect()
+    }
+
+    /// How many requests missed since the last reset, kept or not.
+    pub fn miss_count(&self) -> usize {
+        lock(&self.ledger).misses_total
+    }
+
+    /// The misses after the first `count` (a [`ReplayServer::miss_count`] taken earlier), as
+    /// far as they are still kept.
+    pub fn misses_since(&self, count: usize) -> Vec<Miss> {
+        let ledger = lock(&self.ledger);
+        since(&ledger.misses, ledger.misses_total, count)
     }
 
     /// Mounted interactions never played (including those shadowed by an earlier cassette),

@@ -2,7 +2,8 @@
 //!
 //! Where each rule lives:
 //! - C1, C3: [`envelope`] (what handlers return) and [`exit`] (the one way out);
-//! - C2: [`platform`]; C4: [`resource`]; C5, C6: [`state`] (`complete` in one helper);
+//! - C2: [`platform`]; C4: [`resource`]; C5, C6: [`state`] (`complete` in one helper, and
+//!   the verdict of a page walk);
 //! - C8-C10: [`schema`] (every `outputSchema`), [`validate`] (self-validation);
 //! - C16: [`errors`]; C17: [`exit`]; C18: [`control`]; C19: [`class`]; C21: [`legacy`].
 
@@ -25,5 +26,5 @@ pub use errors::{ErrorCode, ToolError};
 pub use platform::Platform;
 pub use resource::Resource;
 pub use schema::Slots;
-pub use state::{Coverage, Evidence, Meta, PostCondition, State};
+pub use state::{Coverage, Evidence, Meta, PostCondition, State, Walk};
 pub use validate::OutputValidator;

@@ -42,7 +42,7 @@ impl OutputValidator {
                 } else {
                     path
                 };
-                format!("{path}: {e}")
+                format!("{path}: {}", shortened(&e.to_string(), e.instance()))
             })
             .collect();
         if errors.is_empty() {
@@ -51,6 +51,21 @@ impl OutputValidator {
             Err(errors.join("; "))
         }
     }
+}
+
+/// The longest rendering of the offending value kept in a violation message.
+const SHOWN_CHARS: usize = 80;
+
+/// A violation message with the offending value shortened: jsonschema quotes it whole, and a
+/// 10 MB argument must not make a 10 MB error.
+fn shortened(message: &str, instance: &Value) -> String {
+    let rendered = instance.to_string();
+    let chars = rendered.chars().count();
+    if chars <= SHOWN_CHARS || !message.contains(&rendered) {
+        return message.to_owned();
+    }
+    let head: String = rendered.chars().take(SHOWN_CHARS).collect();
+    message.replacen(&rendered, &format!("{head}... ({chars} characters)"), 1)
 }
 
 #[cfg(test)]
@@ -66,5 +81,18 @@ mod tests {
         let err = v.check(&json!({"a": "x", "b": 1})).unwrap_err();
         assert!(err.contains("/a"), "{err}");
         assert!(err.contains('b'), "{err}");
+    }
+
+    #[test]
+    fn a_long_value_is_not_quoted_whole() {
+        let schema =
+            json!({"type": "object", "properties": {"q": {"type": "string", "maxLength": 3}}});
+        let v = OutputValidator::new(schema.as_object().unwrap()).unwrap();
+        let err = v.check(&json!({"q": "x".repeat(100_000)})).unwrap_err();
+        assert!(err.len() < 300, "{err}");
+        assert!(
+            err.contains("longer than 3") && err.contains("100002 characters"),
+            "{err}"
+        );
     }
 }

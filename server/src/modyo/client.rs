@@ -1,9 +1,16 @@
 //! The HTTP client for the Modyo admin API.
 //!
 //! Every request carries `Authorization: Bearer <token>` and the server's own User-Agent
-//! (never `MODYO-CLI`, which makes widgets read-only in the UI). Responses are read whole and
-//! parsed here, so tools only ever see JSON values or a [`CmsError`]. The token is never
-//! logged: request logs carry method, path and status only.
+//! (never `MODYO-CLI`, which makes widgets read-only in the UI). Responses are read whole (up
+//! to `MODYO_MAX_BODY_BYTES`: a longer answer is refused, never buffered) and parsed here, so
+//! tools only ever see JSON values or a [`CmsError`]. The token is never logged: request logs
+//! carry method, path and status only.
+//!
+//! Redirects are followed only within the configured origin (scheme, host and port of
+//! `MODYO_URL`), at most [`MAX_REDIRECTS`] hops: another origin's answer would be reported as
+//! this platform's data, so a redirect there is refused with an error saying where it
+//! pointed. A request whose URL would be longer than [`MAX_URL_BYTES`] is not sent: the
+//! inputs that went into it are the caller's to shorten.
 
 use std::time::{Duration, Instant};
 
@@ -18,6 +25,25 @@ use crate::config::Token;
 
 /// The User-Agent every request carries.
 pub const USER_AGENT: &str = concat!("modyo-mcp/", env!("CARGO_PKG_VERSION"));
+
+/// The most redirects followed for one request (all within the configured origin).
+pub const MAX_REDIRECTS: usize = 5;
+
+/// The longest request URL sent (what common front ends accept for a request line).
+pub const MAX_URL_BYTES: usize = 8 * 1024;
+
+/// How much of an error answer (a non-2xx body) is read: enough for any message, never a
+/// whole error page.
+const MAX_ERROR_BODY_BYTES: u64 = 64 * 1024;
+
+/// Why a redirect was not followed (the source of reqwest's redirect error).
+#[derive(Debug, thiserror::Error)]
+enum RedirectRefused {
+    #[error("another origin")]
+    CrossOrigin { to: String },
+    #[error("too many redirects")]
+    TooMany,
+}
 
 /// Query parameters, in the order they are sent (repeated keys such as `only[]` allowed).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -60,6 +86,7 @@ pub struct ModyoClient {
     http: reqwest::Client,
     base: String,
     timeout: Duration,
+    max_body_bytes: u64,
 }
 
 impl std::fmt::Debug for ModyoClient {
@@ -81,11 +108,23 @@ impl ModyoClient {
         auth.set_sensitive(true);
         headers.insert(AUTHORIZATION, auth);
         headers.insert(ACCEPT, HeaderValue::from_static("application/json"));
+        let origin = base.origin();
+        let redirects = reqwest::redirect::Policy::custom(move |attempt| {
+            if attempt.url().origin() != origin {
+                let to = attempt.url().origin().ascii_serialization();
+                attempt.error(RedirectRefused::CrossOrigin { to })
+            } else if attempt.previous().len() > MAX_REDIRECTS {
+                attempt.error(RedirectRefused::TooMany)
+            } else {
+                attempt.follow()
+            }
+        });
         let http = reqwest::Client::builder()
             .user_agent(USER_AGENT)
             .default_headers(headers)
             .timeout(timeout)
             .connect_timeout(timeout.min(Duration::from_secs(10)))
+            .redirect(redirects)
             .no_proxy()
             .build()
             .map_err(|e| SetupError(format!("cannot build the HTTP client: {e}")))?;
@@ -98,7 +137,14 @@ impl ModyoClient {
             http,
             base: base.as_str().trim_end_matches('/').to_owned(),
             timeout,
+            max_body_bytes: crate::config::DEFAULT_MAX_BODY_BYTES,
         })
+    }
+
+    /// Caps the bytes of one answer (`MODYO_MAX_BODY_BYTES`).
+    pub fn max_body_bytes(mut self, bytes: u64) -> ModyoClient {
+        self.max_body_bytes = bytes;
+        self
     }
 
     /// `GET path?query`, parsed as JSON. Every admin read (a single object, or a list body
@@ -125,7 +171,7 @@ impl ModyoClient {
         query: &Query,
         read: impl FnOnce(&[u8]) -> serde_json::Result<T>,
     ) -> Result<T, CmsError> {
-        let request = self.request(&Method::GET, path, query);
+        let request = self.request(&Method::GET, path, query)?;
         let (status, bytes) = self.execute(&Method::GET, path, request).await?;
         let refused = match read(&bytes) {
             Ok(value) => return Ok(value),
@@ -166,7 +212,7 @@ impl ModyoClient {
         query: &Query,
         body: Option<&Value>,
     ) -> Result<Value, CmsError> {
-        let mut request = self.request(&method, path, query);
+        let mut request = self.request(&method, path, query)?;
         if let Some(body) = body {
             request = request
                 .header(CONTENT_TYPE, "application/json")
@@ -188,7 +234,7 @@ impl ModyoClient {
         path: &str,
         form: reqwest::multipart::Form,
     ) -> Result<Value, CmsError> {
-        let request = self.request(&method, path, &Query::new()).multipart(form);
+        let request = self.request(&method, path, &Query::new())?.multipart(form);
         let (status, bytes) = self.execute(&method, path, request).await?;
         json_body(&bytes).map_err(|e| CmsError::InvalidJson {
             method,
@@ -201,22 +247,44 @@ impl ModyoClient {
     /// `GET path?query` for a binary answer (a widget ZIP): the raw bytes of a 2xx body.
     pub async fn get_bytes(&self, path: &str, query: &Query) -> Result<Vec<u8>, CmsError> {
         let request = self
-            .request(&Method::GET, path, query)
+            .request(&Method::GET, path, query)?
             .header(ACCEPT, "*/*");
         let (_, bytes) = self.execute(&Method::GET, path, request).await?;
         Ok(bytes)
     }
 
-    fn request(&self, method: &Method, path: &str, query: &Query) -> reqwest::RequestBuilder {
-        let url = format!("{}{}", self.base, path);
-        let mut request = self.http.request(method.clone(), &url);
+    /// The request for `path?query`, unless its URL would be longer than [`MAX_URL_BYTES`].
+    // `CmsError` is large because `Status` carries the upstream body; it is built once per
+    // failed call, so boxing it everywhere would cost more than it saves here.
+    #[allow(clippy::result_large_err)]
+    fn request(
+        &self,
+        method: &Method,
+        path: &str,
+        query: &Query,
+    ) -> Result<reqwest::RequestBuilder, CmsError> {
+        let mut url = format!("{}{}", self.base, path);
         if !query.pairs().is_empty() {
-            request = request.query(query.pairs());
+            url.push('?');
+            url.push_str(
+                &url::form_urlencoded::Serializer::new(String::new())
+                    .extend_pairs(query.pairs())
+                    .finish(),
+            );
         }
-        request
+        if url.len() > MAX_URL_BYTES {
+            return Err(CmsError::TooLong {
+                method: method.clone(),
+                path: path.to_owned(),
+                bytes: url.len(),
+                limit: MAX_URL_BYTES,
+            });
+        }
+        Ok(self.http.request(method.clone(), url))
     }
 
-    /// Sends one request: the status and whole body of a 2xx answer, or the mapped error.
+    /// Sends one request: the status and whole body of a 2xx answer (at most
+    /// `max_body_bytes`), or the mapped error (with at most 64 KiB of its body read).
     async fn execute(
         &self,
         method: &Method,
@@ -224,7 +292,7 @@ impl ModyoClient {
         request: reqwest::RequestBuilder,
     ) -> Result<(StatusCode, Vec<u8>), CmsError> {
         let started = Instant::now();
-        let response = request
+        let mut response = request
             .send()
             .await
             .map_err(|e| self.transport_error(method, path, &e))?;
@@ -234,10 +302,36 @@ impl ModyoClient {
             .get(RETRY_AFTER)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.trim().parse::<u64>().ok());
-        let bytes = response
-            .bytes()
+        let limit = if status.is_success() {
+            self.max_body_bytes
+        } else {
+            MAX_ERROR_BODY_BYTES.min(self.max_body_bytes)
+        };
+        let too_large = || CmsError::TooLarge {
+            method: method.clone(),
+            path: path.to_owned(),
+            limit: self.max_body_bytes,
+        };
+        if status.is_success() && response.content_length().is_some_and(|n| n > limit) {
+            return Err(too_large());
+        }
+        let mut bytes = Vec::new();
+        while let Some(chunk) = response
+            .chunk()
             .await
-            .map_err(|e| self.transport_error(method, path, &e))?;
+            .map_err(|e| self.transport_error(method, path, &e))?
+        {
+            let room = limit.saturating_sub(bytes.len() as u64) as usize;
+            if chunk.len() > room {
+                if status.is_success() {
+                    return Err(too_large());
+                }
+                // An error page: its start says all there is to say.
+                bytes.extend_from_slice(&chunk[..room]);
+                break;
+            }
+            bytes.extend_from_slice(&chunk);
+        }
         tracing::debug!(
             %method,
             path,
@@ -247,7 +341,7 @@ impl ModyoClient {
             "modyo request"
         );
         if status.is_success() {
-            return Ok((status, bytes.to_vec()));
+            return Ok((status, bytes));
         }
         Err(status_error(
             method.clone(),
@@ -259,6 +353,22 @@ impl ModyoClient {
     }
 
     fn transport_error(&self, method: &Method, path: &str, error: &reqwest::Error) -> CmsError {
+        if error.is_redirect() {
+            let mut source: Option<&dyn std::error::Error> = std::error::Error::source(error);
+            while let Some(cause) = source {
+                if let Some(refused) = cause.downcast_ref::<RedirectRefused>() {
+                    return CmsError::Redirect {
+                        method: method.clone(),
+                        path: path.to_owned(),
+                        to: match refused {
+                            RedirectRefused::CrossOrigin { to } => Some(to.clone()),
+                            RedirectRefused::TooMany => None,
+                        },
+                    };
+                }
+                source = cause.source();
+            }
+        }
         if error.is_timeout() {
             CmsError::Timeout {
                 method: method.clone(),

@@ -4,8 +4,11 @@
 //! or 403 with an empty body is `forbidden`, 404 `not_found`, 409 `rejected` (or
 //! `validation_failed` with a field list), 422 `invalid_parameters`, 429 `rate_limited` (with
 //! `retry_after_s`), 5xx / timeout / connection failure `upstream_unavailable`, and a 2xx that
-//! cannot be parsed or lacks its root `invalid_upstream_response`. Messages name the method and
-//! path, never the host or the token.
+//! cannot be parsed or lacks its root `invalid_upstream_response`, as is an answer past the body
+//! cap or a redirect the client refused (to another origin, or too many). A request the client
+//! would not send because its URL is too long is the caller's `invalid_parameters`. Messages
+//! name the method and path, never the configured host or the token (a refused redirect names
+//! the origin it pointed to).
 
 use std::time::Duration;
 
@@ -84,6 +87,38 @@ pub enum CmsError {
         path: String,
         /// What is missing.
         reason: String,
+    },
+    /// An answer longer than the body cap (`MODYO_MAX_BODY_BYTES`): refused, not read whole.
+    #[error("{method} {path} answered more than {limit} bytes")]
+    TooLarge {
+        /// Request method.
+        method: Method,
+        /// Request path.
+        path: String,
+        /// The cap, in bytes.
+        limit: u64,
+    },
+    /// A request not sent: its URL would be longer than the API accepts.
+    #[error("{method} {path}: the URL would be {bytes} bytes")]
+    TooLong {
+        /// Request method.
+        method: Method,
+        /// Request path.
+        path: String,
+        /// The URL's length.
+        bytes: usize,
+        /// The longest URL sent.
+        limit: usize,
+    },
+    /// A redirect not followed: to another origin (`to`), or one too many (`to: None`).
+    #[error("{method} {path}: redirect refused")]
+    Redirect {
+        /// Request method.
+        method: Method,
+        /// Request path.
+        path: String,
+        /// The origin it pointed to, when that is why it was refused.
+        to: Option<String>,
     },
 }
 
@@ -241,6 +276,25 @@ impl From<CmsError> for ToolError {
             CmsError::InvalidShape { method, path, reason } => {
                 ToolError::new(ErrorCode::InvalidUpstreamResponse, format!("{method} {path}: {reason}")).retryable(false)
             }
+            CmsError::TooLarge { method, path, limit } => ToolError::new(
+                ErrorCode::InvalidUpstreamResponse,
+                format!("{method} {path} answered more than {limit} bytes, the cap on one API answer (MODYO_MAX_BODY_BYTES); ask for less (a smaller per_page) or raise the cap"),
+            )
+            .retryable(false),
+            CmsError::TooLong { method, path, bytes, limit } => ToolError::invalid_parameters(format!(
+                "{method} {path} was not sent: its URL would be {bytes} bytes, more than the {limit} the API accepts; shorten the text passed in the arguments (a search, a filter)"
+            ))
+            .retryable(false),
+            CmsError::Redirect { method, path, to: Some(to) } => ToolError::new(
+                ErrorCode::InvalidUpstreamResponse,
+                format!("{method} {path} was redirected to another origin ({to}): refused, so nothing is read from a host that is not MODYO_URL's; if the account moved, set MODYO_URL to its address"),
+            )
+            .retryable(false),
+            CmsError::Redirect { method, path, to: None } => ToolError::new(
+                ErrorCode::InvalidUpstreamResponse,
+                format!("{method} {path}: too many redirects (more than {}), the API is redirecting in a loop; check MODYO_URL", super::client::MAX_REDIRECTS),
+            )
+            .retryable(false),
         }
     }
 }

@@ -5,12 +5,18 @@
 //! sits in the body, that array is read and the drift is logged; anything else is an
 //! `invalid_upstream_response`. `meta` is parsed leniently and is never evidence unless its
 //! `total_entries` is a non-negative integer (C6).
+//!
+//! A walk reads pages until the API has no more; some Modyo lists carry no `meta` at all, and
+//! an upstream may cap `per_page` or ignore `page`, so when to stop and what the pages prove
+//! is [`Walk`]'s rule in `contract/state.rs`, not a guess here.
+
+use std::collections::HashSet;
 
 use serde_json::Value;
 
 use super::client::{ModyoClient, Query};
 use super::error::CmsError;
-use crate::contract::{Evidence, Meta};
+use crate::contract::{Evidence, Meta, Walk};
 
 /// One page of a list endpoint.
 #[derive(Debug, Clone, PartialEq)]
@@ -80,30 +86,47 @@ pub const MAX_WALK_PAGES: u32 = 50;
 /// The page size of a whole-collection walk (the API's cap).
 pub const WALK_PER_PAGE: u32 = 100;
 
-/// Reads every page of a list (per_page 100) until the API has no more, or until
-/// [`MAX_WALK_PAGES`]. The evidence says which: `Exhausted` or `Capped`.
+/// Reads every page of a list (per_page 100), each row once, until the API has no more, a
+/// page only repeats rows already read (an upstream that ignores `page`), or
+/// [`MAX_WALK_PAGES`].
+/// When to read on and what the pages prove is [`Walk`]'s rule (C6, `contract/state.rs`):
+/// `Exhausted` only when every piece of evidence agrees every row was read, `Capped` when
+/// some surely were not, `None` when the API contradicts itself or a short page without
+/// `meta` may be a silent cap.
 pub async fn walk(
     client: &ModyoClient,
     path: &str,
     root: &str,
     filters: &Query,
 ) -> Result<(Vec<Value>, Evidence), CmsError> {
+    let mut walk = Walk::new(WALK_PER_PAGE);
+    let mut read = HashSet::new();
     let mut all = Vec::new();
     for page in 1..=MAX_WALK_PAGES {
-        let mut query = filters.clone();
-        query = query.page(page, WALK_PER_PAGE);
+        let query = filters.clone().page(page, WALK_PER_PAGE);
         let list = client.list(path, root, &query).await?;
-        let got = list.items.len();
-        all.extend(list.items);
-        let last_by_meta = list
-            .meta
-            .and_then(|m| Some(m.current_page? >= m.total_pages?))
-            .unwrap_or(false);
-        if got < WALK_PER_PAGE as usize || last_by_meta {
-            return Ok((all, Evidence::Exhausted));
+        let rows = list.items.len();
+        let before = all.len();
+        all.extend(
+            list.items
+                .into_iter()
+                .filter(|row| read.insert(row_identity(row))),
+        );
+        if !walk.page(rows, all.len() - before, list.meta.as_ref()) {
+            if walk.evidence() != Evidence::Exhausted {
+                tracing::debug!(path, page, seen = walk.seen(), evidence = ?walk.evidence(), "walk ended without proof of the whole list");
+            }
+            return Ok((all, walk.evidence()));
         }
     }
-    Ok((all, Evidence::Capped))
+    walk.capped();
+    Ok((all, walk.evidence()))
+}
+
+/// What tells one row from another: the whole row (an `id` alone is not enough: a list may
+/// hold a user and a group that share one).
+fn row_identity(row: &Value) -> String {
+    row.to_string()
 }
 
 #[cfg(test)]

@@ -52,6 +52,19 @@ impl<'a> Stage<'a> {
     }
 }
 
+/// The most characters of an input echoed in a message.
+const ECHOED_CHARS: usize = 100;
+
+/// `input` as a message quotes it: whole when short, else its start and its length.
+pub fn echoed(input: &str) -> std::borrow::Cow<'_, str> {
+    let chars = input.chars().count();
+    if chars <= ECHOED_CHARS {
+        return input.into();
+    }
+    let head: String = input.chars().take(ECHOED_CHARS).collect();
+    format!("{head}... ({chars} characters)").into()
+}
+
 /// Picks the one candidate the first matching stage finds.
 pub fn pick<'v>(
     what: &str,
@@ -59,6 +72,7 @@ pub fn pick<'v>(
     candidates: &'v [Value],
     stages: &[Stage<'_>],
 ) -> Result<&'v Value, ToolError> {
+    let input = &*echoed(input);
     for stage in stages {
         let found: Vec<&Value> = candidates.iter().filter(|c| (stage.test)(c)).collect();
         match found.as_slice() {
@@ -173,6 +187,20 @@ mod tests {
         assert_eq!(err.code(), ErrorCode::NotFound);
         assert!(
             err.message().contains("uid, name, name without case"),
+            "{}",
+            err.message()
+        );
+    }
+
+    #[test]
+    fn long_inputs_are_echoed_short() {
+        let long = "y".repeat(1_000);
+        let err = pick("space", &long, &spaces(), &stages(&long))
+            .map(|_| ())
+            .unwrap_err();
+        assert!(err.message().len() < 300, "{}", err.message());
+        assert!(
+            err.message().contains("(1000 characters)"),
             "{}",
             err.message()
         );

@@ -1,7 +1,84 @@
-//! Argument pieces shared by many tools (pagination, the `space` identifier).
+//! Argument pieces shared by many tools (pagination, identifiers).
 
-use schemars::JsonSchema;
-use serde::Deserialize;
+use std::borrow::Cow;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::{Deserialize, Deserializer};
+
+/// The longest identifier taken (an id, uid, uuid, slug, host, email or name).
+pub(crate) const MAX_IDENT_CHARS: u64 = 1024;
+
+/// An identifier as an agent passes it: a string (an id, uid, uuid, slug, host or name), or a
+/// JSON integer, which is its decimal string (`{"space": 636}` is `{"space": "636"}`: an
+/// agent that read `"id": 636` passes it as it read it). Its schema says both, so strict
+/// clients that validate their arguments accept either.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Ident(String);
+
+impl Ident {
+    /// The identifier as text.
+    pub(crate) fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for Ident {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for Ident {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Ident {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Ident, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Ident;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string or an integer")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Ident, E> {
+                Ok(Ident(text.to_owned()))
+            }
+
+            fn visit_string<E: serde::de::Error>(self, text: String) -> Result<Ident, E> {
+                Ok(Ident(text))
+            }
+
+            fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<Ident, E> {
+                Ok(Ident(n.to_string()))
+            }
+
+            fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<Ident, E> {
+                Ok(Ident(n.to_string()))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+impl JsonSchema for Ident {
+    fn schema_name() -> Cow<'static, str> {
+        "Ident".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({"type": ["string", "integer"], "maxLength": MAX_IDENT_CHARS})
+    }
+}
 
 /// `page` and `per_page`, with the bounds the API does not enforce itself (`catalog.md`).
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
@@ -27,4 +104,24 @@ fn default_per_page() -> u32 {
 /// Whether a value was given for an optional argument (mutating fields of a `-manage` call).
 pub(crate) fn any_given(values: &[bool]) -> bool {
     values.iter().any(|given| *given)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn an_identifier_is_a_string_or_an_integer() {
+        let from = |v| serde_json::from_value::<Ident>(v).map(|i| i.to_string());
+        assert_eq!(from(json!("blog")).unwrap(), "blog");
+        assert_eq!(from(json!(636)).unwrap(), "636");
+        assert_eq!(from(json!(-3)).unwrap(), "-3");
+        assert!(from(json!(1.5)).is_err());
+        assert!(from(json!(null)).is_err());
+        assert!(from(json!(["636"])).is_err());
+        let schema = serde_json::to_value(schemars::schema_for!(Ident)).unwrap();
+        assert_eq!(schema["type"], json!(["string", "integer"]));
+        assert_eq!(schema["maxLength"], MAX_IDENT_CHARS);
+    }
 }

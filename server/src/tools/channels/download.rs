@@ -3,11 +3,16 @@
 //!
 //! The archive is checked whole before anything touches the disk: an entry whose path would
 //! land outside `targetDir` (`..`, an absolute path, a drive prefix, a backslash), a symbolic
-//! link, or an archive past the size limits refuses the call with `local_io` and nothing is
-//! written. Existing files are not overwritten unless `overwrite: true`, and a symbolic link
-//! already inside `targetDir` on the way to a file refuses the call too. The files reported are
-//! read back from the disk after writing (C7).
+//! link, two entries for one path, a file where another entry needs a directory (`a` and
+//! `a/b`), or an archive past the size limits refuses the call with `local_io` and nothing is
+//! written. Then the disk: existing files are not overwritten unless `overwrite: true`, and a
+//! symbolic link already inside `targetDir`, or a file where the archive needs a directory,
+//! refuses the call too. Only then are the files written, into a staging directory beside
+//! their destination, and moved into place once all of them are written: a write that fails
+//! (a full disk) leaves nothing behind. The files reported are read back from the disk after
+//! writing (C7).
 
+use std::collections::HashSet;
 use std::io::{Cursor, Read};
 use std::path::{Component, Path, PathBuf};
 
@@ -21,6 +26,7 @@ use crate::config::Module;
 use crate::contract::schema;
 use crate::contract::{ErrorCode, PostCondition, Reply, ToolClass, ToolError};
 use crate::modyo::Query;
+use crate::tools::args::Ident;
 use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
 
 /// The most entries an archive may hold.
@@ -32,9 +38,9 @@ pub(crate) const MAX_UNPACKED_BYTES: u64 = 200 * 1024 * 1024;
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct DownloadArgs {
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
     /// Widget: exact name (looked up first) or id.
-    widget: String,
+    widget: Ident,
     /// Local directory to unpack into (created if missing).
     #[serde(rename = "targetDir")]
     target_dir: String,
@@ -172,6 +178,12 @@ fn plan(zip: &[u8]) -> Result<Vec<Entry>, ToolError> {
             format!("the widget download is not a readable ZIP: {e}"),
         )
     })?;
+    if archive.has_duplicate_names() {
+        return Err(refused(
+            "the widget ZIP holds two entries with the same name, and only one could be kept; nothing was written"
+                .into(),
+        ));
+    }
     if archive.len() > MAX_ENTRIES {
         return Err(refused(format!(
             "the widget ZIP has {} entries, more than the {MAX_ENTRIES} this tool unpacks; nothing was written",
@@ -232,7 +244,42 @@ fn plan(zip: &[u8]) -> Result<Vec<Entry>, ToolError> {
         total += data.len() as u64;
         entries.push(Entry::File(relative, data));
     }
+    check_tree(&entries)?;
     Ok(entries)
+}
+
+/// The entries form one tree: no path twice as a file (`a` and `./a`), and no file where
+/// another entry needs a directory (`a` and `a/b`, in either order).
+fn check_tree(entries: &[Entry]) -> Result<(), ToolError> {
+    let mut files: HashSet<&Path> = HashSet::new();
+    let mut dirs: HashSet<&Path> = HashSet::new();
+    for entry in entries {
+        let (path, is_file) = match entry {
+            Entry::Dir(path) => (path.as_path(), false),
+            Entry::File(path, _) => (path.as_path(), true),
+        };
+        if is_file && !files.insert(path) {
+            return Err(refused(format!(
+                "the widget ZIP holds {} twice, and only one could be kept; nothing was written",
+                path.display()
+            )));
+        }
+        if !is_file {
+            dirs.insert(path);
+        }
+        dirs.extend(
+            path.ancestors()
+                .skip(1)
+                .filter(|a| !a.as_os_str().is_empty()),
+        );
+    }
+    if let Some(both) = files.iter().find(|f| dirs.contains(*f)) {
+        return Err(refused(format!(
+            "the widget ZIP has {} both as a file and as a directory; nothing was written",
+            both.display()
+        )));
+    }
+    Ok(())
 }
 
 /// Whether any existing component of `path` below `root` is a symbolic link.
@@ -249,7 +296,43 @@ fn crosses_link(root: &Path, relative: &Path) -> Option<PathBuf> {
     None
 }
 
-/// Unpacks `zip` into `target`: every check first, then the writes, then a read-back.
+/// An existing file on the way to `relative` below `root` (where a directory is needed).
+fn file_in_the_way(root: &Path, relative: &Path) -> Option<PathBuf> {
+    let mut current = root.to_path_buf();
+    let parents: Vec<_> = relative.components().collect();
+    for component in &parents[..parents.len().saturating_sub(1)] {
+        current.push(component);
+        match std::fs::symlink_metadata(&current) {
+            Ok(meta) if !meta.is_dir() => return Some(current),
+            Ok(_) => {}
+            Err(_) => return None,
+        }
+    }
+    None
+}
+
+/// A directory that is removed (with what is in it) when dropped, unless kept.
+struct Staging(Option<PathBuf>);
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        if let Some(dir) = self.0.take() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+/// A fresh staging directory inside `parent` (hidden, named after this process).
+fn staging_in(parent: &Path) -> std::io::Result<Staging> {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = parent.join(format!(".modyo-download-{}-{n}", std::process::id()));
+    std::fs::create_dir(&dir)?;
+    Ok(Staging(Some(dir)))
+}
+
+/// Unpacks `zip` into `target`: every check first, then the writes (staged, then moved into
+/// place), then a read-back.
 pub(crate) fn unpack(zip: &[u8], target: &Path, overwrite: bool) -> Result<Unpacked, ToolError> {
     let entries = plan(zip)?;
     let io =
@@ -274,6 +357,15 @@ pub(crate) fn unpack(zip: &[u8], target: &Path, overwrite: bool) -> Result<Unpac
                     link.display()
                 )));
             }
+            let in_the_way = file_in_the_way(&root, relative).or_else(|| {
+                (!is_file && root.join(relative).is_file()).then(|| root.join(relative))
+            });
+            if let Some(file) = in_the_way {
+                return Err(refused(format!(
+                    "{} is a file where the widget has a directory; nothing was written",
+                    file.display()
+                )));
+            }
             let dest = root.join(relative);
             if is_file && dest.exists() && (!overwrite || dest.is_dir()) {
                 return Err(refused(format!(
@@ -283,32 +375,72 @@ pub(crate) fn unpack(zip: &[u8], target: &Path, overwrite: bool) -> Result<Unpac
             }
         }
     }
-    std::fs::create_dir_all(target).map_err(|e| io(target, e))?;
-    let root = target.canonicalize().map_err(|e| io(target, e))?;
+    // A new targetDir is staged whole beside it and renamed into place; into an existing one,
+    // every file is staged inside it first, then each is renamed to its place.
+    let fresh = !target.is_dir();
+    let parent = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    if fresh {
+        std::fs::create_dir_all(&parent).map_err(|e| io(&parent, e))?;
+    }
+    let staged_in = if fresh {
+        parent.clone()
+    } else {
+        target.to_path_buf()
+    };
+    let mut staging = staging_in(&staged_in).map_err(|e| io(&staged_in, e))?;
+    let stage = staging.0.clone().unwrap_or_default();
     let mut written = Vec::new();
     for entry in &entries {
         match entry {
             Entry::Dir(relative) => {
-                let dest = root.join(relative);
+                let dest = stage.join(relative);
                 std::fs::create_dir_all(&dest).map_err(|e| io(&dest, e))?;
             }
             Entry::File(relative, data) => {
-                let dest = root.join(relative);
+                let dest = stage.join(relative);
                 if let Some(parent) = dest.parent() {
                     std::fs::create_dir_all(parent).map_err(|e| io(parent, e))?;
-                    let real = parent.canonicalize().map_err(|e| io(parent, e))?;
-                    if !real.starts_with(&root) {
-                        return Err(refused(format!(
-                            "{} resolves outside targetDir; stopped before writing it",
-                            dest.display()
-                        )));
-                    }
                 }
                 std::fs::write(&dest, data).map_err(|e| io(&dest, e))?;
                 written.push(relative.clone());
             }
         }
     }
+    let root = if fresh {
+        std::fs::rename(&stage, target).map_err(|e| io(target, e))?;
+        staging.0 = None;
+        target.canonicalize().map_err(|e| io(target, e))?
+    } else {
+        let root = target.canonicalize().map_err(|e| io(target, e))?;
+        for entry in &entries {
+            let relative = match entry {
+                Entry::Dir(r) => r,
+                Entry::File(r, _) => r,
+            };
+            let dest = root.join(relative);
+            match entry {
+                Entry::Dir(_) => std::fs::create_dir_all(&dest).map_err(|e| io(&dest, e))?,
+                Entry::File(..) => {
+                    if let Some(parent) = dest.parent() {
+                        std::fs::create_dir_all(parent).map_err(|e| io(parent, e))?;
+                        let real = parent.canonicalize().map_err(|e| io(parent, e))?;
+                        if !real.starts_with(&root) {
+                            return Err(refused(format!(
+                                "{} resolves outside targetDir; stopped before writing it",
+                                dest.display()
+                            )));
+                        }
+                    }
+                    std::fs::rename(stage.join(relative), &dest).map_err(|e| io(&dest, e))?;
+                }
+            }
+        }
+        root
+    };
+    drop(staging);
     // Read back: what is on disk now, not what the archive said.
     let mut files = Vec::new();
     for relative in written {
@@ -322,7 +454,6 @@ pub(crate) fn unpack(zip: &[u8], target: &Path, overwrite: bool) -> Result<Unpac
         files.push((shown, size));
     }
     files.sort();
-    files.dedup_by(|a, b| a.0 == b.0);
     Ok(Unpacked { root, files })
 }
 
@@ -351,5 +482,66 @@ mod tests {
         ] {
             assert!(safe_relative(bad).is_err(), "{bad}");
         }
+    }
+
+    fn zip_of(files: &[(&str, &str)]) -> Vec<u8> {
+        use std::io::Write as _;
+        let mut writer = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        for (name, body) in files {
+            writer
+                .start_file(*name, zip::write::SimpleFileOptions::default())
+                .unwrap();
+            writer.write_all(body.as_bytes()).unwrap();
+        }
+        writer.finish().unwrap().into_inner()
+    }
+
+    #[test]
+    fn a_tree_with_conflicts_is_refused_before_any_write() {
+        for files in [
+            vec![("ok.txt", "x"), ("a", "file"), ("a/b", "x")],
+            vec![("a/b/c", "x"), ("a/b", "file")],
+            vec![("x.txt", "1"), ("./x.txt", "2")],
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let target = dir.path().join("w");
+            let err = unpack(&zip_of(&files), &target, false).unwrap_err();
+            assert!(
+                err.message().contains("nothing was written"),
+                "{}",
+                err.message()
+            );
+            assert_eq!(
+                std::fs::read_dir(dir.path()).unwrap().count(),
+                0,
+                "{files:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn into_an_existing_directory_nothing_is_left_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("keep.txt"), "mine").unwrap();
+        let unpacked = unpack(
+            &zip_of(&[("dist/a.js", "go()"), ("b.css", "")]),
+            dir.path(),
+            false,
+        )
+        .unwrap();
+        assert_eq!(
+            unpacked.files,
+            [("b.css".to_owned(), 0), ("dist/a.js".to_owned(), 4)]
+        );
+        let mut names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(
+            names,
+            ["b.css", "dist", "keep.txt"],
+            "no staging directory left"
+        );
     }
 }

@@ -14,7 +14,7 @@ use crate::config::Module;
 use crate::contract::schema::{self, Kind};
 use crate::contract::{Resource, ToolClass};
 use crate::modyo::Query;
-use crate::tools::args::Paging;
+use crate::tools::args::{Ident, Paging};
 use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
 
 const TOOL: &str = "channels-locks-manage";
@@ -72,7 +72,7 @@ pub(crate) struct ManageArgs {
     /// list, get (default), acquire or release.
     action: Option<Action>,
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
     /// Lock id (get, release).
     lock_id: Option<u64>,
     #[serde(flatten)]

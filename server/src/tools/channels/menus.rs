@@ -20,7 +20,7 @@ use crate::contract::{ErrorCode, PostCondition, Reply, Resource, ToolClass, Tool
 use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, is_id, pick};
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::args::{Paging, any_given};
+use crate::tools::args::{Ident, Paging, any_given};
 use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
 
 fn menu_keys() -> Vec<(&'static str, Kind)> {
@@ -163,7 +163,7 @@ fn find_item(menu: &Value, id: u64) -> Option<&Value> {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct UpsertArgs {
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
     /// Exact menu name: the natural key.
     name: String,
     /// Rename the menu found by name.
@@ -228,11 +228,11 @@ async fn upsert(call: Call, args: UpsertArgs) -> ToolResult {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct CopyArgs {
     /// Site id, host, uuid or name of the source menu.
-    site: String,
+    site: Ident,
     /// Source menu id or exact name.
-    menu: String,
-    /// Target site (default: the same site).
-    target_site: Option<String>,
+    menu: Ident,
+    /// Target site id, host, uuid or name (default: the same site).
+    target_site: Option<Ident>,
     /// Name of the copy (default: the source's; needed within one site).
     name: Option<String>,
 }
@@ -349,9 +349,9 @@ const DELETE: &str = "channels-menus-delete";
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct DeleteArgs {
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
     /// Menu id or exact name.
-    menu: String,
+    menu: Ident,
     /// Must be true.
     #[serde(rename = "confirmDelete")]
     confirm_delete: Option<bool>,
@@ -418,9 +418,9 @@ pub(crate) struct ItemsArgs {
     /// list (menus with their item trees), get (default: one menu's tree), create, update, delete or move.
     action: Option<Action>,
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
     /// Menu id or exact name (every action but list).
-    menu: Option<String>,
+    menu: Option<Ident>,
     /// Menu item id (update, delete, move).
     item_id: Option<u64>,
     #[serde(flatten)]

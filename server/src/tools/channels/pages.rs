@@ -17,7 +17,7 @@ use crate::config::Module;
 use crate::contract::schema::{self, Kind};
 use crate::contract::{ErrorCode, Reply, Resource, ToolClass, ToolError, legacy};
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::args::{Paging, any_given};
+use crate::tools::args::{Ident, Paging, any_given};
 use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
 
 /// The JSON schema of a page as the API returns it (loose: echoed).
@@ -124,7 +124,7 @@ pub(crate) struct ManageArgs {
     /// list, get (default), update, delete, archive or unpublish.
     action: Option<Action>,
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
     /// Page id (every action but list).
     page_id: Option<u64>,
     #[serde(flatten)]
@@ -311,7 +311,7 @@ enum PageType {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct CreateArgs {
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
     /// Name.
     name: String,
     /// URL path segment.
@@ -379,7 +379,7 @@ async fn create(call: Call, args: CreateArgs) -> ToolResult {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct ContentArgs {
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
     /// Content page id.
     page_id: u64,
     /// Content space id.
@@ -453,7 +453,7 @@ pub(crate) struct WidgetArgs {
     /// add, update, remove or move.
     action: WidgetAction,
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
     /// Widget page id.
     page_id: u64,
     /// Page widget id (update, remove, move).
@@ -640,11 +640,11 @@ async fn page_widget(call: Call, args: WidgetArgs) -> ToolResult {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct CopyArgs {
     /// Site id, host, uuid or name of the source page.
-    site: String,
+    site: Ident,
     /// Source page id.
     page_id: u64,
-    /// Target site (default: the same site).
-    target_site: Option<String>,
+    /// Target site id, host, uuid or name (default: the same site).
+    target_site: Option<Ident>,
     /// Name of the copy (default: the source's).
     name: Option<String>,
     /// Path of the copy (default: the source's; needed within one site).

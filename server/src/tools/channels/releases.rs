@@ -24,6 +24,7 @@ use crate::contract::schema::{self, Kind};
 use crate::contract::{Coverage, ErrorCode, Evidence, PostCondition, Reply, ToolClass, ToolError};
 use crate::modyo::list::walk;
 use crate::modyo::{ModyoClient, Query};
+use crate::tools::args::Ident;
 use crate::tools::{Call, ToolDef, ToolResult, tool};
 
 const VERSIONS: &str = "/api/admin/versions";
@@ -213,7 +214,7 @@ fn stages(site: &Value, account: Option<&url::Url>) -> Vec<Value> {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct PreviewArgs {
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
 }
 
 pub(crate) fn preview_tool() -> ToolDef {
@@ -275,7 +276,7 @@ pub(crate) struct Selected {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct PublishArgs {
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
     /// Only these pending items (default: every pending item of the site).
     items: Option<Vec<Selected>>,
 }

@@ -20,7 +20,7 @@ use crate::config::Module;
 use crate::contract::schema::{self, Kind};
 use crate::contract::{ErrorCode, Resource, ToolClass, ToolError};
 use crate::modyo::Query;
-use crate::tools::args::Paging;
+use crate::tools::args::{Ident, Paging};
 use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
 
 const TOOL: &str = "channels-site-assets-manage";
@@ -63,7 +63,7 @@ pub(crate) struct ManageArgs {
     /// list, get (default), upload, update or delete.
     action: Option<Action>,
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
     /// Site asset id (get, update, delete).
     asset_id: Option<u64>,
     #[serde(flatten)]

@@ -14,7 +14,7 @@ use crate::config::Module;
 use crate::contract::{Evidence, Reply, Resource, ToolClass, schema};
 use crate::modyo::list::walk;
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::args::{Paging, any_given};
+use crate::tools::args::{Ident, Paging, any_given};
 use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
 
 const TOOL: &str = "channels-sites-manage";
@@ -44,7 +44,7 @@ pub(crate) struct ManageArgs {
     /// list, get (default: the overview), create, update or delete.
     action: Option<Action>,
     /// Site id, host, uuid or name (get, update, delete).
-    site: Option<String>,
+    site: Option<Ident>,
     #[serde(flatten)]
     paging: Paging,
     /// list: filter by host or name.

@@ -24,7 +24,7 @@ use crate::contract::{
 use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, is_id, pick};
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::args::{Paging, any_given};
+use crate::tools::args::{Ident, Paging, any_given};
 use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
 
 /// Template categories.
@@ -182,9 +182,9 @@ pub(crate) struct ManageArgs {
     /// list, get (default), create, update, delete or unpublish.
     action: Option<Action>,
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
     /// Template id or name (every action but list and create).
-    template: Option<String>,
+    template: Option<Ident>,
     /// layout, snippet, css or js: narrows a name lookup; required for create.
     category: Option<Category>,
     #[serde(flatten)]
@@ -361,7 +361,7 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct UpsertArgs {
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
     /// Exact template name.
     name: String,
     /// layout, snippet, css or js.
@@ -425,7 +425,7 @@ async fn upsert(call: Call, args: UpsertArgs) -> ToolResult {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct FindArgs {
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
     /// Exact template name.
     name: String,
     /// layout, snippet, css or js.
@@ -480,7 +480,7 @@ const BODY_READS: usize = 8;
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct SearchArgs {
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
     /// Literal text to look for in template bodies.
     #[schemars(length(min = 1))]
     query: String,
@@ -616,14 +616,14 @@ async fn search(call: Call, args: SearchArgs) -> ToolResult {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct ReplaceArgs {
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
     /// Literal text to find.
     #[schemars(length(min = 1))]
     find: String,
     /// Replacement for every occurrence.
     replace: String,
     /// Templates to edit (ids or names); with category, names are looked up within it.
-    templates: Option<Vec<String>>,
+    templates: Option<Vec<Ident>>,
     /// Without templates: every template of this category.
     category: Option<Category>,
 }
@@ -816,13 +816,13 @@ async fn replace(call: Call, args: ReplaceArgs) -> ToolResult {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct CopyArgs {
     /// Site id, host, uuid or name of the source template.
-    site: String,
+    site: Ident,
     /// Source template id or name.
-    template: String,
+    template: Ident,
     /// layout, snippet, css or js: narrows a name lookup.
     category: Option<Category>,
-    /// Target site (default: the same site).
-    target_site: Option<String>,
+    /// Target site id, host, uuid or name (default: the same site).
+    target_site: Option<Ident>,
     /// Name of the copy (default: the source's; needed within one site).
     name: Option<String>,
 }

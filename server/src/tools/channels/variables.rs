@@ -14,7 +14,7 @@ use crate::config::Module;
 use crate::contract::schema::{self, Kind};
 use crate::contract::{Resource, ToolClass};
 use crate::modyo::Query;
-use crate::tools::args::{Paging, any_given};
+use crate::tools::args::{Ident, Paging, any_given};
 use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
 
 const TOOL: &str = "channels-variables-manage";
@@ -53,7 +53,7 @@ pub(crate) struct ManageArgs {
     /// list, get (default), create, update or delete.
     action: Option<Action>,
     /// Site id, host, uuid or name for site variables; omit for account variables.
-    site: Option<String>,
+    site: Option<Ident>,
     /// Variable id (get, update, delete).
     variable_id: Option<u64>,
     #[serde(flatten)]

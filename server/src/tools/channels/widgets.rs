@@ -21,7 +21,7 @@ use crate::contract::{ErrorCode, Reply, Resource, ToolClass, ToolError, legacy};
 use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, is_id, pick};
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::args::{Paging, any_given};
+use crate::tools::args::{Ident, Paging, any_given};
 use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
 
 /// The JSON schema of a widget definition as the API returns it (loose: echoed).
@@ -169,9 +169,9 @@ pub(crate) struct ManageArgs {
     /// list, get (default), create, update, delete, archive or publish.
     action: Option<Action>,
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
     /// Widget id or exact name (every action but list and create).
-    widget: Option<String>,
+    widget: Option<Ident>,
     #[serde(flatten)]
     paging: Paging,
     /// list: filter by name.
@@ -426,7 +426,7 @@ use super::Listed;
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct UpsertArgs {
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
     /// Exact widget name: the natural key.
     name: String,
     /// Description.
@@ -519,11 +519,11 @@ async fn upsert(call: Call, args: UpsertArgs) -> ToolResult {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct CopyArgs {
     /// Site id, host, uuid or name of the source widget.
-    site: String,
+    site: Ident,
     /// Source widget: exact name (looked up first) or id.
-    widget: String,
-    /// Target site (default: the same site).
-    target_site: Option<String>,
+    widget: Ident,
+    /// Target site id, host, uuid or name (default: the same site).
+    target_site: Option<Ident>,
     /// Name of the copy (default: the source's; needed within one site).
     name: Option<String>,
 }
@@ -636,9 +636,9 @@ pub(crate) struct Edit {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct CodeEditArgs {
     /// Site id, host, uuid or name.
-    site: String,
+    site: Ident,
     /// Widget: exact name (looked up first) or id.
-    widget: String,
+    widget: Ident,
     /// New HTML, replacing the whole file.
     html: Option<String>,
     /// New CSS, replacing the whole file.

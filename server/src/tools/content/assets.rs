@@ -24,7 +24,7 @@ use crate::contract::{
 use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, is_id, is_uuid, pick};
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::args::{Paging, any_given};
+use crate::tools::args::{Ident, Paging, any_given};
 use crate::tools::{Call, CallError, ToolDef, ToolResult, fanout, persisted, tool};
 
 /// The largest image the API accepts (documented upload rule).
@@ -91,7 +91,7 @@ async fn resolve(client: &ModyoClient, space: &Space, input: &str) -> Result<Val
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct ListArgs {
     /// Space id, uid or name.
-    space: String,
+    space: Ident,
     #[serde(flatten)]
     paging: Paging,
     /// Filter on names and titles.
@@ -130,9 +130,9 @@ async fn list(call: Call, args: ListArgs) -> ToolResult {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct GetArgs {
     /// Space id, uid or name.
-    space: String,
+    space: Ident,
     /// Asset id, uuid or exact file name.
-    asset: String,
+    asset: Ident,
 }
 
 pub(crate) fn get_tool() -> ToolDef {
@@ -303,9 +303,9 @@ pub(crate) struct ManageArgs {
     /// list, get (default), upload, update or delete.
     action: Option<Action>,
     /// Space id, uid or name.
-    space: String,
+    space: Ident,
     /// Asset id, uuid or exact file name (get, update, delete).
-    asset: Option<String>,
+    asset: Option<Ident>,
     #[serde(flatten)]
     paging: Paging,
     /// Local path of the file to upload (upload).
@@ -502,7 +502,7 @@ fn write_reply(call: &Call, object: Value, status: &str, message: &str) -> ToolR
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct BulkArgs {
     /// Space id, uid or name.
-    space: String,
+    space: Ident,
     /// Files to upload (1 to 100), each with optional metadata.
     #[schemars(length(min = 1, max = 100))]
     files: Vec<FileSpec>,

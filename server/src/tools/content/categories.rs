@@ -22,7 +22,7 @@ use crate::contract::{
 use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, is_id, pick};
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::args::{Paging, any_given};
+use crate::tools::args::{Ident, Paging, any_given};
 use crate::tools::{Call, CallError, ToolDef, ToolResult, persisted, tool};
 
 /// The JSON schema of a category as the API returns it (loose: echoed).
@@ -158,7 +158,7 @@ pub(crate) async fn resolve_id(
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct ListArgs {
     /// Space id, uid or name.
-    space: String,
+    space: Ident,
     #[serde(flatten)]
     paging: Paging,
 }
@@ -195,9 +195,9 @@ async fn list(call: Call, args: ListArgs) -> ToolResult {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct GetArgs {
     /// Space id, uid or name.
-    space: String,
+    space: Ident,
     /// Category id or slug path (news/local); a bare slug must be unique in the space.
-    category: String,
+    category: Ident,
 }
 
 pub(crate) fn get_tool() -> ToolDef {
@@ -241,9 +241,9 @@ pub(crate) struct ManageArgs {
     /// list, get (default), create, update, move or delete.
     action: Option<Action>,
     /// Space id, uid or name.
-    space: String,
+    space: Ident,
     /// Category id or slug path (get, update, move, delete).
-    category: Option<String>,
+    category: Option<Ident>,
     #[serde(flatten)]
     paging: Paging,
     /// Name (create, update).
@@ -251,7 +251,7 @@ pub(crate) struct ManageArgs {
     /// Slug, [a-z0-9_-] (create, update).
     slug: Option<String>,
     /// Parent id or slug path; "/" is the root (create, move).
-    parent: Option<String>,
+    parent: Option<Ident>,
     /// Position among its new siblings, from 0 (move).
     position: Option<u32>,
     /// Must be true for delete (descendants are deleted too).

@@ -23,7 +23,7 @@ use crate::contract::{Coverage, ErrorCode, Mode, Reply, Resource, ToolClass, Too
 use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, is_id, is_uuid, pick};
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::args::Paging;
+use crate::tools::args::{Ident, Paging};
 use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
 
 mod bulk;
@@ -98,7 +98,7 @@ impl Order {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct ListArgs {
     /// Space id, uid or name.
-    space: String,
+    space: Ident,
     #[serde(flatten)]
     paging: Paging,
     /// Only entries of this content type (uid).
@@ -455,9 +455,9 @@ fn entry_schema() -> Value {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct GetArgs {
     /// Space id, uid or name.
-    space: String,
+    space: Ident,
     /// Entry id, uuid or slug.
-    entry: String,
+    entry: Ident,
 }
 
 pub(crate) fn get_tool() -> ToolDef {

@@ -16,7 +16,7 @@ use crate::contract::{
 };
 use crate::modyo::list::walk;
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::args::{Paging, any_given};
+use crate::tools::args::{Ident, Paging, any_given};
 use crate::tools::{Call, CallError, ToolDef, ToolResult, fanout, persisted, tool};
 
 /// Arguments of `content-spaces-list`.
@@ -51,7 +51,7 @@ async fn list(call: Call, args: ListArgs) -> ToolResult {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct GetArgs {
     /// Space id, uid or name.
-    space: String,
+    space: Ident,
 }
 
 pub(crate) fn get_tool() -> ToolDef {
@@ -90,7 +90,7 @@ pub(crate) struct ManageArgs {
     /// list, get (default), create, update or delete.
     action: Option<ManageAction>,
     /// Space id, uid or name (get, update, delete).
-    space: Option<String>,
+    space: Option<Ident>,
     #[serde(flatten)]
     paging: Paging,
     /// Name (create, update).
@@ -265,7 +265,7 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct CopyArgs {
     /// Space to copy (id, uid or name).
-    space: String,
+    space: Ident,
     /// Name of the copy.
     name: String,
     /// uid of the copy.

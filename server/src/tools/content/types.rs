@@ -18,7 +18,7 @@ use crate::contract::{
 use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, is_id, pick};
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::args::{Paging, any_given};
+use crate::tools::args::{Ident, Paging, any_given};
 use crate::tools::{Call, CallError, ToolDef, ToolResult, persisted, tool};
 
 /// The JSON schema of a content type as the API returns it (loose: echoed).
@@ -93,10 +93,10 @@ pub(crate) async fn fetch_type(
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct GetArgs {
     /// Space id, uid or name.
-    space: String,
+    space: Ident,
     /// Content type id or uid.
     #[serde(rename = "type")]
-    content_type: String,
+    content_type: Ident,
 }
 
 pub(crate) fn get_tool() -> ToolDef {
@@ -131,7 +131,7 @@ fn type_resource(object: &Value) -> Resource {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct ListArgs {
     /// Space id, uid or name.
-    space: String,
+    space: Ident,
     #[serde(flatten)]
     paging: Paging,
 }
@@ -363,10 +363,10 @@ pub(crate) struct ManageArgs {
     /// list, get (default), create, update, delete, add_field, update_field or remove_field.
     action: Option<Action>,
     /// Space id, uid or name.
-    space: String,
+    space: Ident,
     /// Content type id or uid (all but list and create).
     #[serde(rename = "type")]
-    content_type: Option<String>,
+    content_type: Option<Ident>,
     #[serde(flatten)]
     paging: Paging,
     /// Name (create, update).
@@ -380,7 +380,7 @@ pub(crate) struct ManageArgs {
     /// Field definitions (create).
     fields: Option<Vec<FieldSpec>>,
     /// Name or id of the field (update_field, remove_field).
-    field: Option<String>,
+    field: Option<Ident>,
     /// The new field (add_field: name and type required) or the keys to change (update_field).
     definition: Option<FieldSpec>,
     /// Must be true for delete and remove_field (entries lose the field's values).
@@ -644,7 +644,7 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct UpsertArgs {
     /// Space id, uid or name.
-    space: String,
+    space: Ident,
     /// The type's uid: the natural key (created when no type has it).
     uid: String,
     /// Name (required to create).
@@ -779,12 +779,12 @@ async fn upsert(call: Call, args: UpsertArgs) -> ToolResult {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct CopyArgs {
     /// Space of the type to copy (id, uid or name).
-    space: String,
+    space: Ident,
     /// Content type to copy (id or uid).
     #[serde(rename = "type")]
-    content_type: String,
+    content_type: Ident,
     /// Space to copy into (id, uid or name; default: the same space).
-    target_space: Option<String>,
+    target_space: Option<Ident>,
     /// uid of the copy (default: the original's; required within the same space).
     uid: Option<String>,
     /// Name of the copy (default: the original's).

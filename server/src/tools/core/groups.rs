@@ -18,7 +18,7 @@ use crate::config::Module;
 use crate::contract::schema::{self, Kind};
 use crate::contract::{ErrorCode, PostCondition, ToolClass, ToolError};
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::args::Paging;
+use crate::tools::args::{Ident, Paging};
 use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
 
 /// A group as the API returns it (loose: echoed).
@@ -75,7 +75,7 @@ pub(crate) struct ManageArgs {
     /// list, get (default), create, update, delete, add_users or remove_users.
     action: Option<ManageAction>,
     /// Group id or name (all but list and create).
-    group: Option<String>,
+    group: Option<Ident>,
     #[serde(flatten)]
     paging: Paging,
     /// Name (create, update).

@@ -17,7 +17,7 @@ use crate::config::Module;
 use crate::contract::schema::{self, Kind};
 use crate::contract::{ErrorCode, PostCondition, Resource, ToolClass, ToolError};
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::args::Paging;
+use crate::tools::args::{Ident, Paging};
 use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
 
 /// A team member as the API returns it (loose: echoed).
@@ -65,7 +65,7 @@ pub(crate) struct ManageArgs {
     #[serde(flatten)]
     paging: Paging,
     /// Role id or key; its context must match the target (add, update).
-    role: Option<String>,
+    role: Option<Ident>,
     /// Team user to add (add; or group_id).
     admin_user_id: Option<u64>,
     /// Group to add (add; or admin_user_id).

@@ -15,7 +15,7 @@ use crate::config::Module;
 use crate::contract::schema::{self, Kind};
 use crate::contract::{PostCondition, ToolClass, ToolError};
 use crate::modyo::Query;
-use crate::tools::args::Paging;
+use crate::tools::args::{Ident, Paging};
 use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
 
 /// A role as the API returns it (loose: echoed).
@@ -123,7 +123,7 @@ pub(crate) struct ManageArgs {
     /// list, get (default), update, delete or restore.
     action: Option<ManageAction>,
     /// Role id or key (get, update, delete, restore).
-    role: Option<String>,
+    role: Option<Ident>,
     /// Only roles of this context (list).
     context: Option<Context>,
     #[serde(flatten)]

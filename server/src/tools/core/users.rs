@@ -15,7 +15,7 @@ use crate::config::Module;
 use crate::contract::schema::{self, Kind};
 use crate::contract::{PostCondition, ToolClass, ToolError};
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::args::Paging;
+use crate::tools::args::{Ident, Paging};
 use crate::tools::{Call, CallError, ToolDef, ToolResult, fanout, tool};
 
 /// A team user as the API returns it (loose: echoed).
@@ -104,7 +104,7 @@ pub(crate) struct ManageArgs {
     /// list, get (default), create, update, activate or deactivate.
     action: Option<ManageAction>,
     /// User id or email (get, update, activate, deactivate).
-    user: Option<String>,
+    user: Option<Ident>,
     /// Text filter on name or email (list).
     query: Option<String>,
     #[serde(flatten)]
@@ -316,7 +316,7 @@ pub(crate) struct BulkArgs {
     action: BulkAction,
     /// User ids or emails, 1 to 100.
     #[schemars(length(min = 1, max = 100))]
-    users: Vec<String>,
+    users: Vec<Ident>,
 }
 
 pub(crate) fn bulk_tool() -> ToolDef {

@@ -15,7 +15,7 @@ use crate::config::Module;
 use crate::contract::schema::{self, Kind};
 use crate::contract::{PostCondition, ToolClass, ToolError};
 use crate::modyo::Query;
-use crate::tools::args::Paging;
+use crate::tools::args::{Ident, Paging};
 use crate::tools::core::kit::{self, Need, body, created_object, required, without_owned};
 use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
 
@@ -49,11 +49,11 @@ enum ManageAction {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct ManageArgs {
     /// Realm uid or name.
-    realm: String,
+    realm: Ident,
     /// list, get (default), create, update or delete.
     action: Option<ManageAction>,
     /// Data set id or name (get, update, delete).
-    data_set: Option<String>,
+    data_set: Option<Ident>,
     #[serde(flatten)]
     paging: Paging,
     /// Name (create, update).
@@ -152,11 +152,11 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct CopyArgs {
     /// Realm uid or name of the data set to copy.
-    realm: String,
+    realm: Ident,
     /// Data set id or name.
-    data_set: String,
+    data_set: Ident,
     /// Realm uid or name to copy into (default: the same realm).
-    target_realm: Option<String>,
+    target_realm: Option<Ident>,
     /// Name of the copy (default: the same name in another realm, "<name> (copy)" in the same one).
     name: Option<String>,
 }

@@ -14,7 +14,7 @@ use crate::config::Module;
 use crate::contract::schema::{self, Kind};
 use crate::contract::{PostCondition, ToolClass, ToolError};
 use crate::modyo::Query;
-use crate::tools::args::Paging;
+use crate::tools::args::{Ident, Paging};
 use crate::tools::core::kit::{self, Need, body, created_object, required, without_owned};
 use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
 
@@ -50,11 +50,11 @@ enum ManageAction {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct ManageArgs {
     /// Realm uid or name.
-    realm: String,
+    realm: Ident,
     /// list, get (default), create, update, delete, enable or disable.
     action: Option<ManageAction>,
     /// Form id or name (all but list and create).
-    form: Option<String>,
+    form: Option<Ident>,
     #[serde(flatten)]
     paging: Paging,
     /// Name (create, update).
@@ -174,11 +174,11 @@ fn bound_questions(questions: &Value, out: &mut Vec<Value>) {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct CopyArgs {
     /// Realm uid or name of the form to copy.
-    realm: String,
+    realm: Ident,
     /// Form id or name.
-    form: String,
+    form: Ident,
     /// Realm uid or name to copy into (default: the same realm).
-    target_realm: Option<String>,
+    target_realm: Option<Ident>,
     /// Name of the copy (default: the same name in another realm, "<name> (copy)" in the same one).
     name: Option<String>,
 }

@@ -26,7 +26,7 @@ use crate::contract::{
 };
 use crate::modyo::list::walk;
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::args::Paging;
+use crate::tools::args::{Ident, Paging};
 use crate::tools::core::kit::{
     self, Collection, Need, body, confirmed, created_object, id_of, read_back, required,
     without_owned,
@@ -146,11 +146,11 @@ enum ManageAction {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct ManageArgs {
     /// Realm uid or name.
-    realm: String,
+    realm: Ident,
     /// list, get (default), create, update or delete.
     action: Option<ManageAction>,
     /// Origination id or name (get, update, delete).
-    origination: Option<String>,
+    origination: Option<Ident>,
     #[serde(flatten)]
     paging: Paging,
     /// Name (create, update).
@@ -262,9 +262,9 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct ValidateArgs {
     /// Realm uid or name.
-    realm: String,
+    realm: Ident,
     /// Origination id or name.
-    origination: String,
+    origination: Ident,
 }
 
 fn problem_schema() -> Value {
@@ -565,9 +565,9 @@ enum StepAction {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct StepsEditArgs {
     /// Realm uid or name.
-    realm: String,
+    realm: Ident,
     /// Origination id or name.
-    origination: String,
+    origination: Ident,
     /// add, update, remove or reorder.
     action: StepAction,
     /// Step id (update, remove).
@@ -577,7 +577,7 @@ pub(crate) struct StepsEditArgs {
     /// Description (add, update).
     description: Option<String>,
     /// Form id or name the step shows (add, update).
-    form: Option<String>,
+    form: Option<Ident>,
     /// Hidden until a rule shows it (add, update).
     hidden: Option<bool>,
     /// Position from 0 (add: default last).
@@ -840,13 +840,13 @@ async fn reorder(
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct StepsCloneArgs {
     /// Realm uid or name.
-    realm: String,
+    realm: Ident,
     /// Origination id or name the step belongs to.
-    origination: String,
+    origination: Ident,
     /// Step id.
     step: u64,
     /// Origination id or name to clone into (default: the same one).
-    target_origination: Option<String>,
+    target_origination: Option<Ident>,
     /// Name of the clone (default: "<name> (copy)" in the same origination, else the same name).
     name: Option<String>,
 }
@@ -991,9 +991,9 @@ impl Operator {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct RulesEditArgs {
     /// Realm uid or name.
-    realm: String,
+    realm: Ident,
     /// Origination id or name.
-    origination: String,
+    origination: Ident,
     /// add, update or remove.
     action: RuleAction,
     /// Rule id (update, remove).
@@ -1107,9 +1107,9 @@ async fn rules_edit(call: Call, args: RulesEditArgs) -> ToolResult {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct CopyArgs {
     /// Realm uid or name.
-    realm: String,
+    realm: Ident,
     /// Origination id or name to copy.
-    origination: String,
+    origination: Ident,
     /// Name of the copy (default: "<name> (copy)").
     name: Option<String>,
 }

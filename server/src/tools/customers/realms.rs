@@ -17,7 +17,7 @@ use crate::config::Module;
 use crate::contract::schema::{self, Kind};
 use crate::contract::{ErrorCode, PostCondition, Resource, ToolClass, ToolError};
 use crate::modyo::Query;
-use crate::tools::args::Paging;
+use crate::tools::args::{Ident, Paging};
 use crate::tools::core::kit::{self, body, confirmed, created_object, read_back, required};
 use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
 
@@ -57,7 +57,7 @@ pub(crate) struct ManageArgs {
     /// list, get (default), create, update, delete, appearance or logo.
     action: Option<ManageAction>,
     /// Realm uid or name (all but list and create).
-    realm: Option<String>,
+    realm: Option<Ident>,
     #[serde(flatten)]
     paging: Paging,
     /// Name (create, update).

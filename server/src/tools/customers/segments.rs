@@ -12,7 +12,7 @@ use crate::config::Module;
 use crate::contract::ToolClass;
 use crate::contract::schema::{self, Kind};
 use crate::modyo::Query;
-use crate::tools::args::Paging;
+use crate::tools::args::{Ident, Paging};
 use crate::tools::core::kit::{self, body, required};
 use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
 
@@ -54,11 +54,11 @@ enum Match {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct ManageArgs {
     /// Realm uid or name.
-    realm: String,
+    realm: Ident,
     /// list, get (default), create, update or delete.
     action: Option<ManageAction>,
     /// Segment id or name (get, update, delete).
-    segment: Option<String>,
+    segment: Option<Ident>,
     #[serde(flatten)]
     paging: Paging,
     /// Name (create, update).

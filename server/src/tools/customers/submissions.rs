@@ -16,7 +16,7 @@ use crate::contract::schema::{self, Kind};
 use crate::contract::{Resource, ToolClass, ToolError};
 use crate::modyo::list::walk;
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::args::Paging;
+use crate::tools::args::{Ident, Paging};
 use crate::tools::core::kit::{
     self, Collection, Found, Need, check_date, check_persisted, read_back, required,
 };
@@ -50,11 +50,11 @@ pub(crate) fn submission_schema() -> Value {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct ListArgs {
     /// Realm uid or name.
-    realm: String,
+    realm: Ident,
     /// Origination id or name whose submissions to list (or user).
-    origination: Option<String>,
+    origination: Option<Ident>,
     /// End user id or email whose submissions to list (or origination).
-    user: Option<String>,
+    user: Option<Ident>,
     /// Created between two days, [from, to] as YYYY-MM-DD (origination only).
     #[schemars(length(min = 2, max = 2))]
     date_range: Option<Vec<String>>,
@@ -169,7 +169,7 @@ enum Status {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct BulkArgs {
     /// Realm uid or name.
-    realm: String,
+    realm: Ident,
     /// set_status, assign or extend_due.
     action: BulkAction,
     /// Submission ids, 1 to 100.
@@ -180,7 +180,7 @@ pub(crate) struct BulkArgs {
     /// Why (set_status canceled: required).
     cancellation_reason: Option<String>,
     /// Origination id or name whose assignees the assignee must be among (assign).
-    origination: Option<String>,
+    origination: Option<Ident>,
     /// Team user to assign (assign; with assignee_group_id: that user within that group).
     assignee_user_id: Option<u64>,
     /// Group to assign (assign).

@@ -15,7 +15,7 @@ use crate::config::Module;
 use crate::contract::schema::{self, Kind};
 use crate::contract::{PostCondition, ToolClass, ToolError};
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::args::Paging;
+use crate::tools::args::{Ident, Paging};
 use crate::tools::core::kit::{self, body, confirmed, created_object, read_back};
 use crate::tools::{Call, ToolDef, ToolResult, fanout, tool};
 
@@ -63,7 +63,7 @@ impl Status {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct ListArgs {
     /// Realm uid or name.
-    realm: String,
+    realm: Ident,
     #[serde(flatten)]
     paging: Paging,
     /// Text filter on name or email.
@@ -158,7 +158,7 @@ impl Profile {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct UpsertArgs {
     /// Realm uid or name.
-    realm: String,
+    realm: Ident,
     /// Email: the natural key. An existing user with it is updated, else one is created.
     email: String,
     #[serde(flatten)]
@@ -258,7 +258,7 @@ struct BulkUser {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct BulkArgs {
     /// Realm uid or name.
-    realm: String,
+    realm: Ident,
     /// create, activate, deactivate or delete.
     action: BulkAction,
     /// The users, 1 to 100.

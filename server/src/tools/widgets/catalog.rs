@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 
 use crate::config::Module;
 use crate::contract::{Coverage, Evidence, Reply, Resource, ToolClass, ToolError, schema};
+use crate::tools::args::Ident;
 use crate::tools::{Call, ToolDef, ToolResult, tool};
 use crate::widgets::{Catalogue, catalogue, schemas};
 
@@ -86,7 +87,7 @@ async fn list_components(call: Call, args: ListComponentsArgs) -> ToolResult {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct GetComponentPropsArgs {
     /// Component id or name, such as button or DButton.
-    component: String,
+    component: Ident,
 }
 
 pub(crate) fn get_component_props_tool() -> ToolDef {
@@ -129,7 +130,7 @@ async fn get_component_props(call: Call, args: GetComponentPropsArgs) -> ToolRes
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct ListPatternsArgs {
     /// Only patterns that use this component (id or name).
-    component: Option<String>,
+    component: Option<Ident>,
     /// Only patterns whose id, name or description contains this text (any case).
     query: Option<String>,
 }

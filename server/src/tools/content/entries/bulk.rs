@@ -23,6 +23,7 @@ use crate::contract::schema::{strict, string};
 use crate::contract::{ErrorCode, PostCondition, Reply, ToolClass, ToolError};
 use crate::modyo::resolve::{is_id, is_uuid};
 use crate::modyo::{ModyoClient, Query};
+use crate::tools::args::Ident;
 use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
 
 /// The most items one bulk request takes.
@@ -56,7 +57,7 @@ impl Action {
 pub(crate) struct NewEntry {
     /// Content type id or uid.
     #[serde(rename = "type")]
-    content_type: String,
+    content_type: Ident,
     /// Name.
     name: String,
     /// Slug.
@@ -64,7 +65,7 @@ pub(crate) struct NewEntry {
     /// Tags.
     tags: Option<Vec<String>>,
     /// Category id or slug path.
-    category: Option<String>,
+    category: Option<Ident>,
     /// uuid of an existing entry: creates its translation in target_locale.
     uuid: Option<String>,
     /// Field values by name; asset fields take an asset uuid.
@@ -77,7 +78,7 @@ pub(crate) struct BulkArgs {
     /// create, publish, unpublish, archive or delete.
     action: Action,
     /// Space id, uid or name.
-    space: String,
+    space: Ident,
     /// create: the entries (1 to 100), made as drafts.
     #[schemars(length(min = 1, max = 100))]
     entries: Option<Vec<NewEntry>>,
@@ -85,7 +86,7 @@ pub(crate) struct BulkArgs {
     target_locale: Option<String>,
     /// publish, unpublish, archive, delete: entry ids or uuids (1 to 100).
     #[schemars(length(min = 1, max = 100))]
-    ids: Option<Vec<String>>,
+    ids: Option<Vec<Ident>>,
     /// Must be true for delete.
     #[serde(rename = "confirmDelete")]
     confirm_delete: Option<bool>,

@@ -31,7 +31,7 @@ use crate::contract::{Coverage, ErrorCode, PostCondition, Reply, ToolClass, Tool
 use crate::modyo::list::walk;
 use crate::modyo::resolve::is_uuid;
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::args::{Paging, any_given};
+use crate::tools::args::{Ident, Paging, any_given};
 use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
 
 /// A value as a write sends it: asset kinds take the asset's uuid (an asset list, a list of
@@ -326,14 +326,14 @@ pub(crate) struct ManageArgs {
     /// list, get (default), create, update, delete, publish, unpublish, archive or clone.
     action: Option<Action>,
     /// Space id, uid or name.
-    space: String,
+    space: Ident,
     /// Entry id, uuid or slug (all but list and create).
-    entry: Option<String>,
+    entry: Option<Ident>,
     #[serde(flatten)]
     paging: Paging,
     /// Content type id or uid (create); list: filter by type uid.
     #[serde(rename = "type")]
-    content_type: Option<String>,
+    content_type: Option<Ident>,
     /// list: only entries in this status.
     status: Option<Status>,
     /// list: full-text filter on names.
@@ -345,7 +345,7 @@ pub(crate) struct ManageArgs {
     /// Tags (create, update).
     tags: Option<Vec<String>>,
     /// Category id or slug path (create, update).
-    category: Option<String>,
+    category: Option<Ident>,
     /// Locale (create; default: the space's).
     locale: Option<String>,
     /// Field values by name (create, update); asset fields take an asset uuid.
@@ -686,10 +686,10 @@ pub(in crate::tools::content) fn copied_field_values(
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct UpsertArgs {
     /// Space id, uid or name.
-    space: String,
+    space: Ident,
     /// Content type id or uid.
     #[serde(rename = "type")]
-    content_type: String,
+    content_type: Ident,
     /// Slug: the natural key, with type and locale.
     slug: String,
     /// Locale (default: the space's); needed when the slug exists in several locales.
@@ -699,7 +699,7 @@ pub(crate) struct UpsertArgs {
     /// Tags.
     tags: Option<Vec<String>>,
     /// Category id or slug path.
-    category: Option<String>,
+    category: Option<Ident>,
     /// Field values by name; asset fields take an asset uuid.
     fields: Option<Map<String, Value>>,
     /// Accepted for compatibility; writes are always read back.

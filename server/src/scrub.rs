@@ -1,0 +1,269 @@
+//! Keeping the token out of everything the server says: the one mechanism that scrubs it from
+//! text that leaves the process, whoever wrote the text.
+//!
+//! The server never writes the token itself, but upstream can echo it (`401 {"error":
+//! "invalid token: Bearer <token>"}`, a name that happens to hold it), and what upstream said
+//! is relayed in error messages, bodies, lists of keys and `DEBUG` logs. So the token is
+//! scrubbed where text leaves: every `tools/call` answer (results and JSON-RPC errors, see
+//! `server.rs`) and every log line ([`ScrubbingWriter`], installed by the binary). A
+//! [`Scrubber`] replaces the token in each form it can take in text (as is, URL-encoded,
+//! JSON-escaped, Rust-escaped), so `Bearer <token>` becomes `Bearer <redacted>`, the way the
+//! recorder redacts cassettes.
+
+use std::borrow::Cow;
+use std::io::{self, Write};
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+use tracing_subscriber::fmt::MakeWriter;
+
+use crate::config::Token;
+
+/// What the token becomes: the recorder's placeholder, so an answer recorded live and the
+/// same answer replayed from its cassette agree.
+pub const REDACTED: &str = "<redacted>";
+
+/// Replaces the token wherever it appears. Cheap to clone; its `Debug` never shows the token.
+#[derive(Clone, Default)]
+pub struct Scrubber {
+    /// The forms of the token, longest first (so a form containing another is replaced whole).
+    forms: Arc<[String]>,
+}
+
+impl std::fmt::Debug for Scrubber {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Scrubber([{} forms redacted])", self.forms.len())
+    }
+}
+
+/// The shortest token scrubbed. A real admin token is a long random string; a shorter value
+/// (a placeholder such as `t` in a test) is not a secret worth erasing every `t` of every
+/// answer for.
+pub const MIN_SCRUBBED_CHARS: usize = 8;
+
+impl Scrubber {
+    /// A scrubber for `token` (none for a token shorter than [`MIN_SCRUBBED_CHARS`]).
+    pub fn new(token: &Token) -> Scrubber {
+        let value = token.expose();
+        if value.chars().count() < MIN_SCRUBBED_CHARS {
+            return Scrubber::default();
+        }
+        let encoded: String = url::form_urlencoded::byte_serialize(value.as_bytes()).collect();
+        let json = serde_json::to_string(value).unwrap_or_default();
+        let debug = format!("{value:?}");
+        let unquoted = |s: &str| {
+            let s = s.strip_prefix('"').unwrap_or(s);
+            s.strip_suffix('"').unwrap_or(s).to_owned()
+        };
+        let mut forms: Vec<String> = [value.to_owned(), encoded, unquoted(&json), unquoted(&debug)]
+            .into_iter()
+            .filter(|f| !f.is_empty())
+            .collect();
+        forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
+        forms.dedup();
+        Scrubber {
+            forms: forms.into(),
+        }
+    }
+
+    /// A scrubber for the configured token, if there is one.
+    pub fn for_token(token: Option<&Token>) -> Scrubber {
+        token.map(Scrubber::new).unwrap_or_default()
+    }
+
+    /// Whether any form of the token appears in `text`.
+    pub fn finds(&self, text: &str) -> bool {
+        self.forms.iter().any(|form| text.contains(form.as_str()))
+    }
+
+    /// `text` with every form of the token replaced by [`REDACTED`].
+    pub fn scrub<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        if !self.finds(text) {
+            return Cow::Borrowed(text);
+        }
+        let mut out = text.to_owned();
+        for form in self.forms.iter() {
+            if out.contains(form.as_str()) {
+                out = out.replace(form.as_str(), REDACTED);
+            }
+        }
+        Cow::Owned(out)
+    }
+
+    /// Scrubs a string in place.
+    pub fn scrub_string(&self, text: &mut String) {
+        if let Cow::Owned(clean) = self.scrub(text) {
+            *text = clean;
+        }
+    }
+
+    /// Scrubs every string and every key of a JSON value in place.
+    pub fn scrub_value(&self, value: &mut Value) {
+        match value {
+            Value::String(text) => self.scrub_string(text),
+            Value::Array(items) => items.iter_mut().for_each(|v| self.scrub_value(v)),
+            Value::Object(map) if map.keys().any(|k| self.finds(k)) => {
+                let old = std::mem::take(map);
+                let mut clean = Map::with_capacity(old.len());
+                for (key, mut v) in old {
+                    self.scrub_value(&mut v);
+                    clean.insert(self.scrub(&key).into_owned(), v);
+                }
+                *map = clean;
+            }
+            Value::Object(map) => map.values_mut().for_each(|v| self.scrub_value(v)),
+            _ => {}
+        }
+    }
+}
+
+/// A [`MakeWriter`] whose writers scrub the token from every log line before it reaches
+/// `inner` (stderr for the binary). Each event is buffered whole and written when the writer
+/// is dropped, so a token split across two writes is still found.
+#[derive(Debug, Clone)]
+pub struct ScrubbingWriter<M> {
+    scrubber: Scrubber,
+    inner: M,
+}
+
+impl<M> ScrubbingWriter<M> {
+    /// Wraps `inner`.
+    pub fn new(scrubber: Scrubber, inner: M) -> ScrubbingWriter<M> {
+        ScrubbingWriter { scrubber, inner }
+    }
+}
+
+impl<'a, M> MakeWriter<'a> for ScrubbingWriter<M>
+where
+    M: MakeWriter<'a>,
+{
+    type Writer = ScrubbedLine<M::Writer>;
+
+    fn make_writer(&'a self) -> Self::Writer {
+        ScrubbedLine {
+            scrubber: self.scrubber.clone(),
+            buffer: Vec::new(),
+            inner: self.inner.make_writer(),
+        }
+    }
+}
+
+/// One log event on its way out: buffered, then scrubbed and written on drop.
+#[derive(Debug)]
+pub struct ScrubbedLine<W: Write> {
+    scrubber: Scrubber,
+    buffer: Vec<u8>,
+    inner: W,
+}
+
+impl<W: Write> ScrubbedLine<W> {
+    fn emit(&mut self) -> io::Result<()> {
+        if self.buffer.is_empty() {
+            return Ok(());
+        }
+        let text = String::from_utf8_lossy(&self.buffer);
+        let clean = self.scrubber.scrub(&text);
+        self.inner.write_all(clean.as_bytes())?;
+        self.buffer.clear();
+        self.inner.flush()
+    }
+}
+
+impl<W: Write> Write for ScrubbedLine<W> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.buffer.extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        // A partial event stays buffered: the token may straddle two writes.
+        Ok(())
+    }
+}
+
+impl<W: Write> Drop for ScrubbedLine<W> {
+    fn drop(&mut self) {
+        let _ = self.emit();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const TOKEN: &str = "canary+7f3a/9c51\"x";
+
+    fn scrubber() -> Scrubber {
+        Scrubber::new(&Token::new(TOKEN))
+    }
+
+    #[test]
+    fn every_form_of_the_token_is_replaced() {
+        let s = scrubber();
+        let encoded: String = url::form_urlencoded::byte_serialize(TOKEN.as_bytes()).collect();
+        for text in [
+            format!("invalid token: Bearer {TOKEN}"),
+            format!("?token={encoded}&page=1"),
+            serde_json::to_string(&json!({"error": format!("Bearer {TOKEN}")})).unwrap(),
+            format!("keys: {:?}", [TOKEN]),
+        ] {
+            let clean = s.scrub(&text);
+            assert!(!clean.contains("canary"), "{text} -> {clean}");
+            assert!(clean.contains(REDACTED), "{clean}");
+        }
+        assert_eq!(s.scrub("nothing here"), "nothing here");
+        assert!(matches!(s.scrub("nothing here"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn values_are_scrubbed_in_strings_and_keys() {
+        let mut value = json!({"a": [format!("Bearer {TOKEN}")], TOKEN: {"b": TOKEN}, "n": 1});
+        scrubber().scrub_value(&mut value);
+        assert!(!value.to_string().contains("canary"), "{value}");
+        assert_eq!(value["a"][0], "Bearer <redacted>");
+        assert_eq!(value[REDACTED]["b"], REDACTED);
+    }
+
+    #[test]
+    fn no_token_scrubs_nothing_and_debug_hides_it() {
+        let none = Scrubber::for_token(None);
+        assert_eq!(none.scrub(TOKEN), TOKEN);
+        let placeholder = Scrubber::new(&Token::new("t"));
+        assert_eq!(
+            placeholder.scrub("state"),
+            "state",
+            "a placeholder token is no secret"
+        );
+        assert!(!format!("{:?}", scrubber()).contains("canary"));
+    }
+
+    #[test]
+    fn the_log_writer_scrubs_a_token_split_across_writes() {
+        #[derive(Clone, Default)]
+        struct Sink(Arc<std::sync::Mutex<Vec<u8>>>);
+        impl Write for Sink {
+            fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+                self.0.lock().unwrap().extend_from_slice(b);
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let sink = Sink::default();
+        let make = ScrubbingWriter::new(scrubber(), {
+            let sink = sink.clone();
+            move || sink.clone()
+        });
+        {
+            let mut line = make.make_writer();
+            let (head, tail) = TOKEN.split_at(6);
+            write!(line, "DEBUG response: Bearer {head}").unwrap();
+            line.flush().unwrap();
+            writeln!(line, "{tail} end").unwrap();
+        }
+        let written = String::from_utf8(sink.0.lock().unwrap().clone()).unwrap();
+        assert_eq!(written, "DEBUG response: Bearer <redacted> end\n");
+    }
+}
