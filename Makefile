@@ -21,13 +21,14 @@ serve-http:
 	@$(CARGO) run --locked -q -p modyo-lab -- serve --http $(ADDR)
 
 ## Everything CI checks: formatting, lints, the Rust tests, and the strict peers (Python mcp,
-## TypeScript SDK, MCP Inspector, conformance suite). The binaries are built first: the lab's
-## tests probe the built modyo-mcp. Snapshots are never written here (INSTA_UPDATE=no): review
-## changes with `cargo insta review`.
+## TypeScript SDK, MCP Inspector, conformance suite). Every target (binaries, tests, benches) is
+## built first in one command, so all of them share one feature set and one compilation of the
+## workspace (`cargo build --bins` alone resolves features without the dev-dependencies and
+## compiles everything a second time); the lab's tests probe the built modyo-mcp. Snapshots
+## are never written here (INSTA_UPDATE=no): review changes with `cargo insta review`.
 test: fmt-check clippy doc python-client node-tools
-	$(CARGO) build --workspace --bins --locked
+	$(CARGO) build --workspace --all-targets --locked
 	$(CARGO) run --locked -q -p modyo-lab -- spec check
-	$(MAKE) bench-compile
 	INSTA_UPDATE=no $(CARGO) test --workspace --locked
 
 fmt:
@@ -117,9 +118,10 @@ bench: bench-venv
 	$(CARGO) bench --locked -p modyo-lab --bench hot
 	$(CARGO) run --release --locked -q -p modyo-lab -- bench $(ARGS)
 
-## CI compiles the benches with the dev profile, against the dependencies `cargo test` builds.
+## Compile the benches with the dev profile, against the dependencies `cargo test` builds
+## (`make test` compiles them with every other target).
 bench-compile:
-	$(CARGO) bench --no-run --locked --profile dev -p modyo-lab --bench hot
+	$(CARGO) build --workspace --all-targets --locked
 
 ## mcp-recorder (pinned), the alternative the bench compares against, in a project-local venv.
 bench-venv: $(BENCH_VENV)/.installed

@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use modyo_lab::serve::{Offline, ServeOptions};
-use modyo_lab::session::{CANARY_TOKEN, Library, Session};
+use modyo_lab::session::{CANARY_TOKEN, Session};
 use modyo_lab::{Interaction, RecordedResponse, ReplayOptions, ReplayServer};
 use rmcp::RoleClient;
 use rmcp::ServiceExt;
@@ -35,12 +35,12 @@ fn slow_lookup() -> Vec<Interaction> {
                 .delay_ms(DELAY_MS),
             ),
         Interaction::get("/api/admin/content/spaces/7/entries")
-            .query("slug", "hello")
+            .query("query", "hello")
             .query("page", "1")
             .query("per_page", "100")
             .respond(
                 200,
-                json!({"entries": [{"id": 70, "slug": "hello", "name": "Hello"}], "meta": meta}),
+                json!({"entries": [{"id": 70, "name": "Hello"}], "meta": meta}),
             ),
         Interaction::get("/api/admin/content/spaces/7/entries/70").respond(
             200,
@@ -178,7 +178,7 @@ async fn answer(client: &rmcp::Peer<RoleClient>, tool: &str, arguments: &Value) 
 async fn stable_reads(
     client: &rmcp::Peer<RoleClient>,
 ) -> anyhow::Result<Vec<(String, String, Value, Value)>> {
-    let library = Library::workspace()?;
+    let library = crate::util::library();
     let read_only: Vec<String> = client
         .list_all_tools()
         .await?
@@ -241,7 +241,7 @@ async fn sixty_four_concurrent_calls(client: &rmcp::Peer<RoleClient>) -> anyhow:
 #[tokio::test]
 async fn sixty_four_concurrent_calls_on_one_stdio_session_are_all_answered_right()
 -> anyhow::Result<()> {
-    let options = ServeOptions::new(Library::workspace()?.root());
+    let options = ServeOptions::new(crate::util::library().root());
     let offline = Offline::start(&options).await?;
     let (server_io, client_io) = tokio::io::duplex(1 << 20);
     let serving = tokio::spawn(offline.serve(server_io));
@@ -255,7 +255,7 @@ async fn sixty_four_concurrent_calls_on_one_stdio_session_are_all_answered_right
 #[tokio::test]
 async fn sixty_four_concurrent_calls_on_one_http_session_are_all_answered_right()
 -> anyhow::Result<()> {
-    let options = ServeOptions::new(Library::workspace()?.root());
+    let options = ServeOptions::new(crate::util::library().root());
     let served = http::serve_offline(Offline::start(&options).await?).await;
     let client = http::client(&served.url).await;
     sixty_four_concurrent_calls(client.peer()).await?;

@@ -7,7 +7,7 @@ use std::io::Write as _;
 use std::path::Path;
 
 use modyo_lab::cassette::RecordedResponse;
-use modyo_lab::session::{Library, Session};
+use modyo_lab::session::Session;
 use modyo_lab::{Cassette, Interaction, Provenance};
 use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
@@ -16,7 +16,7 @@ const BASE: &str = "channels/banco-andino/base";
 
 /// A session over `name` and everything it includes.
 async fn session(name: &str, env: &[(&str, &str)]) -> anyhow::Result<Session> {
-    let library = Library::workspace()?;
+    let library = crate::util::library();
     let env: Vec<(String, String)> = env
         .iter()
         .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
@@ -26,7 +26,7 @@ async fn session(name: &str, env: &[(&str, &str)]) -> anyhow::Result<Session> {
 
 /// A session over the base world plus `interactions` built in code.
 async fn session_with(interactions: Vec<Interaction>) -> anyhow::Result<Session> {
-    let library = Library::workspace()?;
+    let library = crate::util::library();
     let extra = Cassette::new(
         "test/channels-extra",
         Provenance::synthetic("2026-11-29", "channels integration test"),
@@ -318,7 +318,7 @@ async fn download_refuses_a_link_already_inside_the_target() -> anyhow::Result<(
 #[tokio::test]
 async fn read_only_mode_sends_no_write_for_any_gated_action() -> anyhow::Result<()> {
     // Arrange: every read-only scenario of the channels cassette, in one session.
-    let library = Library::workspace()?;
+    let library = crate::util::library();
     let cassette = library
         .get("channels/read-only")
         .expect("the read-only cassette exists");

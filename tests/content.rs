@@ -10,14 +10,14 @@ use std::fs;
 use modyo_lab::cassette::{self, Outcome};
 use modyo_lab::check::{self, Kind};
 use modyo_lab::serve::{Offline, ServeOptions, offline_config};
-use modyo_lab::session::{CANARY_TOKEN, Library, Session};
+use modyo_lab::session::{CANARY_TOKEN, Session};
 use modyo_lab::{Cassette, ReplayOptions, ReplayServer};
 use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
 
-/// Every content tool in catalogue order, with its class (`catalog.md`, "content (22)").
+/// Every content tool in catalogue order, with its class (`server/CONTRACT.md`, "Classes and names").
 const CONTENT_TOOLS: [(&str, &str); 22] = [
     ("content-spaces-list", "read"),
     ("content-spaces-get", "read"),
@@ -113,7 +113,7 @@ fn structured(result: &CallToolResult) -> Value {
 }
 
 async fn session_for(names: &[&str]) -> anyhow::Result<Session> {
-    let library = Library::workspace()?;
+    let library = crate::util::library();
     let mut cassettes = Vec::new();
     for name in names {
         for c in library.mount_set(name)? {
@@ -127,7 +127,7 @@ async fn session_for(names: &[&str]) -> anyhow::Result<Session> {
 
 /// Runs the named scenario of a cassette through a fresh session.
 async fn run_scenario(cassette: &str, scenario: &str) -> anyhow::Result<(CallToolResult, Session)> {
-    let library = Library::workspace()?;
+    let library = crate::util::library();
     let found = library
         .get(cassette)
         .and_then(|c| c.scenarios.iter().find(|s| s.name == scenario))
@@ -195,7 +195,7 @@ async fn every_content_tool_has_its_class_and_read_only_hides_the_mutations() ->
 #[tokio::test]
 async fn read_only_mode_lets_no_write_reach_the_api() -> anyhow::Result<()> {
     // Arrange: every content scenario that runs read-only.
-    let library = Library::workspace()?;
+    let library = crate::util::library();
     let scenarios: Vec<_> = library
         .scenarios()
         .into_iter()
@@ -256,7 +256,7 @@ async fn read_only_mode_lets_no_write_reach_the_api() -> anyhow::Result<()> {
 #[test]
 fn every_content_tool_has_success_upstream_error_and_read_only_scenarios() -> anyhow::Result<()> {
     // Arrange
-    let library = Library::workspace()?;
+    let library = crate::util::library();
     let mut success: BTreeSet<(String, String)> = BTreeSet::new();
     let mut upstream_error: BTreeSet<String> = BTreeSet::new();
     for (cassette, scenario) in library.scenarios() {
@@ -417,7 +417,7 @@ async fn a_string_persisted_in_an_asset_field_fails_the_call_and_names_the_entry
 async fn a_bulk_create_is_queued_in_the_registry_and_followed_to_its_end() -> anyhow::Result<()> {
     // Arrange: one server for both calls, so the registry is shared.
     let session = session_for(&["content/entries", "content/jobs"]).await?;
-    let library = Library::workspace()?;
+    let library = crate::util::library();
     let bulk = library
         .get("content/entries")
         .and_then(|c| {

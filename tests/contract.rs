@@ -4,7 +4,7 @@
 
 use modyo_lab::cassette::Interaction;
 use modyo_lab::check;
-use modyo_lab::session::{Library, Session};
+use modyo_lab::session::Session;
 use serde_json::{Value, json};
 
 use crate::util::cassette;
@@ -17,7 +17,7 @@ fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
 }
 
 async fn pilot(name: &str, pairs: &[(&str, &str)]) -> Session {
-    let library = Library::workspace().expect("cassettes load");
+    let library = crate::util::library();
     Session::start(&library.mount_set(name).expect("mount set"), &env(pairs))
         .await
         .expect("session")
@@ -283,7 +283,7 @@ async fn classes_follow_read_only_hints_and_actions() {
         let read_only = tool.annotations.as_ref().and_then(|a| a.read_only_hint);
         let gated = tool.name.ends_with("-manage");
         // C19: gated = a writing tool whose `action` offers a read action; a multi-action
-        // tool without one (channels-pages-widget) is a mutation (catalog.md, classes).
+        // tool without one (channels-pages-widget) is a mutation (server/CONTRACT.md, "Classes and names").
         let actions = tool
             .input_schema
             .get("properties")

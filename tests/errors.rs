@@ -1,4 +1,4 @@
-//! The upstream error mapping (catalog.md's table) through the real server over HTTP: every
+//! The upstream error mapping (the error table of `server/CONTRACT.md`) through the real server over HTTP: every
 //! status, a timeout, a refused connection and a malformed body become C16 errors that carry
 //! `platform`, the right `code`, and `status` / `retryable` / `retry_after_s` where known.
 

@@ -206,13 +206,13 @@ fn closed_port_uri() -> anyhow::Result<String> {
 
 #[tokio::test]
 async fn every_fault_is_a_c16_error_with_its_code_for_every_tool_class() -> anyhow::Result<()> {
-    let library = Library::workspace()?;
-    let faults = faults(&library)?;
+    let library = crate::util::library();
+    let faults = faults(library)?;
     assert!(
         faults.len() >= 17,
         "the error table, the transport faults and the bad bodies"
     );
-    let probes = chosen_probes(&library).await?;
+    let probes = chosen_probes(library).await?;
     for (probe, _) in &probes {
         eprintln!("faults: probe {:?} {}", probe.kind, probe.label);
     }
@@ -329,7 +329,7 @@ async fn every_fault_is_a_c16_error_with_its_code_for_every_tool_class() -> anyh
 
 #[test]
 fn fault_cassettes_are_in_the_writers_canonical_form() -> anyhow::Result<()> {
-    let library = Library::workspace()?;
+    let library = crate::util::library();
     for cassette in library.cassettes().filter(|c| {
         c.name().starts_with("faults/")
             || c.name().starts_with("drift/")

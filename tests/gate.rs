@@ -213,7 +213,7 @@ async fn the_class_of_every_tool_is_pinned() -> anyhow::Result<()> {
     assert_eq!(
         (pins.len(), count("read"), count("gated"), count("mutation")),
         (80, 20, 25, 35),
-        "the catalogue's counts (catalog.md)"
+        "the catalogue's counts (server/CONTRACT.md)"
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     Ok(())

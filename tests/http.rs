@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 use std::process::{Command, Stdio};
 
 use modyo_lab::serve::{Offline, ServeOptions};
-use modyo_lab::session::Library;
 use modyo_mcp::{Config, ModyoServer};
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
@@ -42,7 +41,7 @@ async fn listing(client: &RunningService<rmcp::RoleClient, ()>) -> anyhow::Resul
 #[tokio::test]
 async fn every_scenario_answers_over_http_exactly_as_over_stdio() -> anyhow::Result<()> {
     // Arrange: the scenarios of the offline server, grouped by their server environment.
-    let library = Library::workspace()?;
+    let library = crate::util::library();
     let mut groups: BTreeMap<Vec<(String, String)>, Vec<_>> = BTreeMap::new();
     for (cassette, scenario) in library.scenarios() {
         if cassette.has_tag("fault") {

@@ -4,6 +4,8 @@
 //! - `cancellation`: `notifications/cancelled` stops upstream work; 64 concurrent calls on one
 //!   session, over the duplex and over HTTP;
 //! - `cassettes`: every cassette under `cassettes/` loads, resolves and says where it is from;
+//! - `cli`: both binaries' default logs (quiet), `-v`/`RUST_LOG`/`DEBUG`, and `--help` free of
+//!   build-machine paths;
 //! - `client_captures`: the committed captures of real clients (`make clients`) rebuild the
 //!   committed `clients.md`/`clients.json`, still match the server, and mark the module reports;
 //! - `channels`: what channels scenarios cannot express (files on disk, no writes when read-only);
@@ -25,6 +27,9 @@
 //! - `redirects`: same-origin redirects followed, cross-origin ones refused, too many named;
 //! - `record`: record mode against a local fake upstream, every VCR mode, redaction with a
 //!   canary, ordered repeats, latency, `cassettes check`, the drift check, the CLI;
+//! - `record_suite`: `record --suite read-only` against a fake account with planted
+//!   differences (GET only, the budget, no token or host written, the report, offline replay,
+//!   the exit status through the binary), the guard (refusals, `Retry-After`), the suite's plan;
 //! - `replay`: exact matching, sequences, shadowing, response fidelity, loud misses;
 //! - `scenarios`: every cassette scenario through the real server, against its expectation;
 //! - `secrets`: the token never comes back, whatever upstream echoes, nor reaches the logs;
@@ -36,12 +41,14 @@
 //!   committed API coverage report;
 //! - `stdio`: malformed stdio lines answered with `-32700` / `-32600`;
 //! - `walk`: whole-collection walks against capped, contradicting and page-ignoring upstreams;
-//! - `widgets`: the widgets module (public mode, catalogue, resources, scaffold, validate).
+//! - `widgets`: the widgets module (public mode, catalogue, resources, scaffold, validate);
+//! - `workspace`: every cargo command resolves the features the tests build (no recompiling).
 
 mod binary;
 mod cancellation;
 mod cassettes;
 mod channels;
+mod cli;
 mod client_captures;
 mod content;
 mod contract;
@@ -57,6 +64,7 @@ mod measure;
 mod peers;
 mod properties;
 mod record;
+mod record_suite;
 mod redirects;
 mod replay;
 mod scenarios;
@@ -67,3 +75,4 @@ mod stdio;
 mod util;
 mod walk;
 mod widgets;
+mod workspace;

@@ -504,11 +504,11 @@ fn shelf_calls(dir: &Path, count: bool) -> std::path::PathBuf {
     path
 }
 
-fn shelf(version: &str) -> String {
+fn shelf(python: &Path, version: &str) -> String {
     let server = workspace().join("tests/python/shelf_server.py");
     format!(
         "{} {} {version}",
-        shlex_quote(&python().to_string_lossy()),
+        shlex_quote(&python.to_string_lossy()),
         shlex_quote(&server.to_string_lossy())
     )
 }
@@ -518,8 +518,13 @@ fn shlex_quote(word: &str) -> String {
 }
 
 /// `modyo-lab measure --after <shelf version> --calls FILE --name shelf EXTRA`.
-fn shelf_run(calls: &Path, version: &str, extra: &[&std::ffi::OsStr]) -> (bool, String, String) {
-    let after = shelf(version);
+fn shelf_run(
+    python: &Path,
+    calls: &Path,
+    version: &str,
+    extra: &[&std::ffi::OsStr],
+) -> (bool, String, String) {
+    let after = shelf(python, version);
     let mut args: Vec<&std::ffi::OsStr> = vec![
         "--after".as_ref(),
         after.as_ref(),
@@ -534,17 +539,20 @@ fn shelf_run(calls: &Path, version: &str, extra: &[&std::ffi::OsStr]) -> (bool, 
 
 #[test]
 fn any_stdio_server_gets_the_same_report() {
+    let Some(python) = python() else {
+        return;
+    };
     let dir = tempfile::tempdir().expect("tempdir");
     let calls = shelf_calls(dir.path(), true);
     let reports = dir.path().join("reports");
-    let before = shelf("v1");
+    let before = shelf(&python, "v1");
     let args: [&std::ffi::OsStr; 4] = [
         "--before".as_ref(),
         before.as_ref(),
         "--reports".as_ref(),
         reports.as_os_str(),
     ];
-    let (ok, _, stderr) = shelf_run(&calls, "v2", &args);
+    let (ok, _, stderr) = shelf_run(&python, &calls, "v2", &args);
     assert!(ok, "{stderr}");
     let read = |name: &str| {
         std::fs::read_to_string(reports.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
@@ -646,11 +654,15 @@ fn any_stdio_server_gets_the_same_report() {
 
 #[test]
 fn any_stdio_server_can_be_held_to_a_budget() {
+    let Some(python) = python() else {
+        return;
+    };
     let dir = tempfile::tempdir().expect("tempdir");
     let calls = shelf_calls(dir.path(), false);
     let path = dir.path().join("budget.json");
     let run = |version: &str, flag: &str| {
         shelf_run(
+            &python,
             &calls,
             version,
             &["--budget".as_ref(), path.as_os_str(), flag.as_ref()],
@@ -672,12 +684,13 @@ fn any_stdio_server_can_be_held_to_a_budget() {
         "{stderr}"
     );
     // --after alone only makes sense for a budget.
-    let (ok, _, stderr) = shelf_run(&calls, "v2", &[]);
+    let (ok, _, stderr) = shelf_run(&python, &calls, "v2", &[]);
     assert!(!ok && stderr.contains("--after needs --before"), "{stderr}");
     // A call no server lists fails the run.
     let unknown = dir.path().join("unknown.json");
     std::fs::write(&unknown, r#"[{"tool": "books_burn"}]"#).expect("written");
     let (ok, _, stderr) = shelf_run(
+        &python,
         &unknown,
         "v2",
         &["--budget".as_ref(), path.as_os_str(), "--check".as_ref()],

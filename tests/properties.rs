@@ -1300,11 +1300,11 @@ fn check_case(
 #[test]
 fn drifted_responses_keep_the_contract_and_never_claim_completeness_without_evidence() {
     let rt = runtime();
-    let library = Library::workspace().expect("the cassettes load");
+    let library = crate::util::library();
     // `MODYO_PROPTEST_TOOL=<part of a name>` runs only the matching tools (to reproduce).
     let only = std::env::var("MODYO_PROPTEST_TOOL").unwrap_or_default();
     let targets = rt
-        .block_on(targets(&library, &only))
+        .block_on(targets(library, &only))
         .expect("targets are discovered");
     if only.is_empty() {
         pilot_forms_are_targets(&targets);
@@ -1397,9 +1397,9 @@ fn unchanged() -> ListDrift {
 #[test]
 fn tools_that_derive_from_a_list_are_not_held_to_its_size() {
     let rt = runtime();
-    let library = Library::workspace().expect("the cassettes load");
+    let library = crate::util::library();
     let targets = rt
-        .block_on(targets(&library, "channels-"))
+        .block_on(targets(library, "channels-"))
         .expect("targets are discovered");
     let derived = [
         "channels-templates-find",

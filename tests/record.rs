@@ -74,8 +74,7 @@ fn captured_logs() -> String {
 
 /// The pilot's base cassette: four spaces, Sucursales and its content type.
 fn pilot_base() -> Cassette {
-    Library::workspace()
-        .expect("workspace cassettes load")
+    crate::util::library()
         .get("content/sucursales/base")
         .expect("the pilot base cassette exists")
         .clone()
@@ -498,6 +497,7 @@ async fn the_proxy_forwards_the_live_answer_unchanged_and_keeps_a_redacted_copy(
         policy: Policy::Forward,
         redactor: Redactor::new().secret(CANARY_TOKEN),
         record_latency: false,
+        guard: None,
     })
     .await
     .expect("proxy starts");
@@ -574,6 +574,7 @@ async fn repeated_requests_are_recorded_and_replayed_in_order() {
         policy: Policy::Forward,
         redactor: Redactor::new(),
         record_latency: false,
+        guard: None,
     })
     .await
     .expect("proxy");
@@ -636,6 +637,7 @@ async fn recorded_latency_is_replayed_unless_ignored() {
         policy: Policy::Forward,
         redactor: Redactor::new(),
         record_latency: true,
+        guard: None,
     })
     .await
     .expect("proxy");

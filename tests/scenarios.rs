@@ -4,11 +4,11 @@
 
 use modyo_lab::cassette::Outcome;
 use modyo_lab::check::{self, Kind};
-use modyo_lab::session::{CANARY_TOKEN, Library, Session};
+use modyo_lab::session::{CANARY_TOKEN, Session};
 
 #[tokio::test]
 async fn every_cassette_scenario_keeps_its_expectation_and_the_contract() -> anyhow::Result<()> {
-    let library = Library::workspace()?;
+    let library = crate::util::library();
     let mut failures = Vec::new();
     let mut ran = 0;
     for (cassette, scenario) in library.scenarios() {

@@ -29,6 +29,8 @@
 //!   the catalogue as context and as wire, by slot and by tool (M3, M4), the budget and its check;
 //! - [`report`]: the report model and its Markdown, JSON and SVG renderings (M5);
 //! - [`perf`]: `modyo-lab bench`, the performance report against the floor and mcp-recorder;
+//! - [`workspace`]: the checkout whose `cassettes/` and `reports/` are the defaults, found at
+//!   run time.
 //! - [`clients`]: `modyo-lab clients`, real MCP clients run headless against the offline server
 //!   and a scripted model, and what they put in the model's context.
 //!
@@ -63,6 +65,7 @@ pub mod serve;
 pub mod session;
 pub mod spec;
 pub mod tokens;
+pub mod workspace;
 
 pub use cassette::{Cassette, CassetteError, Interaction, Provenance, RecordedResponse, Scenario};
 pub use replay::{

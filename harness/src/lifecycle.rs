@@ -41,7 +41,8 @@ use crate::spec::known::{KNOWN_CONTRADICTIONS, Known};
 #[derive(Debug, Clone, clap::Args)]
 pub struct CheckOptions {
     /// The cassettes directory.
-    #[arg(long, default_value_os_t = cassette::default_dir())]
+    #[arg(long, default_value_os_t = cassette::default_dir(), hide_default_value = true,
+        help = crate::workspace::cassettes_help("The cassettes directory."))]
     pub cassettes: PathBuf,
     /// Replay every scenario and fail when an interaction was never played.
     #[arg(long)]

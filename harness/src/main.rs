@@ -6,9 +6,13 @@ use clap::{Parser, Subcommand};
 use modyo_lab::fixtures::{self, FixtureSet};
 use modyo_lab::lifecycle::{self, CheckOptions};
 use modyo_lab::lint::{self, LintOptions, Lists, PlannedCall, Rule, ServerCommand};
+use modyo_lab::record::suite::SuiteArgs;
 use modyo_lab::record::{self, Format, RecordOptions};
 use modyo_lab::serve::{self, Offline, ServeOptions};
 use modyo_lab::spec::command::SpecCommand;
+use modyo_mcp::config::Token;
+use modyo_mcp::logging::{self, LogArgs, Quiet};
+use modyo_mcp::scrub::Scrubber;
 use modyo_mcp::{HttpArgs, HttpListener};
 
 /// Prints a report on stdout; an unsuccessful report makes the command fail.
@@ -22,6 +26,45 @@ fn print_report(text: &str, ok: bool, what: &str) -> anyhow::Result<()> {
     stdout.flush()?;
     anyhow::ensure!(ok, "{what}: problems found (see the report)");
     Ok(())
+}
+
+/// The arguments of `modyo-lab record`: given calls, or a suite.
+#[derive(Debug, clap::Args)]
+struct RecordArgs {
+    #[command(flatten)]
+    suite: SuiteArgs,
+    #[command(flatten)]
+    options: RecordOptions,
+}
+
+/// Runs a suite; exit 0 when nothing contradicts ours, 1 when something does, 2 when it could
+/// not run. Progress on stderr; the verdict (or the JSON report) on stdout.
+async fn suite(args: RecordArgs) -> ExitCode {
+    let run = async {
+        let options = args.options.live_from_env(std::env::vars())?;
+        let outcome = record::suite::run(&args.suite, &options, &mut std::io::stderr()).await?;
+        let text = match options.format {
+            Format::Text => format!(
+                "{}\nreport: {} and {}\ncassettes: {} (modyo-lab serve --cassettes {})\n",
+                outcome.report.verdict(),
+                outcome.markdown.display(),
+                outcome.json.display(),
+                outcome.cassettes.display(),
+                outcome.cassettes.display()
+            ),
+            Format::Json => outcome.report.to_json(),
+        };
+        std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes())?;
+        anyhow::Ok(outcome.report.ok)
+    };
+    match run.await {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            tracing::error!("{e}");
+            ExitCode::from(2)
+        }
+    }
 }
 
 async fn record(options: RecordOptions) -> anyhow::Result<()> {
@@ -66,7 +109,8 @@ struct LintArgs {
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
     /// Cassettes for our own server (served, and every scenario replayed for C8/C11/C12).
-    #[arg(long, default_value_os_t = modyo_lab::cassette::default_dir())]
+    #[arg(long, default_value_os_t = modyo_lab::cassette::default_dir(), hide_default_value = true,
+        help = modyo_lab::workspace::cassettes_help("Cassettes for our own server (served, and every scenario replayed for C8/C11/C12)."))]
     cassettes: std::path::PathBuf,
     /// Exemption lists as JSON (default: ours for our server, none for another server).
     #[arg(long)]
@@ -170,6 +214,8 @@ async fn serve(options: ServeOptions, http: &HttpArgs) -> anyhow::Result<()> {
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    #[command(flatten)]
+    log: LogArgs,
 }
 
 #[derive(Subcommand)]
@@ -189,7 +235,8 @@ enum Command {
         /// The fixture set.
         set: FixtureSet,
         /// The cassettes directory.
-        #[arg(long, default_value_os_t = modyo_lab::cassette::default_dir())]
+        #[arg(long, default_value_os_t = modyo_lab::cassette::default_dir(), hide_default_value = true,
+            help = modyo_lab::workspace::cassettes_help("The cassettes directory."))]
         cassettes: std::path::PathBuf,
         /// Fail if the files on disk differ from what the generator writes; write nothing.
         #[arg(long)]
@@ -208,7 +255,12 @@ enum Command {
     Clients(modyo_lab::clients::ClientsArgs),
     /// Record tool calls against the live account (MODYO_URL, MODYO_TOKEN) into a cassette,
     /// redacted; or, with `--mode none --diff`, report how the live API drifted from it.
-    Record(Box<RecordOptions>),
+    ///
+    /// `--suite read-only --out DIR` reads the whole account instead (read-only: nothing is
+    /// ever written to it), records real cassettes under DIR/cassettes and writes a report of
+    /// where ours are wrong, with no value of the account in it, to DIR/report.md and .json.
+    /// Exit: 0 nothing contradicts ours, 1 something does, 2 could not run.
+    Record(Box<RecordArgs>),
     /// Cassette lifecycle commands.
     #[command(subcommand)]
     Cassettes(CassettesCommand),
@@ -233,20 +285,22 @@ async fn spec(command: SpecCommand) -> anyhow::Result<()> {
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
-    // stdout is the MCP channel (serve) or the report (lint): logs go to stderr. The lint is
-    // quiet by default: its report is the output; `measure` prints its own progress.
-    let default = match cli.command {
-        Command::Lint(_) | Command::Clients(_) => "error",
-        Command::Measure(_) | Command::Bench(_) | Command::Spec(_) => "warn",
-        _ => "info",
+    // stdout is the MCP channel (serve) or the report (lint): logs go to stderr, warnings and
+    // our own progress unless -v or RUST_LOG asks for more. Commands whose output is a report
+    // and whose server runs in-process as the subject (lint, spec, cassettes, clients) are quieter: the
+    // server's per-call lines (an expected `not_found` in a coverage scenario) are not progress.
+    // A live token (`record`) is scrubbed from every line, as in the server.
+    let quiet = match cli.command {
+        Command::Lint(_) | Command::Spec(_) | Command::Cassettes(_) | Command::Clients(_) => {
+            Quiet::Errors
+        }
+        _ => Quiet::Progress,
     };
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(filter)
-        .with_ansi(false)
-        .init();
+    let token = std::env::var("MODYO_TOKEN")
+        .ok()
+        .filter(|t| !t.is_empty())
+        .map(Token::new);
+    logging::init(cli.log.verbose, quiet, Scrubber::for_token(token.as_ref()));
     let result = match cli.command {
         Command::Lint(args) => return lint(args).await,
         Command::Serve { options, http } => serve(options.env(std::env::vars()), &http).await,
@@ -258,7 +312,8 @@ async fn main() -> ExitCode {
         Command::Measure(args) => modyo_lab::measure::command(args).await.map_err(Into::into),
         Command::Bench(args) => modyo_lab::perf::command(args).await.map_err(Into::into),
         Command::Clients(args) => modyo_lab::clients::command(args).await.map_err(Into::into),
-        Command::Record(options) => record(*options).await,
+        Command::Record(args) if args.suite.suite.is_some() => return suite(*args).await,
+        Command::Record(args) => record(args.options).await,
         Command::Cassettes(CassettesCommand::Check(options)) => check_cassettes(options).await,
         Command::Spec(command) => spec(command).await,
     };

@@ -46,7 +46,9 @@ pub const KEPT_REQUESTS: usize = 1_000;
 #[derive(Debug, Clone, clap::Args)]
 pub struct ServeOptions {
     /// The cassettes directory, or one cassette file (served with what it includes).
-    #[arg(long, default_value_os_t = cassette::default_dir())]
+    #[arg(long, default_value_os_t = cassette::default_dir(), hide_default_value = true,
+        help = crate::workspace::cassettes_help(
+            "The cassettes directory, or one cassette file (served with what it includes)."))]
     pub cassettes: PathBuf,
     /// Also serve cassettes with this tag (left out by default: fault).
     #[arg(long = "include-tag", value_name = "TAG")]
@@ -175,6 +177,7 @@ impl Offline {
         );
         let config = offline_config(&replay.uri(), &options.env, OFFLINE_TOKEN)?;
         let server = ModyoServer::new(config)?;
+        server.log_registry();
         if let Some(tool) = &options.corrupt_output {
             tracing::warn!(
                 tool,

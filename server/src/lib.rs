@@ -2,7 +2,7 @@
 //!
 //! Every tool answers with the envelope `{platform, data, resource?, state?, control?}` in
 //! `structuredContent`, typed by a published `outputSchema`, with the same payload as compact
-//! JSON text; errors say which platform they hit. The rules are in `shared/contract.md` and
+//! JSON text; errors say which platform they hit. The rules are in `CONTRACT.md` (beside `Cargo.toml`) and
 //! are cited in the code as `C1`..`C21`.
 //!
 //! # Layout
@@ -14,6 +14,7 @@
 //! - [`server`]: the rmcp handler (registry, gate, dispatch) and the stdio transport;
 //! - [`http`]: the streamable HTTP transport (loopback by default, Host/Origin checked, a
 //!   header-read timeout and a cap on sessions);
+//! - [`logging`]: the binaries' stderr logs (quiet by default, `-v` and `RUST_LOG` for more);
 //! - [`stdio`]: the stdio transport, which answers malformed lines (`-32700`, `-32600`);
 //! - [`scrub`]: the token scrubbed from every answer and log line;
 //! - `widgets`: the widget component catalogue shipped in the binary (data, resources, the
@@ -33,6 +34,7 @@ mod app;
 pub mod config;
 pub mod contract;
 pub mod http;
+pub mod logging;
 pub mod modyo;
 pub mod scrub;
 pub mod server;
@@ -42,4 +44,4 @@ mod widgets;
 
 pub use config::{Config, ConfigError, Module, Token};
 pub use http::{HttpArgs, HttpError, HttpListener, HttpOptions};
-pub use server::{ModyoServer, ServerError, catalog_size};
+pub use server::{ModyoServer, ServerError, catalog_size, echoed_roots};

@@ -5,7 +5,8 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use modyo_mcp::scrub::{Scrubber, ScrubbingWriter};
+use modyo_mcp::logging::{self, LogArgs, Quiet};
+use modyo_mcp::scrub::Scrubber;
 use modyo_mcp::{Config, HttpArgs, HttpListener, ModyoServer};
 
 /// MCP server for the Modyo platform API. Configuration comes from the environment
@@ -15,6 +16,8 @@ use modyo_mcp::{Config, HttpArgs, HttpListener, ModyoServer};
 struct Cli {
     #[command(flatten)]
     http: HttpArgs,
+    #[command(flatten)]
+    log: LogArgs,
 }
 
 #[tokio::main]
@@ -34,18 +37,20 @@ async fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    // stdout is the MCP channel on stdio: logs go to stderr, and only when asked (DEBUG or
-    // RUST_LOG), every line scrubbed of the token (upstream may echo it).
+    // stdout is the MCP channel on stdio: logs go to stderr, warnings and our progress lines
+    // unless -v, DEBUG (as -vv) or RUST_LOG asks for more; every line scrubbed of the token
+    // (upstream may echo it).
     let debug = matches!(std::env::var("DEBUG").as_deref(), Ok("true" | "1"));
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
-        tracing_subscriber::EnvFilter::new(if debug { "debug" } else { "warn" })
-    });
-    let scrubber = Scrubber::for_token(config.token.as_ref());
-    tracing_subscriber::fmt()
-        .with_writer(ScrubbingWriter::new(scrubber, std::io::stderr))
-        .with_env_filter(filter)
-        .with_ansi(false)
-        .init();
+    let verbose = if debug {
+        cli.log.verbose.max(2)
+    } else {
+        cli.log.verbose
+    };
+    logging::init(
+        verbose,
+        Quiet::Progress,
+        Scrubber::for_token(config.token.as_ref()),
+    );
     eprintln!("modyo-mcp: {}", config.mode_line());
 
     let server = match ModyoServer::new(config) {
@@ -55,6 +60,7 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    server.log_registry();
     let result = match http {
         None => server.serve_stdio().await,
         Some(options) => match HttpListener::bind(options).await {

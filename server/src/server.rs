@@ -7,7 +7,7 @@
 //! the read-only gate, the handler, then [`crate::contract::exit`].
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ErrorCode as RpcCode, Implementation,
@@ -22,7 +22,7 @@ use serde_json::{Map, Value};
 use crate::app::App;
 use crate::config::{Config, Module};
 use crate::contract::{
-    Control, ErrorCode, Mode, Outcome, OutputValidator, ToolClass, ToolError, exit, legacy, schema,
+    Control, ErrorCode, Invalid, Mode, Outcome, OutputValidator, ToolClass, ToolError, exit, schema,
 };
 use crate::scrub::Scrubber;
 use crate::tools::{Call, CallError, ToolDef, catalog};
@@ -60,13 +60,11 @@ struct Registered {
     tool: Tool,
     input: OutputValidator,
     output: Option<OutputValidator>,
-    /// The `data` schema alone (migrated tools): what the API's values must fit.
-    data: Option<OutputValidator>,
 }
 
 struct Inner {
     app: Arc<App>,
-    tools: Vec<Registered>,
+    tools: Vec<Arc<Registered>>,
     index: HashMap<&'static str, usize>,
     instructions: String,
     /// The widgets module is active: its catalogue resources are listed and readable.
@@ -90,6 +88,16 @@ impl std::fmt::Debug for ModyoServer {
 /// The number of tools in the full catalogue.
 pub fn catalog_size() -> usize {
     catalog().len()
+}
+
+/// The tools whose `data` root is a Modyo object (or a list of them) echoed whole, with why:
+/// the loose roots of C10, as the tools' `data` types declare them (the lint's echoed-root
+/// list is this, not a list kept by hand).
+pub fn echoed_roots() -> Vec<(&'static str, String)> {
+    catalog()
+        .into_iter()
+        .filter_map(|def| def.echoed.map(|reason| (def.name, reason)))
+        .collect()
 }
 
 impl ModyoServer {
@@ -117,22 +125,16 @@ impl ModyoServer {
             } else {
                 Mode::Migrated
             };
-            tools.push(register(def, mode)?);
+            tools.push(registered(def, mode)?);
         }
         let index = tools
             .iter()
             .enumerate()
             .map(|(i, t)| (t.def.name, i))
             .collect();
-        tracing::info!("Tools: {} (filtered from {total}).", tools.len());
-        if config.read_only {
-            let count = |class| tools.iter().filter(|t| t.def.class == class).count();
-            tracing::info!(
-                "Read-only mode active (MODYO_READ_ONLY). Read tools exposed: {}. Multi-action tools gated: {}.",
-                count(ToolClass::Read),
-                count(ToolClass::Gated)
-            );
-        }
+        // DEBUG here: tests and the lab build many servers per process; a binary announces
+        // its one server at INFO (`log_registry`).
+        tracing::debug!("Tools: {} (filtered from {total}).", tools.len());
         let instructions = instructions(&active, config.read_only, config.has_api());
         Ok(ModyoServer {
             inner: Arc::new(Inner {
@@ -143,6 +145,21 @@ impl ModyoServer {
                 widgets,
             }),
         })
+    }
+
+    /// Logs at INFO what the registry holds (the tool count; read-only mode and its counts):
+    /// the start-up lines of a binary.
+    pub fn log_registry(&self) {
+        let tools = &self.inner.tools;
+        tracing::info!("Tools: {} (filtered from {}).", tools.len(), catalog_size());
+        if self.inner.app.config.read_only {
+            let count = |class| tools.iter().filter(|t| t.def.class == class).count();
+            tracing::info!(
+                "Read-only mode active (MODYO_READ_ONLY). Read tools exposed: {}. Multi-action tools gated: {}.",
+                count(ToolClass::Read),
+                count(ToolClass::Gated)
+            );
+        }
     }
 
     /// The names of the registered tools, in catalogue order.
@@ -202,12 +219,7 @@ impl ModyoServer {
             ));
         }
         if let Some(refused) = gate(def, self.inner.app.config.read_only, &args) {
-            return exit::respond(
-                platform,
-                registered.mode,
-                registered.output.as_ref(),
-                refused,
-            );
+            return answer(registered, platform, refused.into());
         }
         let call = Call {
             app: self.inner.app.clone(),
@@ -224,17 +236,8 @@ impl ModyoServer {
         let elapsed_ms = started.elapsed().as_millis() as u64;
         match result {
             Ok(outcome) => {
-                if let Some(error) = drifted(registered, &outcome) {
-                    tracing::warn!(tool = def.name, elapsed_ms, "{}", error.message());
-                    return Ok(exit::fail(platform, registered.mode, &error));
-                }
                 tracing::debug!(tool = def.name, elapsed_ms, "call answered");
-                exit::respond(
-                    platform,
-                    registered.mode,
-                    registered.output.as_ref(),
-                    outcome,
-                )
+                answer(registered, platform, outcome)
             }
             Err(CallError::Tool(error)) => {
                 tracing::info!(
@@ -284,7 +287,39 @@ impl ModyoServer {
     }
 }
 
+/// `def` registered in `mode`, compiled once per process: the three schema compilations per
+/// tool are most of the cost of [`ModyoServer::new`], and tests and the lab build a server per
+/// session. The catalogue is fixed at compile time, so a tool's name and mode determine it.
+fn registered(def: ToolDef, mode: Mode) -> Result<Arc<Registered>, ServerError> {
+    type Compiled = HashMap<(&'static str, bool), Arc<Registered>>;
+    static COMPILED: OnceLock<Mutex<Compiled>> = OnceLock::new();
+    let key = (def.name, mode == Mode::Legacy);
+    let compiled = COMPILED.get_or_init(Mutex::default);
+    if let Some(found) = compiled.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return Ok(found.clone());
+    }
+    // Compiled outside the lock: a concurrent first build of the same tool only does the work
+    // twice, and both results are the same.
+    let fresh = Arc::new(register(def, mode)?);
+    let mut compiled = compiled.lock().unwrap_or_else(|e| e.into_inner());
+    Ok(compiled.entry(key).or_insert(fresh).clone())
+}
+
 fn register(def: ToolDef, mode: Mode) -> Result<Registered, ServerError> {
+    let declared = def
+        .input_schema
+        .get("properties")
+        .and_then(Value::as_object);
+    if let Some(param) = def
+        .params
+        .iter()
+        .find(|p| !declared.is_some_and(|d| d.contains_key(**p)))
+    {
+        return Err(ServerError::Schema {
+            tool: def.name,
+            reason: format!("the declaration reads '{param}', which the input schema lacks"),
+        });
+    }
     let mut input = def.input_schema.clone();
     if mode == Mode::Legacy {
         if let Some(Value::Object(props)) = input.get_mut("properties") {
@@ -302,23 +337,17 @@ fn register(def: ToolDef, mode: Mode) -> Result<Registered, ServerError> {
     })?;
     let mut tool = Tool::new(def.name, def.description.clone(), Arc::new(input));
     tool.annotations = Some(ToolAnnotations::new().read_only(def.class == ToolClass::Read));
-    let (output, data) = match mode {
-        Mode::Legacy => (None, None),
+    let output = match mode {
+        Mode::Legacy => None,
         Mode::Migrated => {
-            let compile = |schema: &Map<String, Value>| {
-                OutputValidator::new(schema).map_err(|reason| ServerError::Schema {
+            let schema = schema::output_schema(def.class, def.slots, def.data_schema.clone());
+            let validator =
+                OutputValidator::new(&schema).map_err(|reason| ServerError::Schema {
                     tool: def.name,
                     reason,
-                })
-            };
-            let schema = schema::output_schema(def.class, def.slots, def.data_schema.clone());
-            let validator = compile(&schema)?;
-            let data = match schema.get("properties").and_then(|p| p.get("data")) {
-                Some(Value::Object(data)) => Some(compile(data)?),
-                _ => None,
-            };
+                })?;
             tool.output_schema = Some(Arc::new(schema));
-            (Some(validator), data)
+            Some(validator)
         }
     };
     Ok(Registered {
@@ -327,34 +356,50 @@ fn register(def: ToolDef, mode: Mode) -> Result<Registered, ServerError> {
         tool,
         input: input_validator,
         output,
-        data,
     })
 }
 
-/// C8 and C16: `data` carries the API's values, so when they do not fit the published `data`
-/// schema (a known key whose type drifted upstream), the call fails as an
-/// `invalid_upstream_response` naming the pointer, instead of an output validation error that
-/// blames the client's request. The exit still validates the whole envelope: a violation there
-/// (the server's own slots) stays a `-32602`, a bug in the server.
-fn drifted(registered: &Registered, outcome: &Outcome) -> Option<ToolError> {
-    let (Some(validator), Outcome::Reply(reply)) = (&registered.data, outcome) else {
-        return None;
-    };
-    let violations = validator.check(reply.data()).err()?;
-    let mut shown: String = violations.chars().take(600).collect();
-    if shown.len() < violations.len() {
-        shown.push_str("...");
+/// The exit (C8): the envelope is validated once against the tool's `outputSchema`. `data`
+/// carries the API's values, so when only they break it (a known key whose type drifted
+/// upstream) the call fails as an `invalid_upstream_response` naming the pointer (C16),
+/// instead of an output validation error that blames the client's request; a violation in
+/// what the server built itself stays a `-32602`, a bug in the server.
+fn answer(
+    registered: &Registered,
+    platform: &crate::contract::Platform,
+    outcome: Outcome,
+) -> Result<CallToolResult, ErrorData> {
+    let name = registered.def.name;
+    match exit::respond(
+        platform,
+        registered.mode,
+        registered.output.as_ref(),
+        outcome,
+    ) {
+        Ok(result) => Ok(result),
+        Err(Invalid::Upstream(violations)) => {
+            let mut shown: String = violations.chars().take(600).collect();
+            if shown.len() < violations.len() {
+                shown.push_str("...");
+            }
+            let error = ToolError::new(
+                ErrorCode::InvalidUpstreamResponse,
+                format!(
+                    "the API answered values that do not fit {name}'s output schema (data{shown})"
+                ),
+            )
+            .retryable(false);
+            tracing::warn!(tool = name, "{}", error.message());
+            Ok(exit::fail(platform, registered.mode, &error))
+        }
+        Err(Invalid::Server(violations)) => {
+            tracing::error!(%violations, tool = name, "structured result does not match the tool's outputSchema");
+            Err(ErrorData::invalid_params(
+                format!("Output validation error: {violations}"),
+                None,
+            ))
+        }
     }
-    Some(
-        ToolError::new(
-            ErrorCode::InvalidUpstreamResponse,
-            format!(
-                "the API answered values that do not fit {}'s output schema (data{shown})",
-                registered.def.name
-            ),
-        )
-        .retryable(false),
-    )
 }
 
 /// Scrubs the token from a result, wherever upstream text put it (an error message, a
@@ -377,7 +422,7 @@ fn scrub_result(scrubber: &Scrubber, result: &mut CallToolResult) {
 
 /// C19: the read-only gate. A mutating action of a gated tool is refused through `control`
 /// (C18) before the handler runs, so nothing can be written.
-fn gate(def: &ToolDef, read_only: bool, args: &Map<String, Value>) -> Option<Outcome> {
+fn gate(def: &ToolDef, read_only: bool, args: &Map<String, Value>) -> Option<Control> {
     if !read_only || def.class != ToolClass::Gated {
         return None;
     }
@@ -385,9 +430,7 @@ fn gate(def: &ToolDef, read_only: bool, args: &Map<String, Value>) -> Option<Out
     if !def.write_actions.contains(&action) {
         return None;
     }
-    let control = Control::refused_read_only(def.name, action);
-    let legacy = legacy::refused(action, control.message());
-    Some(Outcome::Control { control, legacy })
+    Some(Control::refused_read_only(def.name, action))
 }
 
 fn instructions(

@@ -5,24 +5,29 @@
 //
 // Usage: node inspector.mjs <modyo-lab binary> <cassettes dir> <http|stdio>
 //
-// The Inspector starts a process per call (about a second of Node start-up each):
-// http: for each scenario group (same `env`), one `modyo-lab serve --http 127.0.0.1:0`, then
-//   `tools/list` and EVERY scenario of the group, one Inspector process per call
-//   (MODYO_INSPECTOR_JOBS at a time, default 2): every tool and every cassette scenario goes
-//   through the Inspector's output validation.
-// stdio: the Inspector spawns `modyo-lab serve` itself for every call, so each call also pays a
-//   server start (every cassette loaded): `tools/list` and the first scenario of every (module,
-//   expected outcome) pair, per group, chosen from the cassettes (never a hand list); the stdio
-//   transport is covered scenario by scenario by the TypeScript SDK and Python clients.
+// A call of the CLI as a program costs a Node start-up (about a second of CPU) and, over
+// stdio, a server start. So:
+// http: for each scenario group (same `env`), one `modyo-lab serve --http 127.0.0.1:0`;
+//   `tools/list` through the CLI as a program (the launcher, a Node process), then EVERY
+//   scenario of the group through the CLI's own entry point in this process: `runCli` of the
+//   CLI bundle, which is what the launcher calls, with the same arguments (the result goes to
+//   an `--output` file). Same parsing, connection, `tools/list`, call and output validation as
+//   the program, without a Node start-up per call; MODYO_INSPECTOR_JOBS calls at a time
+//   (default 4). MODYO_INSPECTOR_PROCESSES=1 makes every call a process, as a user runs it.
+// stdio: the CLI as a program spawns `modyo-lab serve` itself for every call, so each call
+//   also pays a server start (every cassette loaded): `tools/list` and the first scenario of
+//   every (module, expected outcome) pair, per group, chosen from the cassettes (never a hand
+//   list), MODYO_INSPECTOR_JOBS at a time (default 2); the stdio transport is covered
+//   scenario by scenario by the TypeScript SDK and Python clients.
 // MODYO_INSPECTOR_ALL=1 runs every scenario over stdio too; with MODYO_ACCEPTANCE_TOOL (one
 // tool) every scenario of that tool runs.
 // Prints one line per scenario and a summary; exits non-zero on any failure.
 
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 import { loadScenarios, problems, report, serverEnv, startHttpServer } from "./lib.mjs";
 
@@ -37,11 +42,13 @@ if (major < 22 || (major === 22 && minor < 19)) {
   process.exit(2);
 }
 
-const launcher = fileURLToPath(
-  new URL("./node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js", import.meta.url),
-);
-const jobs = Math.max(1, Number(process.env.MODYO_INSPECTOR_JOBS || 2));
-// The Inspector keeps a catalog and client settings under $HOME: give it a scratch home.
+const inspectorDir = new URL("./node_modules/@modelcontextprotocol/inspector/clients/", import.meta.url);
+const launcher = fileURLToPath(new URL("launcher/build/index.js", inspectorDir));
+const cliBundle = pathToFileURL(fileURLToPath(new URL("cli/build/index.js", inspectorDir))).href;
+const processes = transportName === "stdio" || process.env.MODYO_INSPECTOR_PROCESSES === "1";
+const jobs = Math.max(1, Number(process.env.MODYO_INSPECTOR_JOBS || (processes ? 2 : 4)));
+// The Inspector keeps a catalog and client settings under $HOME: give it a scratch home (the
+// in-process CLI reads the same variables from this process).
 const home = mkdtempSync(join(tmpdir(), "modyo-inspector-"));
 const inspectorEnv = {
   ...process.env,
@@ -49,14 +56,15 @@ const inspectorEnv = {
   MCP_CATALOG_PATH: join(home, "mcp.json"),
   MCP_CLIENT_CONFIG_PATH: join(home, "client.json"),
 };
+Object.assign(process.env, inspectorEnv);
+// A generous connect timeout: over stdio every call starts a server that loads every cassette
+// first, which takes seconds on a busy 2-core machine (the default is 15 s).
+const cliOptions = ["--format", "json", "-q", "--connect-timeout", "120000"];
 
-/// Runs the Inspector CLI once; resolves to {code, stdout, stderr}.
-function inspector(args) {
+/// Runs the Inspector CLI as a program; resolves to {result} or {error}.
+function inspectorProcess(args) {
   return new Promise((resolve, reject) => {
-    // A generous connect timeout: over stdio every call starts a server that loads every
-    // cassette first, which takes seconds on a busy 2-core machine (the default is 15 s).
-    const options = ["--cli", "--format", "json", "-q", "--connect-timeout", "120000"];
-    const child = spawn(process.execPath, [launcher, ...options, ...args], {
+    const child = spawn(process.execPath, [launcher, "--cli", ...cliOptions, ...args], {
       env: inspectorEnv,
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -65,8 +73,46 @@ function inspector(args) {
     child.stdout.setEncoding("utf8").on("data", (c) => (stdout += c));
     child.stderr.setEncoding("utf8").on("data", (c) => (stderr += c));
     child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
+    child.on("close", (code) => resolve(parse({ code, stdout, stderr })));
   });
+}
+
+let cli = null;
+let outputs = 0;
+
+/// Runs the Inspector CLI's entry point in this process (what the launcher does after
+/// parsing `--cli`); resolves to {result} or {error}. The CLI writes the result to an
+/// `--output` file (also when it then fails the call for `isError`, as the program prints
+/// it); a call it rejects (a result that breaks the outputSchema) throws and writes nothing.
+async function inspectorInProcess(args) {
+  if (cli === null) {
+    cli = await import(cliBundle);
+    quietOutputNotices();
+  }
+  const output = join(home, `result-${outputs++}.json`);
+  let thrown = null;
+  try {
+    await cli.runCli([process.execPath, launcher, ...cliOptions, "--output", output, ...args]);
+  } catch (e) {
+    thrown = e;
+  }
+  // The file holds the result itself (the program's stdout wraps it as `{result}`).
+  if (existsSync(output)) return { result: JSON.parse(readFileSync(output, "utf8")) };
+  return { error: thrown && thrown.message ? thrown.message : `no result and no error: ${thrown}` };
+}
+
+/// With `--output`, the CLI notes on stdout where it wrote each result (`{"output":...}`):
+/// keep those notes out of this script's report.
+function quietOutputNotices() {
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = (chunk, ...rest) => {
+    if (String(chunk).startsWith('{"output":')) {
+      const done = rest.find((a) => typeof a === "function");
+      if (done) process.nextTick(done);
+      return true;
+    }
+    return write(chunk, ...rest);
+  };
 }
 
 /// The target arguments: the server URL, or `-e` variables and the stdio command.
@@ -136,15 +182,17 @@ async function runGroup(groupKey, scenarios) {
   const server = transportName === "http" ? await startHttpServer(binary, cassettes, serverEnv(groupKey)) : null;
   const target = server ? { url: server.url } : {};
   try {
-    const listing = parse(await inspector(["--method", "tools/list", ...targetArgs(target, groupKey)]));
+    // tools/list through the CLI as a program, whatever the calls then go through.
+    const listing = await inspectorProcess(["--method", "tools/list", ...targetArgs(target, groupKey)]);
     if (!listing.result) {
       return [`tools/list (${groupKey}): ${listing.error}`];
     }
     const schemas = new Map(listing.result.tools.map((t) => [t.name, t.outputSchema]));
     const chosen = subset(scenarios);
-    const runs = await pool(
+    const call = processes ? inspectorProcess : inspectorInProcess;
+    const answers = await pool(
       chosen.map(({ scenario }) => () =>
-        inspector([
+        call([
           "--method",
           "tools/call",
           "--tool-name",
@@ -161,7 +209,7 @@ async function runGroup(groupKey, scenarios) {
         failures.push(`${label}: tool ${scenario.tool} is not listed`);
         return;
       }
-      const answer = parse(runs[i]);
+      const answer = answers[i];
       if (!answer.result) {
         failures.push(`${label}: client rejected the result: ${answer.error}`);
         return;

@@ -1,9 +1,11 @@
-//! Shared helpers: in-code cassettes, a started replay server, an HTTP client, the workspace
-//! and its binaries; `http`: the streamable HTTP transport in tests; [`probes`]: generic views
-//! of the tools and scenarios that exist.
+//! Shared helpers: in-code cassettes, a started replay server, an HTTP client, the workspace,
+//! its cassettes (loaded once) and its binaries; `http`: the streamable HTTP transport in tests;
+//! [`probes`]: generic views of the tools and scenarios that exist.
 
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
+use modyo_lab::session::Library;
 use modyo_lab::{Cassette, Interaction, Provenance, ReplayOptions, ReplayServer};
 
 pub(crate) mod http;
@@ -15,6 +17,13 @@ pub(crate) fn workspace() -> PathBuf {
         .parent()
         .expect("the harness lives in the workspace")
         .to_path_buf()
+}
+
+/// The workspace's cassettes, loaded once for every test of this binary (parsing them all is
+/// a second or two of a test each time).
+pub(crate) fn library() -> &'static Library {
+    static LIBRARY: OnceLock<Library> = OnceLock::new();
+    LIBRARY.get_or_init(|| Library::workspace().expect("the workspace's cassettes load"))
 }
 
 /// The `modyo-lab` binary of this build.

@@ -17,17 +17,10 @@ use super::error::CassetteError;
 use super::model::Cassette;
 use super::validate::check_name;
 
-/// The workspace's `cassettes/` directory when it exists (found from this crate's manifest
-/// directory at compile time), else `./cassettes`.
+/// The default cassettes directory: `cassettes/` of the workspace, found at run time (see
+/// [`crate::workspace`]), else `./cassettes`.
 pub fn default_dir() -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    match manifest
-        .parent()
-        .map(|workspace| workspace.join("cassettes"))
-    {
-        Some(dir) if dir.is_dir() => dir,
-        _ => PathBuf::from("cassettes"),
-    }
+    crate::workspace::dir("cassettes")
 }
 
 /// The most bytes a cassette file may hold (the largest committed one is under 2 MB).

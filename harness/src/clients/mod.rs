@@ -170,11 +170,19 @@ its tools to `ai.models.generateContent` with automatic function calling; `httpO
     }
 }
 
-/// The workspace directory (the harness's parent).
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+/// `path` under the workspace found at run time ([`crate::workspace`]), else under `.`.
+fn workspace_path(path: &str) -> PathBuf {
+    crate::workspace::root()
+        .unwrap_or_else(|| PathBuf::from("."))
+        .join(path)
+}
+
+/// The help of an option whose default is `path` under the workspace.
+fn path_help(what: &str, path: &str) -> String {
+    format!(
+        "{what} [default: {path} of the workspace this binary stands in, else of the workspace \
+         around the current directory, else ./{path}]"
+    )
 }
 
 /// The arguments of `modyo-lab clients`.
@@ -194,19 +202,23 @@ pub struct ClientsArgs {
     #[arg(long)]
     pub check: bool,
     /// The Node binary that runs the clients.
-    #[arg(long, default_value_os_t = workspace().join(".tools/node/node_modules/.bin/node"))]
+    #[arg(long, default_value_os_t = workspace_path(".tools/node/node_modules/.bin/node"), hide_default_value = true,
+        help = path_help("The Node binary that runs the clients.", ".tools/node/node_modules/.bin/node"))]
     pub node: PathBuf,
     /// The clients' installed packages (`make clients` installs them).
-    #[arg(long, default_value_os_t = workspace().join(".tools/clients/node_modules"))]
+    #[arg(long, default_value_os_t = workspace_path(".tools/clients/node_modules"), hide_default_value = true,
+        help = path_help("The clients' installed packages (`make clients` installs them).", ".tools/clients/node_modules"))]
     pub node_modules: PathBuf,
     /// The genai session script.
-    #[arg(long, default_value_os_t = workspace().join("tests/clients/genai.mjs"))]
+    #[arg(long, default_value_os_t = workspace_path("tests/clients/genai.mjs"), hide_default_value = true,
+        help = path_help("The genai session script.", "tests/clients/genai.mjs"))]
     pub genai_script: PathBuf,
     /// Where the reports and captures are (default: the workspace's reports/).
     #[arg(long)]
     pub reports: Option<PathBuf>,
     /// The cassettes directory.
-    #[arg(long, default_value_os_t = crate::cassette::default_dir())]
+    #[arg(long, default_value_os_t = crate::cassette::default_dir(), hide_default_value = true,
+        help = crate::workspace::cassettes_help("The cassettes directory."))]
     pub cassettes: PathBuf,
     /// Seconds one session may take.
     #[arg(long, default_value_t = 600)]

@@ -2,7 +2,7 @@
 //! every `outputSchema`; over our own server it also replays every cassette scenario and checks
 //! what the tools emit.
 //!
-//! Rules (see `contract.md`):
+//! Rules (see `server/CONTRACT.md`):
 //! - **C1** the output schema is the envelope: `platform` and `data` are declared;
 //! - **C5** `state` publishes the face(s) of the tool's class (coverage for reads, the
 //!   post-condition for mutations, both for gated tools), the class decided as in C19;
@@ -138,16 +138,23 @@ pub struct Lists {
 }
 
 impl Lists {
-    /// Our server's lists, from [`lists`].
+    /// Our server's lists: the echoed roots its tools declare ([`modyo_mcp::echoed_roots`]),
+    /// and the debt lists of [`lists`].
     pub fn builtin() -> Lists {
         let map = |entries: &[lists::Entry]| {
             entries
                 .iter()
                 .map(|e| (e.tool.to_owned(), e.reason.to_owned()))
-                .collect()
+                .collect::<BTreeMap<String, String>>()
         };
+        let mut echoed = map(lists::ECHOED_ROOT_TOOLS);
+        echoed.extend(
+            modyo_mcp::echoed_roots()
+                .into_iter()
+                .map(|(tool, reason)| (tool.to_owned(), reason)),
+        );
         Lists {
-            echoed_root_tools: map(lists::ECHOED_ROOT_TOOLS),
+            echoed_root_tools: echoed,
             opaque_root_tools: map(lists::OPAQUE_ROOT_TOOLS),
             known_underdeclared: map(lists::KNOWN_UNDERDECLARED),
         }

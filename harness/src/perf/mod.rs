@@ -96,7 +96,8 @@ pub struct BenchArgs {
     #[arg(long)]
     pub server: Option<PathBuf>,
     /// The cassettes directory.
-    #[arg(long, default_value_os_t = crate::cassette::default_dir())]
+    #[arg(long, default_value_os_t = crate::cassette::default_dir(), hide_default_value = true,
+        help = crate::workspace::cassettes_help("The cassettes directory."))]
     pub cassettes: PathBuf,
     /// The mcp-recorder executable (default: .tools/bench-venv/bin/mcp-recorder of the
     /// workspace, installed by `make bench-venv`).

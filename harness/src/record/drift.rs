@@ -126,6 +126,25 @@ pub fn json_differences(recorded: &Value, live: &Value) -> Vec<Difference> {
     out
 }
 
+/// How many JSON paths two bodies both have, values ignored (`$` included): how much one can
+/// say about the other. An empty list says nothing about its elements.
+pub fn common_paths(recorded: &Value, live: &Value) -> usize {
+    common(&Shape::of(recorded), &Shape::of(live))
+}
+
+fn common(recorded: &Shape, live: &Shape) -> usize {
+    let fields: usize = recorded
+        .fields
+        .iter()
+        .filter_map(|(key, r)| live.fields.get(key).map(|l| common(r, l)))
+        .sum();
+    let elements = match (&recorded.elements, &live.elements) {
+        (Some(r), Some(l)) if !r.kinds.is_empty() && !l.kinds.is_empty() => common(r, l),
+        _ => 0,
+    };
+    1 + fields + elements
+}
+
 fn compare(path: &str, recorded: &Shape, live: &Shape, out: &mut Vec<Difference>) {
     // Unknown kinds (only nulls, or an empty array's elements) compare with anything.
     if !recorded.kinds.is_empty() && !live.kinds.is_empty() && recorded.kinds != live.kinds {
@@ -179,6 +198,15 @@ mod tests {
                 "$.spaces[].uid: removed (was string)",
             ]
         );
+    }
+
+    #[test]
+    fn common_paths_count_what_both_bodies_have() {
+        let full = json!({"menus": [{"id": 1, "slug": "a"}], "meta": {"page": 1}});
+        let live = json!({"menus": [{"id": 2, "slug": 3}], "meta": {"page": 1}});
+        assert_eq!(common_paths(&full, &live), 7);
+        assert_eq!(common_paths(&json!({"menus": [], "meta": {}}), &live), 3);
+        assert_eq!(common_paths(&json!([]), &live), 1);
     }
 
     #[test]

@@ -18,16 +18,23 @@
 //! `--mode none --diff` replays nothing: every request goes live, and each live answer is
 //! compared structurally with what the cassette recorded (the drift check, [`drift`]).
 //!
+//! `--suite read-only --out DIR` runs a suite instead ([`suite`]): discovery and every read
+//! tool against the live account, read-only by three layers, into real cassettes under `DIR`
+//! and a values-free report of where ours are wrong.
+//!
 //! Whatever is written (cassette, report, logs) went through the [`Redactor`] first; the live
 //! responses the server sees are passed through unchanged. After writing, every recorded call
 //! is replayed offline from the new file and must give the same (redacted) result.
 
 pub mod drift;
+pub mod guard;
 mod proxy;
 pub mod redact;
 mod report;
 mod run;
+pub mod suite;
 
+pub use guard::{Guard, GuardStats, Limits, Refusal};
 pub(crate) use proxy::line as request_line;
 pub use proxy::{Drift, Exchange, Origin, Policy, ProxyConfig, ProxyError, RecordingProxy};
 pub use redact::Redactor;

@@ -13,6 +13,10 @@
 //! - [`Policy::Compare`]: sent live (the server sees the live answer) and to the replay server,
 //!   and the two bodies are compared structurally (the drift check).
 //!
+//! With a [`Guard`] ([`ProxyConfig::guard`]), every request that would go live is held to its
+//! limits first: a method a read-only guard refuses, or a request past the budget, is answered
+//! locally (`405`, `503`) and never sent; `429`/`503` answers are retried as `Retry-After` asks.
+//!
 //! Every request leaves an [`Exchange`] (redacted), read with [`RecordingProxy::take`]. Nothing
 //! the proxy keeps or logs carries a request header.
 
@@ -33,6 +37,7 @@ use tokio::sync::watch;
 use url::Url;
 
 use super::drift::{Difference, json_differences};
+use super::guard::{Guard, Refusal};
 use super::redact::Redactor;
 use crate::cassette::{Interaction, RecordedRequest, RecordedResponse, ResponseBody};
 use crate::replay::MISS_HEADER;
@@ -92,6 +97,8 @@ pub enum Origin {
     Missed(String),
     /// The live account could not be reached (redacted error).
     Failed(String),
+    /// The [`Guard`] did not let the request leave (read-only, or the budget spent); why.
+    Refused(String),
 }
 
 /// How a live answer compares with the recording (drift check only).
@@ -129,6 +136,9 @@ pub struct ProxyConfig {
     pub redactor: Redactor,
     /// Keep the live latency as `delay_ms`.
     pub record_latency: bool,
+    /// What may leave for the live account (read-only, budget, concurrency, `Retry-After`);
+    /// `None`: everything, one attempt each.
+    pub guard: Option<Guard>,
 }
 
 struct State {
@@ -360,6 +370,14 @@ async fn forward(
     unstorable: Option<String>,
 ) -> (Answer, Exchange) {
     let redactor = &state.config.redactor;
+    if let Some(refusal) = state
+        .config
+        .guard
+        .as_ref()
+        .and_then(|guard| guard.admit(&incoming.method).err())
+    {
+        return refused(stored, &refusal, redactor);
+    }
     let Some(upstream) = &state.config.upstream else {
         let answer = proxy_error(502, "record proxy: no live account configured");
         let exchange = exchange_of(
@@ -391,15 +409,14 @@ async fn forward(
         headers.append(name.clone(), value.clone());
     }
     let started = Instant::now();
-    let sent = state
-        .http
-        .request(method, url)
-        .headers(headers)
-        .body(incoming.body.clone())
-        .send()
-        .await;
-    let result = match sent {
-        Ok(response) => {
+    let attempt = || {
+        let request = state
+            .http
+            .request(method.clone(), url.as_str())
+            .headers(headers.clone())
+            .body(incoming.body.clone());
+        async move {
+            let response = request.send().await?;
             let status = response.status().as_u16();
             let headers = response.headers().clone();
             response.bytes().await.map(|body| Answer {
@@ -408,7 +425,13 @@ async fn forward(
                 body,
             })
         }
-        Err(e) => Err(e),
+    };
+    let result = match &state.config.guard {
+        None => attempt().await,
+        Some(guard) => match guard.send(attempt, throttled).await {
+            Ok(result) => result,
+            Err(refusal) => return refused(stored, &refusal, redactor),
+        },
     };
     let elapsed = started.elapsed();
     match result {
@@ -434,6 +457,26 @@ async fn forward(
             (answer, exchange)
         }
     }
+}
+
+/// The `Retry-After` value of a `429` or `503` answer (`Some(None)` without one).
+fn throttled(answer: &Answer) -> Option<Option<String>> {
+    matches!(answer.status, 429 | 503).then(|| {
+        answer
+            .headers
+            .get(hyper::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    })
+}
+
+/// The local answer to a request the guard did not let through.
+fn refused(stored: RecordedRequest, refusal: &Refusal, redactor: &Redactor) -> (Answer, Exchange) {
+    let reason = refusal.to_string();
+    tracing::debug!(request = %line(&stored), "{reason}");
+    let answer = proxy_error(refusal.status(), &reason);
+    let exchange = exchange_of(stored, &answer, Origin::Refused(reason), None, redactor);
+    (answer, exchange)
 }
 
 /// Offers the (redacted) request to the replay server.
@@ -549,7 +592,9 @@ fn response_of(answer: &Answer, delay_ms: Option<u64>) -> RecordedResponse {
     response
 }
 
-fn shape_drift(recorded: &RecordedResponse, live: &RecordedResponse) -> Vec<Difference> {
+/// How a live response differs in structure from a recorded one: the status, then the body's
+/// keys and types (values ignored), or its kind when one is not JSON.
+pub(crate) fn shape_drift(recorded: &RecordedResponse, live: &RecordedResponse) -> Vec<Difference> {
     let mut out = Vec::new();
     if recorded.status != live.status {
         out.push(Difference::Status {

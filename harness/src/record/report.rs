@@ -58,8 +58,15 @@ pub struct CallReport {
     pub failed: Vec<String>,
     /// Live requests that cannot be stored, and why.
     pub not_stored: Vec<String>,
+    /// Requests the proxy's guard did not let leave (read-only, budget), and why; a call with
+    /// any is not stored as a scenario.
+    pub refused: Vec<String>,
     /// Drift check: requests whose live answer differs in shape from the recording.
     pub drift: Vec<DriftReport>,
+    /// Whether the recorded call, replayed offline from the written cassette, gave the same
+    /// result with no miss (absent when it was not replayed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verified: Option<bool>,
     /// The tool result, redacted (not printed: for callers that compare results).
     #[serde(skip)]
     pub result: Option<Value>,
@@ -89,7 +96,9 @@ impl CallReport {
             missed: Vec::new(),
             failed: Vec::new(),
             not_stored: Vec::new(),
+            refused: Vec::new(),
             drift: Vec::new(),
+            verified: None,
             result: None,
         }
     }
@@ -124,6 +133,9 @@ impl RecordReport {
             }
             for note in &call.not_stored {
                 problems.push(format!("{name}: not stored: {note}"));
+            }
+            for refusal in &call.refused {
+                problems.push(format!("{name}: refused, not sent: {refusal}"));
             }
             for drift in &call.drift {
                 problems.push(format!("{name}: drift in {}", drift.request));
@@ -169,6 +181,9 @@ impl RecordReport {
             }
             for note in &call.not_stored {
                 let _ = writeln!(out, "     not stored: {note}");
+            }
+            for refusal in &call.refused {
+                let _ = writeln!(out, "     refused, not sent: {refusal}");
             }
             for drift in &call.drift {
                 match &drift.unrecorded {

@@ -15,6 +15,7 @@ use tokio::task::JoinHandle;
 use url::Url;
 
 use super::Format;
+use super::guard::Guard;
 use super::proxy::{Drift, Exchange, Origin, Policy, ProxyConfig, ProxyError, RecordingProxy};
 use super::redact::Redactor;
 use super::report::{CallReport, DriftReport, RecordReport};
@@ -124,13 +125,14 @@ impl fmt::Debug for Live {
 #[derive(Debug, Clone, clap::Args)]
 pub struct RecordOptions {
     /// The cassette: `module/name`, or a bare name filed under the first tool's module.
-    #[arg(long)]
-    pub scenario: String,
+    #[arg(long, required_unless_present = "suite")]
+    pub scenario: Option<String>,
     /// VCR's record mode.
     #[arg(long, value_enum, default_value_t = Mode::Once)]
     pub mode: Mode,
     /// The cassettes directory.
-    #[arg(long, default_value_os_t = cassette::default_dir())]
+    #[arg(long, default_value_os_t = cassette::default_dir(), hide_default_value = true,
+        help = crate::workspace::cassettes_help("The cassettes directory."))]
     pub cassettes: PathBuf,
     /// A JSON array or JSON-lines file of `{"name"?, "tool", "arguments"?, "env"?}` calls.
     #[arg(long)]
@@ -174,6 +176,10 @@ pub struct RecordOptions {
     /// The provenance date (default: today).
     #[arg(skip)]
     pub date: Option<String>,
+    /// What may leave for the live account (read-only, budget, concurrency, `Retry-After`);
+    /// shared by every run given the same guard.
+    #[arg(skip)]
+    pub guard: Option<Guard>,
 }
 
 fn parse_env(value: &str) -> Result<(String, String), String> {
@@ -191,7 +197,7 @@ impl RecordOptions {
         calls: Vec<Call>,
     ) -> RecordOptions {
         RecordOptions {
-            scenario: scenario.into(),
+            scenario: Some(scenario.into()),
             mode: Mode::Once,
             cassettes: cassettes.into(),
             script: None,
@@ -208,6 +214,7 @@ impl RecordOptions {
             calls,
             live: None,
             date: None,
+            guard: None,
         }
     }
 
@@ -530,7 +537,10 @@ pub async fn run(options: &RecordOptions) -> Result<RecordReport, RecordError> {
         ));
     }
     let root = options.cassettes.as_path();
-    let name = cassette_name(&options.scenario, &calls)?;
+    let scenario = options.scenario.as_deref().ok_or_else(|| {
+        RecordError::Usage("--scenario is required: the cassette to write".into())
+    })?;
+    let name = cassette_name(scenario, &calls)?;
     let path = cassette::path_of(root, &name);
     let existing = if path.exists() {
         Some(Cassette::load(root, &name)?)
@@ -588,6 +598,7 @@ pub async fn run(options: &RecordOptions) -> Result<RecordReport, RecordError> {
         policy,
         redactor: redactor.clone(),
         record_latency: options.record_latency,
+        guard: options.guard.clone(),
     })
     .await?;
     let token = options
@@ -648,11 +659,15 @@ pub async fn run(options: &RecordOptions) -> Result<RecordReport, RecordError> {
                 for (k, v) in &env {
                     scenario.env.insert(k.clone(), redactor.text(v));
                 }
-                recorded.push(Recorded {
-                    scenario,
-                    env: env.clone(),
-                    result: value,
-                });
+                // A call the guard cut short answered from refusals, not from the account:
+                // it is reported, never stored as a scenario.
+                if call_report.refused.is_empty() {
+                    recorded.push(Recorded {
+                        scenario,
+                        env: env.clone(),
+                        result: value,
+                    });
+                }
             }
             Err(e) => report.problems.push(format!(
                 "{scenario_name}: the call {} failed: {}",
@@ -733,6 +748,7 @@ fn summarize(exchanges: &[Exchange], report: &mut CallReport) {
             Origin::Replayed => report.replayed += 1,
             Origin::Missed(diagnostic) => report.missed.push(diagnostic.clone()),
             Origin::Failed(error) => report.failed.push(format!("{line}: {error}")),
+            Origin::Refused(reason) => report.refused.push(format!("{line}: {reason}")),
         }
         match &exchange.drift {
             Some(Drift::Unrecorded(diagnostic)) => report.drift.push(DriftReport {
@@ -814,6 +830,7 @@ async fn verify(
         let misses = session.replay().misses();
         session.close().await;
         let name = &r.scenario.name;
+        let mut same = misses.is_empty();
         for miss in misses {
             report.problems.push(format!(
                 "{name}: replayed offline, a request missed: {miss}"
@@ -826,14 +843,23 @@ async fn verify(
                 let value = redactor.json(&serde_json::to_value(&result).unwrap_or_default());
                 match first_difference(&r.result, &value, "$") {
                     None => report.verified += 1,
-                    Some(at) => report.problems.push(format!(
-                        "{name}: replayed offline, the result differs from the recording at {at}"
-                    )),
+                    Some(at) => {
+                        same = false;
+                        report.problems.push(format!(
+                            "{name}: replayed offline, the result differs from the recording at {at}"
+                        ));
+                    }
                 }
             }
-            Err(e) => report
-                .problems
-                .push(format!("{name}: replayed offline, the call failed: {e}")),
+            Err(e) => {
+                same = false;
+                report
+                    .problems
+                    .push(format!("{name}: replayed offline, the call failed: {e}"));
+            }
+        }
+        if let Some(call) = report.calls.iter_mut().find(|c| c.scenario == *name) {
+            call.verified = Some(same);
         }
     }
     Ok(())

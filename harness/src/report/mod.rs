@@ -27,13 +27,10 @@ pub const FORMAT: &str = "modyo-lab-report/2";
 /// The file a run's wall time goes to (gitignored: it is not deterministic).
 pub const LAST_RUN: &str = "last-run.md";
 
-/// The workspace's `reports/` directory.
+/// The default reports directory: `reports/` of the workspace, found at run time (see
+/// [`crate::workspace`]), else `./reports`.
 pub fn default_dir() -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    manifest
-        .parent()
-        .map(|workspace| workspace.join("reports"))
-        .unwrap_or_else(|| PathBuf::from("reports"))
+    crate::workspace::dir("reports")
 }
 
 /// One module's report, or one server's (`modyo-lab measure --before CMD --after CMD`: `module`

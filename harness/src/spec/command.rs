@@ -32,7 +32,8 @@ pub enum SpecCommand {
 #[derive(Debug, clap::Args)]
 pub struct ImportArgs {
     /// Where to write the surface files.
-    #[arg(long, default_value_os_t = default_dir())]
+    #[arg(long, default_value_os_t = default_dir(), hide_default_value = true,
+        help = crate::workspace::dir_help("Where to write the surface files.", super::DEFAULT_DIR))]
     pub out: PathBuf,
     /// Import Modyo's published documents (modyo/modyo-docs, pull request 604) from a local
     /// copy: --git, --sources, MODYO_DOCS_GIT or MODYO_SPEC_SOURCES.
@@ -71,7 +72,8 @@ pub struct ImportArgs {
 #[derive(Debug, clap::Args)]
 pub struct PullArgs {
     /// Where to write the surface files.
-    #[arg(long, default_value_os_t = default_dir())]
+    #[arg(long, default_value_os_t = default_dir(), hide_default_value = true,
+        help = crate::workspace::dir_help("Where to write the surface files.", super::DEFAULT_DIR))]
     pub out: PathBuf,
     /// An API to pull (repeatable; default: admin, content and customers).
     #[arg(long = "api")]
@@ -82,7 +84,8 @@ pub struct PullArgs {
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
     /// The surface files.
-    #[arg(long, default_value_os_t = default_dir())]
+    #[arg(long, default_value_os_t = default_dir(), hide_default_value = true,
+        help = crate::workspace::dir_help("The surface files.", super::DEFAULT_DIR))]
     pub spec: PathBuf,
     /// A git directory of modyo/modyo-docs to regenerate from.
     #[arg(long, value_name = "DIR")]
@@ -99,13 +102,16 @@ pub struct CheckArgs {
 #[derive(Debug, clap::Args)]
 pub struct CoverageArgs {
     /// The cassettes.
-    #[arg(long, default_value_os_t = crate::cassette::default_dir())]
+    #[arg(long, default_value_os_t = crate::cassette::default_dir(), hide_default_value = true,
+        help = crate::workspace::cassettes_help("The cassettes."))]
     pub cassettes: PathBuf,
     /// The surface files.
-    #[arg(long, default_value_os_t = default_dir())]
+    #[arg(long, default_value_os_t = default_dir(), hide_default_value = true,
+        help = crate::workspace::dir_help("The surface files.", super::DEFAULT_DIR))]
     pub spec: PathBuf,
     /// Where to write the report.
-    #[arg(long, default_value_os_t = crate::report::default_dir())]
+    #[arg(long, default_value_os_t = crate::report::default_dir(), hide_default_value = true,
+        help = crate::workspace::dir_help("Where to write the report.", "reports"))]
     pub out: PathBuf,
     /// Write nothing; fail if the committed report differs from a regeneration.
     #[arg(long)]

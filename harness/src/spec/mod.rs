@@ -27,18 +27,21 @@ pub mod source;
 pub mod surface;
 pub mod template;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 pub use conform::Surfaces;
 pub use shape::Shape;
 pub use surface::{Operation, SourceProvenance, Surface};
 pub use template::Template;
 
-/// The workspace's `harness/spec/` directory (found from this crate's manifest directory at
-/// compile time).
+/// The default surface directory: `harness/spec/` of the workspace, found at run time (see
+/// [`crate::workspace`]), else `./harness/spec`.
 pub fn default_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("spec")
+    crate::workspace::dir(DEFAULT_DIR)
 }
+
+/// [`default_dir`] relative to the workspace.
+pub(crate) const DEFAULT_DIR: &str = "harness/spec";
 
 /// Something wrong with a document, a surface file or a source.
 #[derive(Debug, thiserror::Error)]

@@ -11,6 +11,9 @@ use serde::Serialize;
 pub struct Control {
     outcome: &'static str,
     message: String,
+    /// The action that did not run (the old payload names it, C21).
+    #[serde(skip)]
+    action: String,
 }
 
 impl Control {
@@ -21,6 +24,7 @@ impl Control {
             message: format!(
                 "{tool} action '{action}' was not run: the server is read-only (MODYO_READ_ONLY=true). Read actions (list, get, search, find) still work."
             ),
+            action: action.to_owned(),
         }
     }
 
@@ -31,6 +35,7 @@ impl Control {
             message: format!(
                 "{tool} action '{action}' was not run: pass confirmDelete: true to confirm it."
             ),
+            action: action.to_owned(),
         }
     }
 
@@ -42,5 +47,10 @@ impl Control {
     /// The message.
     pub fn message(&self) -> &str {
         &self.message
+    }
+
+    /// The action that did not run.
+    pub fn action(&self) -> &str {
+        &self.action
     }
 }

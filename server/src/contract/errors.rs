@@ -152,6 +152,16 @@ impl ToolError {
         self.0.status
     }
 
+    /// Whether retrying may help, when said.
+    pub fn is_retryable(&self) -> Option<bool> {
+        self.0.retryable
+    }
+
+    /// How long to wait before retrying, when the API said.
+    pub fn retry_after_s(&self) -> Option<u64> {
+        self.0.retry_after_s
+    }
+
     /// The `error` object of the C16 payload.
     pub(crate) fn to_value(&self) -> Value {
         let mut error = Map::new();

@@ -1,11 +1,10 @@
 //! The one exit every tool response leaves through.
 //!
 //! Migrated: the envelope `{platform, data, resource?, state?, control?}` (C1, C2) is built,
-//! validated against the tool's own `outputSchema` (C8), and sent as `structuredContent` with
-//! its compact serialization as `content[0].text` (C17). Errors become C16 results. Legacy
-//! modules get the old rendering instead (C21).
+//! validated once against the tool's own `outputSchema` (C8), and sent as `structuredContent`
+//! with its compact serialization as `content[0].text` (C17). Errors become C16 results. Legacy
+//! modules get the old rendering instead (C21, [`legacy`]).
 
-use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::{Map, Value};
 
@@ -13,15 +12,15 @@ use super::envelope::{Mode, Outcome};
 use super::errors::ToolError;
 use super::legacy;
 use super::platform::Platform;
-use super::validate::OutputValidator;
+use super::validate::{OutputValidator, join};
 
 /// Builds the envelope of a successful (or controlled) call, in slot order.
-pub fn envelope(platform: &Platform, outcome: &Outcome) -> Value {
+pub fn envelope(platform: &Platform, outcome: Outcome) -> Value {
     let mut envelope = Map::new();
     envelope.insert("platform".into(), platform.to_value());
     match outcome {
         Outcome::Reply(reply) => {
-            envelope.insert("data".into(), reply.data.clone());
+            envelope.insert("data".into(), reply.data);
             if let Some(resource) = &reply.resource {
                 envelope.insert("resource".into(), to_value(resource));
             }
@@ -29,9 +28,9 @@ pub fn envelope(platform: &Platform, outcome: &Outcome) -> Value {
                 envelope.insert("state".into(), to_value(state));
             }
         }
-        Outcome::Control { control, .. } => {
+        Outcome::Control(control) => {
             envelope.insert("data".into(), Value::Null);
-            envelope.insert("control".into(), to_value(control));
+            envelope.insert("control".into(), to_value(&control));
         }
     }
     Value::Object(envelope)
@@ -42,31 +41,53 @@ fn to_value(value: &impl serde::Serialize) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
-/// Renders a handler's outcome. In migrated mode the envelope must validate against the
-/// tool's `outputSchema`, or the call fails with `-32602` "Output validation error".
+/// Why an answer failed its `outputSchema`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Invalid {
+    /// Only values under `data` break it: the API's values drifted from what the tool
+    /// publishes (pointers relative to `data`).
+    Upstream(String),
+    /// Something the server itself built breaks it: a bug in the server.
+    Server(String),
+}
+
+/// Renders a handler's outcome. In migrated mode the envelope is validated once against the
+/// tool's `outputSchema`; a violation is returned, classified, for the caller to answer.
 pub fn respond(
     platform: &Platform,
     mode: Mode,
     validator: Option<&OutputValidator>,
     outcome: Outcome,
-) -> Result<CallToolResult, ErrorData> {
+) -> Result<CallToolResult, Invalid> {
     if mode == Mode::Legacy {
-        return Ok(match &outcome {
-            Outcome::Reply(reply) => legacy::success(reply.legacy.as_ref().unwrap_or(&reply.data)),
-            Outcome::Control { legacy, .. } => legacy::success(legacy),
-        });
+        let payload = match outcome {
+            Outcome::Reply(reply) => reply.legacy.render(reply.data),
+            Outcome::Control(control) => legacy::control(&control),
+        };
+        return Ok(legacy::success(&payload));
     }
-    let envelope = envelope(platform, &outcome);
-    if let Some(validator) = validator
-        && let Err(violations) = validator.check(&envelope)
-    {
-        tracing::error!(%violations, "structured result does not match the tool's outputSchema");
-        return Err(ErrorData::invalid_params(
-            format!("Output validation error: {violations}"),
-            None,
-        ));
+    let envelope = envelope(platform, outcome);
+    if let Some(validator) = validator {
+        let violations = validator.violations(&envelope);
+        if !violations.is_empty() {
+            return Err(classify(violations));
+        }
     }
     Ok(CallToolResult::structured(envelope))
+}
+
+fn classify(violations: Vec<(String, String)>) -> Invalid {
+    let in_data: Option<Vec<(String, String)>> = violations
+        .iter()
+        .map(|(path, message)| {
+            let rest = path.strip_prefix("/data")?;
+            (rest.is_empty() || rest.starts_with('/')).then(|| (rest.to_owned(), message.clone()))
+        })
+        .collect();
+    match in_data {
+        Some(in_data) => Invalid::Upstream(join(&in_data)),
+        None => Invalid::Server(join(&violations)),
+    }
 }
 
 /// The C16 error payload: `{platform, error}`.
@@ -133,7 +154,7 @@ mod tests {
     }
 
     #[test]
-    fn a_result_that_breaks_its_schema_is_an_output_validation_error() {
+    fn api_values_that_break_the_data_schema_are_upstream_drift() {
         let v = validator(
             ToolClass::Read,
             Slots::default(),
@@ -146,20 +167,18 @@ mod tests {
             Reply::new(json!(["x"])).into(),
         )
         .unwrap_err();
-        assert_eq!(err.code.0, -32602);
-        assert!(
-            err.message.starts_with("Output validation error"),
-            "{}",
-            err.message
-        );
-        assert!(err.message.contains("/data/0"), "{}", err.message);
+        let Invalid::Upstream(message) = err else {
+            panic!("data drift: {err:?}")
+        };
+        assert!(message.starts_with("/0: "), "{message}");
     }
 
     #[test]
-    fn undeclared_slots_are_rejected() {
+    fn a_slot_the_server_built_wrong_is_a_server_bug() {
         let v = validator(ToolClass::Read, Slots::default(), schema::any());
         let reply = Reply::new(json!(1)).state(Coverage::page(1, None));
-        assert!(respond(&platform(), Mode::Migrated, Some(&v), reply.into()).is_err());
+        let err = respond(&platform(), Mode::Migrated, Some(&v), reply.into()).unwrap_err();
+        assert!(matches!(err, Invalid::Server(_)), "{err:?}");
     }
 
     #[test]
@@ -170,25 +189,30 @@ mod tests {
             control: true,
         };
         let v = validator(ToolClass::Gated, slots, schema::loose(&[], &[]));
-        let outcome = Outcome::Control {
-            control: Control::refused_read_only("content-spaces-manage", "delete"),
-            legacy: legacy::refused("delete", "x"),
-        };
-        let result = respond(&platform(), Mode::Migrated, Some(&v), outcome).unwrap();
+        let control = Control::refused_read_only("content-spaces-manage", "delete");
+        let result = respond(
+            &platform(),
+            Mode::Migrated,
+            Some(&v),
+            control.clone().into(),
+        )
+        .unwrap();
         let s = result.structured_content.unwrap();
         assert_eq!(s["data"], Value::Null);
         assert_eq!(s["control"]["outcome"], "refused");
+        let old = respond(&platform(), Mode::Legacy, None, control.into()).unwrap();
+        let text = &old.content[0].as_text().unwrap().text;
+        assert!(text.contains("\"rejected\": \"delete\""), "{text}");
     }
 
     #[test]
     fn legacy_is_pretty_text_without_structured_content() {
-        let reply =
-            Reply::new(json!({"a": 1})).legacy(Mode::Legacy, || json!({"message": "ok", "a": 1}));
+        let reply = Reply::new(json!(1)).old(crate::contract::Legacy::write("done", "ok", "a"));
         let result = respond(&platform(), Mode::Legacy, None, reply.into()).unwrap();
         assert!(result.structured_content.is_none());
         assert_eq!(
             result.content[0].as_text().unwrap().text,
-            "{\n  \"message\": \"ok\",\n  \"a\": 1\n}"
+            "{\n  \"message\": \"ok\",\n  \"action\": \"done\",\n  \"a\": 1\n}"
         );
     }
 

@@ -1,4 +1,4 @@
-//! The response contract (`shared/contract.md`), implemented once so every tool gets it.
+//! The response contract (`server/CONTRACT.md`), implemented once so every tool gets it.
 //!
 //! Where each rule lives:
 //! - C1, C3: [`envelope`] (what handlers return) and [`exit`] (the one way out);
@@ -23,6 +23,8 @@ pub use class::ToolClass;
 pub use control::Control;
 pub use envelope::{Mode, Outcome, Reply};
 pub use errors::{ErrorCode, ToolError};
+pub use exit::Invalid;
+pub use legacy::Legacy;
 pub use platform::Platform;
 pub use resource::Resource;
 pub use schema::Slots;

@@ -234,6 +234,68 @@ pub fn output_schema(class: ToolClass, slots: Slots, data: Value) -> Map<String,
     schema
 }
 
+/// The schema of a `data` type, derived from the type (schemars) and written in this module's
+/// dialect, so a tool's `outputSchema` and the value it answers come from the same type:
+/// everything inline, no `$schema`, `title`, `description`, `format` or `default`; the
+/// schemas schemars writes as `true` (any value) as `{}`, and the `true` of an open object
+/// (`additionalProperties`) or an untyped list (`items`) left out; keys in a fixed order.
+pub fn derived<T: JsonSchema>() -> Value {
+    let generator = schemars::generate::SchemaSettings::draft2020_12()
+        .with(|s| {
+            s.meta_schema = None;
+            s.inline_subschemas = true;
+        })
+        .into_generator();
+    let mut value = generator.into_root_schema_for::<T>().to_value();
+    dialect(&mut value);
+    value
+}
+
+/// The order keys are written in (others follow in the order schemars gave them).
+const KEY_ORDER: [&str; 8] = [
+    "type",
+    "properties",
+    "items",
+    "required",
+    "additionalProperties",
+    "enum",
+    "minimum",
+    "maximum",
+];
+
+fn dialect(schema: &mut Value) {
+    let Value::Object(map) = schema else {
+        if *schema == Value::Bool(true) {
+            *schema = json!({});
+        }
+        return;
+    };
+    for noise in ["$schema", "title", "description", "format", "default"] {
+        map.remove(noise);
+    }
+    for open in ["additionalProperties", "items"] {
+        if map.get(open) == Some(&Value::Bool(true)) {
+            map.remove(open);
+        }
+    }
+    if let Some(Value::Object(properties)) = map.get_mut("properties") {
+        properties.values_mut().for_each(dialect);
+    }
+    for child in ["items", "additionalProperties"] {
+        if let Some(child @ Value::Object(_)) = map.get_mut(child) {
+            dialect(child);
+        }
+    }
+    let mut ordered = Map::new();
+    for key in KEY_ORDER {
+        if let Some(value) = map.remove(key) {
+            ordered.insert(key.to_owned(), value);
+        }
+    }
+    ordered.append(map);
+    *map = ordered;
+}
+
 /// The `inputSchema` of an argument type, closed to unknown arguments, without `$schema`,
 /// `title` or integer `format` noise.
 pub fn input_schema<T: JsonSchema>() -> Map<String, Value> {

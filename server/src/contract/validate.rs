@@ -27,30 +27,43 @@ impl OutputValidator {
 
     /// Validates an instance; the error lists up to five violations with their JSON pointers.
     pub fn check(&self, instance: &Value) -> Result<(), String> {
+        let violations = self.violations(instance);
+        if violations.is_empty() {
+            Ok(())
+        } else {
+            Err(join(&violations))
+        }
+    }
+
+    /// Up to five violations of an instance, as `(JSON pointer, message)`; none when it is valid.
+    pub fn violations(&self, instance: &Value) -> Vec<(String, String)> {
         // The fast path: no error is built for a valid instance (every call's case).
         if self.validator.is_valid(instance) {
-            return Ok(());
+            return Vec::new();
         }
-        let errors: Vec<String> = self
-            .validator
+        self.validator
             .iter_errors(instance)
             .take(5)
             .map(|e| {
-                let path = e.instance_path().to_string();
-                let path = if path.is_empty() {
-                    "/".to_owned()
-                } else {
-                    path
-                };
-                format!("{path}: {}", shortened(&e.to_string(), e.instance()))
+                (
+                    e.instance_path().to_string(),
+                    shortened(&e.to_string(), e.instance()),
+                )
             })
-            .collect();
-        if errors.is_empty() {
-            Ok(())
-        } else {
-            Err(errors.join("; "))
-        }
+            .collect()
     }
+}
+
+/// `pointer: message; ...`, the root written `/`.
+pub fn join(violations: &[(String, String)]) -> String {
+    violations
+        .iter()
+        .map(|(path, message)| {
+            let path = if path.is_empty() { "/" } else { path };
+            format!("{path}: {message}")
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// The longest rendering of the offending value kept in a violation message.

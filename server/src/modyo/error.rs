@@ -1,6 +1,6 @@
 //! What can go wrong between the server and Modyo, and how each case maps to a C16 code.
 //!
-//! The mapping follows the table in `catalog.md`: 401 with a JSON body is `unauthorized`, 401
+//! The mapping follows the error table of `server/CONTRACT.md`: 401 with a JSON body is `unauthorized`, 401
 //! or 403 with an empty body is `forbidden`, 404 `not_found`, 409 `rejected` (or
 //! `validation_failed` with a field list), 422 `invalid_parameters`, 429 `rate_limited` (with
 //! `retry_after_s`), 5xx / timeout / connection failure `upstream_unavailable`, and a 2xx that

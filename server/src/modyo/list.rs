@@ -1,7 +1,7 @@
 //! List bodies: `{"<plural>": [...], "meta": {total_entries, per_page, current_page,
 //! total_pages}}`, and walking every page when a lookup needs the whole collection.
 //!
-//! Root-key drift rule (`catalog.md`): when the expected key is missing and exactly one array
+//! Root-key drift rule (`server/CONTRACT.md`, "HTTP conventions"): when the expected key is missing and exactly one array
 //! sits in the body, that array is read and the drift is logged; anything else is an
 //! `invalid_upstream_response`. `meta` is parsed leniently and is never evidence unless its
 //! `total_entries` is a non-negative integer (C6).

@@ -2,7 +2,7 @@
 //! the heuristic resolution of names into entities.
 //!
 //! - [`client`]: reqwest with bearer auth, timeout, `no_proxy`, its own User-Agent;
-//! - [`error`]: what can go wrong upstream, and its mapping to C16 codes (`catalog.md`);
+//! - [`error`]: what can go wrong upstream, and its mapping to C16 codes (`server/CONTRACT.md`, "HTTP conventions");
 //! - [`list`]: list bodies (`{<plural>: [...], meta}`), the root-key drift rule, page walking;
 //! - [`resolve`]: id / uid / name lookups that refuse to guess (`ambiguous`, `not_found`).
 

@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
-use serde::{Deserialize, Deserializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// The longest identifier taken (an id, uid, uuid, slug, host, email or name).
 pub(crate) const MAX_IDENT_CHARS: u64 = 1024;
@@ -66,6 +66,13 @@ impl<'de> Deserialize<'de> for Ident {
     }
 }
 
+/// Written as its text: the engine reads a call's arguments by name from their serialized form.
+impl Serialize for Ident {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.0)
+    }
+}
+
 impl JsonSchema for Ident {
     fn schema_name() -> Cow<'static, str> {
         "Ident".into()
@@ -80,8 +87,11 @@ impl JsonSchema for Ident {
     }
 }
 
-/// `page` and `per_page`, with the bounds the API does not enforce itself (`catalog.md`).
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+use crate::contract::ToolError;
+
+/// `page` and `per_page`, with the bounds the API does not enforce itself
+/// (`server/CONTRACT.md`, "HTTP conventions").
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, JsonSchema)]
 pub(crate) struct Paging {
     /// Page number, from 1.
     #[serde(default = "first_page")]
@@ -101,6 +111,26 @@ fn default_per_page() -> u32 {
     10
 }
 
+/// A `YYYY-MM-DD` date the API can parse (it drops a whole filter it cannot, and still
+/// answers 200, so the check is local).
+pub(crate) fn check_date(value: &str, what: &str) -> Result<(), ToolError> {
+    let parts: Vec<&str> = value.split('-').collect();
+    let ok = match parts.as_slice() {
+        [y, m, d] if y.len() == 4 && m.len() == 2 && d.len() == 2 => {
+            let num = |s: &str| s.parse::<u32>().ok();
+            matches!((num(y), num(m), num(d)), (Some(_), Some(m), Some(d)) if (1..=12).contains(&m) && (1..=31).contains(&d))
+        }
+        _ => false,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(ToolError::invalid_parameters(format!(
+            "{what} '{value}' is not a YYYY-MM-DD date; the API would silently drop the whole filter"
+        )))
+    }
+}
+
 /// Whether a value was given for an optional argument (mutating fields of a `-manage` call).
 pub(crate) fn any_given(values: &[bool]) -> bool {
     values.iter().any(|given| *given)
@@ -110,6 +140,14 @@ pub(crate) fn any_given(values: &[bool]) -> bool {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn dates_are_checked_locally() {
+        assert!(check_date("2026-03-04", "date_range").is_ok());
+        for bad in ["2026-3-04", "04-03-2026", "2026-13-01", "2026-02-xx", ""] {
+            assert!(check_date(bad, "date_range").is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn an_identifier_is_a_string_or_an_integer() {

@@ -18,14 +18,17 @@ use crate::app::App;
 use crate::config::Module;
 use crate::contract::{Mode, Outcome, Slots, ToolClass, ToolError, schema};
 use crate::modyo::{CmsError, ModyoClient};
+use engine::Data;
 
 pub(crate) mod args;
 pub(crate) mod channels;
 pub(crate) mod content;
 pub(crate) mod core;
 pub(crate) mod customers;
-pub(crate) mod fanout;
+pub(crate) mod engine;
 pub(crate) mod widgets;
+
+pub(crate) use engine::bulk as fanout;
 
 /// What a handler returns: an outcome, or a failure.
 pub(crate) type ToolResult = Result<Outcome, CallError>;
@@ -83,7 +86,11 @@ pub(crate) struct ToolDef {
     pub(crate) write_actions: &'static [&'static str],
     pub(crate) slots: Slots,
     pub(crate) data_schema: Value,
+    /// Why the `data` root is loose, when it echoes a Modyo object (C10).
+    pub(crate) echoed: Option<String>,
     pub(crate) input_schema: Map<String, Value>,
+    /// Parameters the declaration reads by name: each must be in the input schema.
+    pub(crate) params: Vec<&'static str>,
     /// Parameters the migrated tool added; the legacy input schema does not have them (C21).
     pub(crate) new_params: &'static [&'static str],
     pub(crate) handler: Handler,
@@ -102,7 +109,7 @@ pub(crate) fn tool(name: &'static str, module: Module, class: ToolClass) -> Tool
             control: class == ToolClass::Gated,
             ..Slots::default()
         },
-        data_schema: schema::any(),
+        data_schema: None,
         new_params: &[],
     }
 }
@@ -116,7 +123,7 @@ pub(crate) struct ToolBuilder {
     read_actions: &'static [&'static str],
     write_actions: &'static [&'static str],
     slots: Slots,
-    data_schema: Value,
+    data_schema: Option<Value>,
     new_params: &'static [&'static str],
 }
 
@@ -127,9 +134,9 @@ impl ToolBuilder {
         self
     }
 
-    /// The schema of `data`.
+    /// The schema of `data`, for a handler that builds it by hand (transitional).
     pub(crate) fn data(mut self, schema: Value) -> ToolBuilder {
-        self.data_schema = schema;
+        self.data_schema = Some(schema);
         self
     }
 
@@ -170,22 +177,32 @@ impl ToolBuilder {
         self
     }
 
-    /// Finishes the declaration with the handler; the input schema comes from `A`.
-    pub(crate) fn handle<A, F, Fut>(self, handler: F) -> ToolDef
+    /// Finishes the declaration with the handler: the input schema comes from `A`, the
+    /// `data` schema from `D`, the type of what the handler answers.
+    pub(crate) fn handle<A, D, F, Fut>(self, handler: F) -> ToolDef
     where
         A: DeserializeOwned + JsonSchema + Send + 'static,
+        D: Data,
         F: Fn(Call, A) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = ToolResult> + Send + 'static,
+        Fut: Future<Output = Result<Outcome<D>, CallError>> + Send + 'static,
     {
+        let handler = Arc::new(handler);
         let handler: Handler =
             Arc::new(
                 move |call, args| match serde_json::from_value::<A>(Value::Object(args)) {
-                    Ok(args) => Box::pin(handler(call, args)),
+                    Ok(args) => {
+                        let answer = handler(call, args);
+                        Box::pin(async move { Ok(answer.await?.map(serialized)) })
+                    }
                     Err(e) => {
                         Box::pin(std::future::ready(Err(CallError::Arguments(e.to_string()))))
                     }
                 },
             );
+        let (data_schema, echoed) = match self.data_schema {
+            Some(schema) => (schema, None),
+            None => (schema::derived::<D>(), D::echoed()),
+        };
         ToolDef {
             name: self.name,
             module: self.module,
@@ -194,12 +211,21 @@ impl ToolBuilder {
             read_actions: self.read_actions,
             write_actions: self.write_actions,
             slots: self.slots,
-            data_schema: self.data_schema,
+            data_schema,
+            echoed,
             input_schema: schema::input_schema::<A>(),
+            params: Vec::new(),
             new_params: self.new_params,
             handler,
         }
     }
+}
+
+/// `data` as JSON. The `data` types serialize infallibly (structs of strings, numbers and
+/// JSON values), so `null` never stands in for a real answer; if it did, the exit's
+/// validation would refuse it.
+fn serialized<D: serde::Serialize>(data: D) -> Value {
+    serde_json::to_value(data).unwrap_or(Value::Null)
 }
 
 /// Every tool of every module, in catalogue order.

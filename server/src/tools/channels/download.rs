@@ -17,17 +17,17 @@ use std::io::{Cursor, Read};
 use std::path::{Component, Path, PathBuf};
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
 
-use super::widgets::{find_widget, widgets_path};
-use super::{Need, not_found_as, resolve_site};
+use super::widgets::{Widget, find_widget, widgets_path};
+use super::{Need, resolve_site};
 use crate::config::Module;
-use crate::contract::schema;
-use crate::contract::{ErrorCode, PostCondition, Reply, ToolClass, ToolError};
+use crate::contract::{ErrorCode, Legacy, PostCondition, Reply, ToolClass, ToolError};
 use crate::modyo::Query;
 use crate::tools::args::Ident;
-use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
+use crate::tools::engine::{Answer, Data};
+use crate::tools::{Call, CallError, ToolDef, tool};
 
 /// The most entries an archive may hold.
 pub(crate) const MAX_ENTRIES: usize = 10_000;
@@ -49,19 +49,23 @@ pub(crate) struct DownloadArgs {
     overwrite: bool,
 }
 
-fn data_schema() -> Value {
-    let file = schema::strict(
-        &[
-            ("path", schema::string()),
-            ("bytes", json!({"type": "integer", "minimum": 0})),
-        ],
-        &["path", "bytes"],
-    );
-    schema::strict(
-        &[("path", schema::string()), ("files", schema::array(file))],
-        &["path", "files"],
-    )
+/// What a download wrote: the directory, and each file with its size on disk.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub(crate) struct Downloaded {
+    path: String,
+    files: Vec<File>,
 }
+
+/// One file written.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+struct File {
+    path: String,
+    bytes: u64,
+}
+
+impl Data for Downloaded {}
 
 pub(crate) fn download_tool() -> ToolDef {
     tool("channels-download", Module::Channels, ToolClass::Mutation)
@@ -70,29 +74,31 @@ pub(crate) fn download_tool() -> ToolDef {
 escape targetDir, links, and existing files (unless overwrite) refuse the call before anything is written. data: \
 the directory and the files written, read back from disk; state.affected: files written.",
         )
-        .data(data_schema())
         .resource()
         .state()
         .handle(download)
 }
 
-async fn download(call: Call, args: DownloadArgs) -> ToolResult {
+async fn download(call: Call, args: DownloadArgs) -> Answer<Downloaded> {
     if args.target_dir.trim().is_empty() {
         return Err(CallError::Arguments("targetDir is empty".into()));
     }
     let client = call.client()?;
     let site = resolve_site(client, &args.site, Need::Id).await?;
-    let found = find_widget(client, &site, &args.widget).await?;
+    let found = find_widget(client, &site.collection::<Widget>(), &args.widget).await?;
     let path = format!("{}/{}/download", widgets_path(&site), found.id);
-    let zip = client
-        .get_bytes(&path, &Query::new())
-        .await
-        .map_err(not_found_as(|| {
-            format!(
+    let zip = client.get_bytes(&path, &Query::new()).await.map_err(|e| {
+        let missing = e.is_not_found();
+        let error = ToolError::from(e);
+        if missing {
+            error.with_message(format!(
                 "widget {} of site {} has no download; check the widget with channels-widgets-manage (action get)",
                 found.id, site.id
-            )
-        }))?;
+            ))
+        } else {
+            error
+        }
+    })?;
     let target = PathBuf::from(args.target_dir.trim());
     let overwrite = args.overwrite;
     let files = tokio::task::spawn_blocking(move || unpack(&zip, &target, overwrite))
@@ -105,17 +111,21 @@ async fn download(call: Call, args: DownloadArgs) -> ToolResult {
         })??;
     let resource = found.resource();
     let affected = files.files.len();
-    let data = json!({
-        "path": files.root.display().to_string(),
-        "files": files.files.iter().map(|(p, n)| json!({"path": p, "bytes": n})).collect::<Vec<_>>(),
-    });
-    let legacy_data = data.clone();
+    let data = Downloaded {
+        path: files.root.display().to_string(),
+        files: files
+            .files
+            .into_iter()
+            .map(|(path, bytes)| File { path, bytes })
+            .collect(),
+    };
+    let old = Legacy::custom(
+        |result| json!({"message": "Widget downloaded successfully", "action": "downloaded", "result": result}),
+    );
     Ok(Reply::new(data)
         .resource(resource)
         .state(PostCondition::status("downloaded").affected(affected))
-        .legacy(call.mode, || {
-            json!({"message": "Widget downloaded successfully", "action": "downloaded", "result": legacy_data})
-        })
+        .old(old)
         .into())
 }
 

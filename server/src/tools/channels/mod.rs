@@ -3,28 +3,21 @@
 //!
 //! Site-scoped paths sit under `/api/admin/sites/{site_id}/...`; [`resolve_site`] turns the
 //! `site` argument (an id, a host, a uuid or a name) into one site and the `resource` that
-//! echoes it (C4). Almost every path of this module is synthetic (`catalog.md`): the shapes
-//! echoed here are declared key by key from `modyo-api.md` so upstream drift only adds keys.
-//!
-//! Shared rules of the module, so each tool file stays about its resource:
-//! - writes report the object the API persisted (C7): the response body, or a re-read, and
-//!   [`check_persisted`] turns a value persisted differently from what was sent into
-//!   `persisted_mismatch` in the same call;
-//! - delete-type actions need `confirmDelete: true`, else [`unconfirmed`] answers `control`;
-//! - lists report coverage from the API's `meta` ([`list_page`]); lookups walk every page.
+//! echoes it (C4), and [`in_site`] makes a site's pages, templates or locks the collection of a
+//! `-manage` tool. Almost every path of this module is synthetic (inferred, not documented):
+//! the shapes echoed here are declared key by key from our research notes, so upstream drift
+//! only adds keys. Channels objects say whether they are published, and writes report it
+//! (`state.published`, read back).
 
-use reqwest::Method;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use crate::contract::{
-    Control, Coverage, ErrorCode, Mode, Outcome, PostCondition, Reply, Resource, ToolError, legacy,
-    schema,
-};
+use crate::contract::{ErrorCode, Resource, ToolError};
 use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, is_id, pick};
-use crate::modyo::{CmsError, ModyoClient, Query};
+use crate::modyo::{ModyoClient, Query};
 
-use super::{CallError, ToolDef, persisted};
+use super::engine::{Collection, Given, Member, Need, Rules, Scope, Where, echoed, scoped};
+use super::{Call, CallError, ToolDef};
 
 mod account_templates;
 mod download;
@@ -71,6 +64,41 @@ pub(crate) fn tools() -> Vec<ToolDef> {
     ]
 }
 
+echoed! {
+    /// A site as the API returns it.
+    SiteObject = "site" {
+        id: i64, uuid: String, name: String, host: String, description: String,
+        tagline: String, language: String, time_zone: String, url: String,
+        realm_slug: String, meta_tags: Value, status: String, theme_id: i64, stages: List,
+        created_at: String, updated_at: String, published_at: String
+    }
+}
+
+impl Member for SiteObject {
+    const RULES: Rules = Rules::new("site", "sites")
+        .slug("host")
+        .published()
+        .hint("call channels-sites-manage (action list) to see the sites");
+}
+
+/// Where the members of a channels `-manage` tool live: in the site the call names (`site`),
+/// which `list` reads whole to echo it as its container.
+pub(crate) fn in_site<T: Member>() -> Where<T> {
+    scoped(|call: Call, given: Given, action| async move {
+        let need = if action == "list" {
+            Need::Object
+        } else {
+            Need::Id
+        };
+        let input = given.text("site").unwrap_or_default();
+        let site = resolve_site(call.client()?, &input, need).await?;
+        Ok::<_, CallError>(Scope {
+            coll: site.collection(),
+            container: Some(site.resource()),
+        })
+    })
+}
+
 /// The sites collection.
 pub(crate) const SITES: &str = "/api/admin/sites";
 
@@ -100,15 +128,11 @@ impl Site {
     pub(crate) fn at(&self, rest: impl std::fmt::Display) -> String {
         format!("{SITES}/{}/{rest}", self.id)
     }
-}
 
-/// How much of the site a tool needs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Need {
-    /// Only its id (the site is not the resource of the call).
-    Id,
-    /// The whole object (the site is the resource or the payload).
-    Object,
+    /// The members of kind `T` in the site: `/api/admin/sites/{id}/{root}`.
+    pub(crate) fn collection<T: Member>(&self) -> Collection<T> {
+        Collection::at(self.at(T::RULES.root)).within(format!("site {}", self.id))
+    }
 }
 
 /// Resolves `site`: an all-digit value is an id; otherwise the exact `host` (compared with
@@ -136,11 +160,7 @@ pub(crate) async fn resolve_site(
         let object = client
             .get(&format!("{SITES}/{id}"), &Query::new())
             .await
-            .map_err(not_found_as(|| {
-                format!(
-                    "site {id} not found; call channels-sites-manage (action list) to see the sites"
-                )
-            }))?;
+            .map_err(Collection::<SiteObject>::at(SITES).not_found(id))?;
         return Ok(Site {
             id,
             object: Some(object),
@@ -195,13 +215,13 @@ pub(crate) fn first_match<'v>(
 
 fn site_of(object: &Value) -> Result<Site, ToolError> {
     Ok(Site {
-        id: id_of(object, "site")?,
+        id: site_id(object)?,
         object: Some(object.clone()),
     })
 }
 
-/// The numeric `id` of an API object, or `invalid_upstream_response`.
-pub(crate) fn id_of(object: &Value, what: &str) -> Result<u64, ToolError> {
+/// The numeric `id` of a site the API returned, or `invalid_upstream_response`.
+fn site_id(object: &Value) -> Result<u64, ToolError> {
     match object.get("id") {
         Some(Value::Number(n)) => n.as_u64(),
         Some(Value::String(s)) => s.parse().ok(),
@@ -210,241 +230,9 @@ pub(crate) fn id_of(object: &Value, what: &str) -> Result<u64, ToolError> {
     .ok_or_else(|| {
         ToolError::new(
             ErrorCode::InvalidUpstreamResponse,
-            format!("the {what} the API returned has no numeric id"),
+            "the site the API returned has no numeric id",
         )
     })
-}
-
-/// Maps a 404 to an actionable message; other failures keep their own.
-pub(crate) fn not_found_as(message: impl FnOnce() -> String) -> impl FnOnce(CmsError) -> ToolError {
-    move |e| {
-        let not_found = e.is_not_found();
-        let error = ToolError::from(e);
-        if not_found {
-            error.with_message(message())
-        } else {
-            error
-        }
-    }
-}
-
-/// A JSON object of the fields that were given (absent ones are not sent).
-pub(crate) fn body(fields: Vec<(&str, Option<Value>)>) -> Value {
-    Value::Object(
-        fields
-            .into_iter()
-            .filter_map(|(k, v)| v.map(|v| (k.to_owned(), v)))
-            .collect(),
-    )
-}
-
-/// Whether a persisted object says it is published: its boolean `published`, else its
-/// `status` (`published` or anything else). `None` when it says neither.
-pub(crate) fn published_of(object: &Value) -> Option<bool> {
-    match object.get("published") {
-        Some(Value::Bool(b)) => Some(*b),
-        _ => match object.get("status").and_then(Value::as_str) {
-            Some("") | None => None,
-            Some(status) => Some(status == "published"),
-        },
-    }
-}
-
-/// The post-condition of a write: its status, and `published` as read back.
-pub(crate) fn post(status: &str, object: &Value) -> PostCondition {
-    let post = PostCondition::status(status);
-    match published_of(object) {
-        Some(published) => post.published(published),
-        None => post,
-    }
-}
-
-fn preview(value: &Value) -> Value {
-    match value {
-        Value::String(s) if s.chars().count() > 120 => {
-            let head: String = s.chars().take(120).collect();
-            Value::from(format!("{head}… ({} chars)", s.chars().count()))
-        }
-        other => other.clone(),
-    }
-}
-
-/// C7: the values `sent` that the persisted `object` holds differently. A key the API does
-/// not echo cannot be checked and is skipped; objects and arrays are not compared (the API
-/// may normalise them). Any difference fails the call with `persisted_mismatch`.
-pub(crate) fn check_persisted(what: &str, object: &Value, sent: &Value) -> Result<(), ToolError> {
-    let Some(sent) = sent.as_object() else {
-        return Ok(());
-    };
-    let mismatches: Vec<Value> = sent
-        .iter()
-        .filter(|(_, v)| !v.is_object() && !v.is_array() && !v.is_null())
-        .filter_map(|(key, value)| {
-            let persisted = object.get(key)?;
-            (persisted != value).then(
-                || json!({"field": key, "sent": preview(value), "persisted": preview(persisted)}),
-            )
-        })
-        .collect();
-    if mismatches.is_empty() {
-        return Ok(());
-    }
-    let fields: Vec<&str> = mismatches
-        .iter()
-        .filter_map(|m| m.get("field").and_then(Value::as_str))
-        .collect();
-    Err(ToolError::new(
-        ErrorCode::PersistedMismatch,
-        format!(
-            "the {what} was written, but the API persisted different values for: {}; read it back and correct it",
-            fields.join(", ")
-        ),
-    )
-    .detail("mismatches", Value::Array(mismatches)))
-}
-
-/// `control` for a delete-type action that was not confirmed (C18).
-pub(crate) fn unconfirmed(tool: &str, action: &str) -> Outcome {
-    let control = Control::cancelled_unconfirmed(tool, action);
-    let legacy = json!({"message": control.message(), "action": "cancelled"});
-    Outcome::Control { control, legacy }
-}
-
-/// One page of a list endpoint, with its coverage.
-pub(crate) struct Listed {
-    pub(crate) items: Vec<Value>,
-    pub(crate) coverage: Coverage,
-    pub(crate) raw_meta: Option<Value>,
-}
-
-/// Reads one page of `path` under `root`.
-pub(crate) async fn list_page(
-    client: &ModyoClient,
-    path: &str,
-    root: &str,
-    query: &Query,
-) -> Result<Listed, CallError> {
-    let page = client.list(path, root, query).await?;
-    Ok(Listed {
-        coverage: Coverage::page(page.items.len(), page.meta.as_ref()),
-        items: page.items,
-        raw_meta: page.raw_meta,
-    })
-}
-
-/// The reply of a `list` action of a `-manage` tool: `data = {root: [...]}` (C15).
-pub(crate) fn list_reply(
-    mode: Mode,
-    root: &str,
-    listed: Listed,
-    container: Option<Resource>,
-) -> Outcome {
-    let items = Value::Array(listed.items);
-    let legacy_items = items.clone();
-    let raw_meta = listed.raw_meta;
-    let mut data = Map::new();
-    data.insert(root.to_owned(), items);
-    let reply = Reply::new(Value::Object(data)).state(listed.coverage);
-    let reply = match container {
-        Some(resource) => reply.resource(resource),
-        None => reply,
-    };
-    reply
-        .legacy(mode, || legacy::list(root, legacy_items, raw_meta.as_ref()))
-        .into()
-}
-
-/// The reply of a read of one entity: `data` is the object as the API returned it.
-pub(crate) fn object_reply(mode: Mode, object: Value, resource: Resource) -> Outcome {
-    let legacy_object = object.clone();
-    Reply::new(object)
-        .resource(resource)
-        .legacy(mode, || legacy_object)
-        .into()
-}
-
-/// The reply of a write: `data` is the persisted object, `state` its post-condition, and the
-/// legacy payload `{message, action, <key>: object}`.
-pub(crate) fn written(
-    mode: Mode,
-    object: Value,
-    resource: Resource,
-    status: &str,
-    key: &str,
-    message: &str,
-) -> Outcome {
-    let state = post(status, &object);
-    let legacy_object = object.clone();
-    let message = message.to_owned();
-    let status_word = status.to_owned();
-    Reply::new(object)
-        .resource(resource)
-        .state(state)
-        .legacy(mode, || {
-            legacy::write(&status_word, message, key, legacy_object)
-        })
-        .into()
-}
-
-/// The reply of a delete-type write: `data: null`, `state.status` (`deleted`, `removed`,
-/// `released`), the legacy `{message, action, <id_key>: id}`.
-pub(crate) fn deleted(
-    mode: Mode,
-    resource: Resource,
-    status: &str,
-    message: &str,
-    id_key: &str,
-    id: u64,
-) -> Outcome {
-    let message = message.to_owned();
-    let id_key = id_key.to_owned();
-    let action = status.to_owned();
-    Reply::new(Value::Null)
-        .resource(resource)
-        .state(PostCondition::status(status))
-        .legacy(
-            mode,
-            || json!({"message": message, "action": action, id_key: id}),
-        )
-        .into()
-}
-
-/// Sends a write and returns the persisted object (C7): the response body when it is an
-/// object, else a re-read of `read_path`.
-pub(crate) async fn write(
-    client: &ModyoClient,
-    method: Method,
-    path: &str,
-    body: Option<&Value>,
-    read_path: impl FnOnce(&Value) -> String,
-) -> Result<Value, CallError> {
-    let response = client.send(method, path, &Query::new(), body).await?;
-    let read_path = read_path(&response);
-    Ok(persisted(client, response, &read_path).await?)
-}
-
-/// The JSON schema of a site as the API returns it (loose: echoed).
-pub(crate) fn site_schema() -> Value {
-    use schema::Kind::*;
-    schema::echo(&[
-        ("id", Int),
-        ("uuid", Str),
-        ("name", Str),
-        ("host", Str),
-        ("description", Str),
-        ("tagline", Str),
-        ("language", Str),
-        ("time_zone", Str),
-        ("url", Str),
-        ("realm_slug", Str),
-        ("meta_tags", Any),
-        ("status", Str),
-        ("theme_id", Int),
-        ("stages", List),
-        ("created_at", Str),
-        ("updated_at", Str),
-        ("published_at", Str),
-    ])
 }
 
 #[cfg(test)]
@@ -552,29 +340,5 @@ mod tests {
         assert!(!read_only.contains(&"channels-download"));
         assert!(!read_only.contains(&"channels-menus-delete"));
         assert!(read_only.contains(&"channels-preview"));
-    }
-
-    #[test]
-    fn check_persisted_reports_what_differs_and_skips_what_is_not_echoed() {
-        let object = json!({"name": "Home", "content": "<p>x</p>", "position": 2});
-        let sent = json!({"name": "Home", "content": "<p>y</p>", "missing": "a", "position": 2});
-        let err = check_persisted("template", &object, &sent).unwrap_err();
-        assert_eq!(err.code(), ErrorCode::PersistedMismatch);
-        assert_eq!(
-            err.to_value()["mismatches"],
-            json!([{"field": "content", "sent": "<p>y</p>", "persisted": "<p>x</p>"}])
-        );
-        assert!(check_persisted("template", &object, &json!({"name": "Home"})).is_ok());
-    }
-
-    #[test]
-    fn published_is_read_from_the_flag_then_the_status() {
-        assert_eq!(
-            published_of(&json!({"published": false, "status": "published"})),
-            Some(false)
-        );
-        assert_eq!(published_of(&json!({"status": "published"})), Some(true));
-        assert_eq!(published_of(&json!({"status": "draft"})), Some(false));
-        assert_eq!(published_of(&json!({"name": "x"})), None);
     }
 }

@@ -15,45 +15,44 @@ use std::collections::BTreeMap;
 
 use reqwest::Method;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::{Need, Site, resolve_site};
 use crate::config::Module;
-use crate::contract::schema::{self, Kind};
-use crate::contract::{Coverage, ErrorCode, Evidence, PostCondition, Reply, ToolClass, ToolError};
+use crate::contract::{
+    Coverage, ErrorCode, Evidence, Legacy, PostCondition, Reply, ToolClass, ToolError,
+};
 use crate::modyo::list::walk;
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::Ident;
-use crate::tools::{Call, ToolDef, ToolResult, tool};
+use crate::tools::engine::{Answer, Data, Echo, Id, Nullable, echoed};
+use crate::tools::{Call, ToolDef, tool};
 
 const VERSIONS: &str = "/api/admin/versions";
 
 /// One pending item: what it is, and the versions that differ.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 struct Item {
+    #[serde(rename = "type")]
     kind: String,
-    id: Value,
-    uuid: Value,
-    name: Value,
-    editable: Value,
-    live: Value,
+    id: Id,
+    uuid: Nullable<String>,
+    name: Nullable<String>,
+    #[serde(rename = "editable_version")]
+    editable: Nullable<Id>,
+    #[serde(rename = "live_version")]
+    live: Nullable<Id>,
 }
 
 impl Item {
-    fn to_value(&self) -> Value {
-        json!({
-            "type": self.kind,
-            "id": self.id,
-            "uuid": self.uuid,
-            "name": self.name,
-            "editable_version": self.editable,
-            "live_version": self.live,
-        })
+    fn key(&self) -> (String, String) {
+        (self.kind.clone(), key_text(&self.id.0))
     }
 
-    fn key(&self) -> (String, String) {
-        (self.kind.clone(), key_text(&self.id))
+    fn selected(&self) -> Value {
+        json!({"type": self.kind, "id": self.id})
     }
 }
 
@@ -62,28 +61,6 @@ fn key_text(id: &Value) -> String {
         Value::String(s) => s.clone(),
         other => other.to_string(),
     }
-}
-
-fn item_schema() -> Value {
-    let version = schema::nullable(schema::id());
-    schema::strict(
-        &[
-            ("type", schema::string()),
-            ("id", schema::id()),
-            ("uuid", schema::nullable(schema::string())),
-            ("name", schema::nullable(schema::string())),
-            ("editable_version", version.clone()),
-            ("live_version", version),
-        ],
-        &[
-            "type",
-            "id",
-            "uuid",
-            "name",
-            "editable_version",
-            "live_version",
-        ],
-    )
 }
 
 /// Every editable and current version of the account, and whether the walk saw them all.
@@ -134,51 +111,42 @@ fn pending(versions: &[Value], site_id: u64) -> Vec<Item> {
             if same {
                 return None;
             }
-            let text = |k: &str| {
-                editable
-                    .get(k)
-                    .filter(|v| v.is_string())
-                    .cloned()
-                    .unwrap_or(Value::Null)
-            };
+            let text = |k: &str| editable.get(k).and_then(Value::as_str).map(str::to_owned);
             let number = |v: Option<&Value>| {
                 v.and_then(|v| v.get("number"))
                     .filter(|n| n.is_u64() || n.is_string())
                     .cloned()
-                    .unwrap_or(Value::Null)
+                    .map(Id)
             };
             Some(Item {
                 kind,
-                id: editable
+                id: Id(editable
                     .get("versionable_id")
                     .cloned()
-                    .unwrap_or(Value::Null),
-                uuid: text("versionable_uuid"),
-                name: text("name"),
-                editable: number(Some(editable)),
-                live: number(current),
+                    .unwrap_or(Value::Null)),
+                uuid: Nullable(text("versionable_uuid")),
+                name: Nullable(text("name")),
+                editable: Nullable(number(Some(editable))),
+                live: Nullable(number(current)),
             })
         })
         .collect()
 }
 
-fn stage_schema() -> Value {
-    let text = schema::nullable(schema::string());
-    schema::strict(
-        &[
-            ("name", text.clone()),
-            ("stage_name", text.clone()),
-            ("host", text.clone()),
-            ("url", text),
-        ],
-        &["name", "stage_name", "host", "url"],
-    )
+/// A stage of the site and the URL it is served at.
+#[derive(Debug, PartialEq, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+struct Stage {
+    name: Nullable<String>,
+    stage_name: Nullable<String>,
+    host: Nullable<String>,
+    url: Nullable<String>,
 }
 
 /// The stages of a site with the URL each is served at: the stage's own `url` when the API
 /// gives one; else the site's `url` with the stage's host in place of the site's (the site
 /// is served at `<account>/<host>`); else `<MODYO_URL>/<stage host>`.
-fn stages(site: &Value, account: Option<&url::Url>) -> Vec<Value> {
+fn stages(site: &Value, account: Option<&url::Url>) -> Vec<Stage> {
     let text = |v: &Value, k: &str| {
         v.get(k)
             .and_then(Value::as_str)
@@ -198,12 +166,12 @@ fn stages(site: &Value, account: Option<&url::Url>) -> Vec<Value> {
                 .map(|stage| {
                     let url = text(stage, "url")
                         .or_else(|| Some(format!("{}/{}", base.as_deref()?, text(stage, "host")?)));
-                    json!({
-                        "name": text(stage, "name"),
-                        "stage_name": text(stage, "stage_name"),
-                        "host": text(stage, "host"),
-                        "url": url,
-                    })
+                    Stage {
+                        name: Nullable(text(stage, "name")),
+                        stage_name: Nullable(text(stage, "stage_name")),
+                        host: Nullable(text(stage, "host")),
+                        url: Nullable(url),
+                    }
                 })
                 .collect()
         })
@@ -217,19 +185,22 @@ pub(crate) struct PreviewArgs {
     site: Ident,
 }
 
+/// What a publish would release, and where each stage is served.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub(crate) struct Preview {
+    items: Vec<Item>,
+    stages: Vec<Stage>,
+}
+
+impl Data for Preview {}
+
 pub(crate) fn preview_tool() -> ToolDef {
     tool("channels-preview", Module::Channels, ToolClass::Read)
         .describe(
             "Dry run of channels-publish: the site's items whose editable version differs from the published one \
 (data.items, with both version numbers), and the URL of each stage (data.stages). Writes nothing.",
         )
-        .data(schema::strict(
-            &[
-                ("items", schema::array(item_schema())),
-                ("stages", schema::array(stage_schema())),
-            ],
-            &["items", "stages"],
-        ))
         .resource()
         .state()
         .handle(preview)
@@ -245,19 +216,16 @@ async fn site_with_stages(client: &ModyoClient, input: &str) -> Result<(Site, Va
     Ok((site, object))
 }
 
-async fn preview(call: Call, args: PreviewArgs) -> ToolResult {
+async fn preview(call: Call, args: PreviewArgs) -> Answer<Preview> {
     let client = call.client()?;
     let (site, object) = site_with_stages(client, &args.site).await?;
     let (all, evidence) = versions(client).await?;
-    let items: Vec<Value> = pending(&all, site.id).iter().map(Item::to_value).collect();
+    let items = pending(&all, site.id);
     let stages = stages(&object, call.app.config.url.as_ref());
     let coverage = Coverage::with_evidence(items.len(), evidence);
-    let data = json!({"items": items, "stages": stages});
-    let legacy_data = data.clone();
-    Ok(Reply::new(data)
+    Ok(Reply::new(Preview { items, stages })
         .resource(site.resource())
         .state(coverage)
-        .legacy(call.mode, || legacy_data)
         .into())
 }
 
@@ -281,19 +249,25 @@ pub(crate) struct PublishArgs {
     items: Option<Vec<Selected>>,
 }
 
-fn release_schema() -> Value {
-    use Kind::*;
-    schema::nullable(schema::echo(&[
-        ("id", Int),
-        ("uuid", Str),
-        ("version", Any),
-        ("status", Str),
-        ("items_count", Int),
-        ("site_id", Int),
-        ("created_at", Str),
-        ("published_at", Str),
-    ]))
+echoed! {
+    /// A release as the API answers a publish.
+    Release = "release" {
+        id: i64, uuid: String, version: Value, status: String, items_count: i64, site_id: i64,
+        created_at: String, published_at: String
+    }
 }
+
+/// What a publish released, as the re-read shows: the release, the items released, and
+/// those still pending.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub(crate) struct Published {
+    release: Nullable<Echo<Release>>,
+    released: Vec<Item>,
+    still_pending: Vec<Item>,
+}
+
+impl Data for Published {}
 
 pub(crate) fn publish_tool() -> ToolDef {
     tool("channels-publish", Module::Channels, ToolClass::Mutation)
@@ -301,20 +275,17 @@ pub(crate) fn publish_tool() -> ToolDef {
             "Publish a site's pending changes (all, or the items named), then read the pending set back. data: the \
 release, the items released and those still pending; state: published, live_version, pending, affected.",
         )
-        .data(schema::strict(
-            &[
-                ("release", release_schema()),
-                ("released", schema::array(item_schema())),
-                ("still_pending", schema::array(item_schema())),
-            ],
-            &["release", "released", "still_pending"],
-        ))
         .resource()
         .state()
         .handle(publish)
 }
 
-async fn publish(call: Call, args: PublishArgs) -> ToolResult {
+/// The old payload of a publish: `{message, action, result: data}`.
+fn old(message: &'static str, action: &'static str) -> Legacy {
+    Legacy::custom(move |result| json!({"message": message, "action": action, "result": result}))
+}
+
+async fn publish(call: Call, args: PublishArgs) -> Answer<Published> {
     let client = call.client()?;
     let site = resolve_site(client, &args.site, Need::Object).await?;
     let (all, _) = versions(client).await?;
@@ -328,10 +299,7 @@ async fn publish(call: Call, args: PublishArgs) -> ToolResult {
                     Some(item) if out.contains(item) => {}
                     Some(item) => out.push(item.clone()),
                     None => {
-                        let pending: Vec<Value> = before
-                            .iter()
-                            .map(|i| json!({"type": i.kind, "id": i.id}))
-                            .collect();
+                        let pending: Vec<Value> = before.iter().map(Item::selected).collect();
                         return Err(ToolError::invalid_parameters(format!(
                             "{} {} has no pending changes in site {}; call channels-preview to see what is pending",
                             wanted.kind, wanted.id, site.id
@@ -347,24 +315,22 @@ async fn publish(call: Call, args: PublishArgs) -> ToolResult {
     };
     let resource = site.resource();
     if selected.is_empty() {
-        let still: Vec<Value> = before.iter().map(Item::to_value).collect();
         let state = PostCondition::status("unchanged")
             .published(true)
-            .pending(!still.is_empty())
+            .pending(!before.is_empty())
             .affected(0);
-        let data = json!({"release": null, "released": [], "still_pending": still});
-        let legacy_data = data.clone();
+        let data = Published {
+            release: Nullable(None),
+            released: Vec::new(),
+            still_pending: before,
+        };
         return Ok(Reply::new(data)
             .resource(resource)
             .state(state)
-            .legacy(call.mode, || {
-                json!({"message": "Nothing to publish", "action": "unchanged", "result": legacy_data})
-            })
+            .old(old("Nothing to publish", "unchanged"))
             .into());
     }
-    let sent = json!({
-        "items": selected.iter().map(|i| json!({"type": i.kind, "id": i.id})).collect::<Vec<_>>()
-    });
+    let sent = json!({"items": selected.iter().map(Item::selected).collect::<Vec<_>>()});
     let path = site.at("publish");
     let release = client
         .send(Method::POST, &path, &Query::new(), Some(&sent))
@@ -380,9 +346,10 @@ async fn publish(call: Call, args: PublishArgs) -> ToolResult {
     let (after_all, _) = versions(client).await?;
     let after = pending(&after_all, site.id);
     let still_keys: Vec<(String, String)> = after.iter().map(Item::key).collect();
-    let released: Vec<&Item> = selected
+    let released: Vec<Item> = selected
         .iter()
         .filter(|i| !still_keys.contains(&i.key()))
+        .cloned()
         .collect();
     let all_released = released.len() == selected.len();
     let mut state = PostCondition::status(if all_released { "published" } else { "partial" })
@@ -395,23 +362,15 @@ async fn publish(call: Call, args: PublishArgs) -> ToolResult {
     {
         state = state.live_version(version.clone());
     }
-    let release = if release.is_object() {
-        release
-    } else {
-        Value::Null
+    let data = Published {
+        release: Nullable(release.is_object().then(|| Echo::new(release))),
+        released,
+        still_pending: after,
     };
-    let data = json!({
-        "release": release,
-        "released": released.iter().map(|i| i.to_value()).collect::<Vec<_>>(),
-        "still_pending": after.iter().map(Item::to_value).collect::<Vec<_>>(),
-    });
-    let legacy_data = data.clone();
     Ok(Reply::new(data)
         .resource(resource)
         .state(state)
-        .legacy(call.mode, || {
-            json!({"message": "Site published successfully", "action": "published", "result": legacy_data})
-        })
+        .old(old("Site published successfully", "published"))
         .into())
 }
 
@@ -440,9 +399,9 @@ mod tests {
             keys,
             vec![("Page".into(), "2".into()), ("Template".into(), "7".into())]
         );
-        assert_eq!(items[0].editable, json!(5));
-        assert_eq!(items[0].live, json!(4));
-        assert_eq!(items[1].live, Value::Null);
+        assert_eq!(items[0].editable, Nullable(Some(Id(json!(5)))));
+        assert_eq!(items[0].live, Nullable(Some(Id(json!(4)))));
+        assert_eq!(items[1].live, Nullable(None));
     }
 
     #[test]
@@ -461,16 +420,19 @@ mod tests {
             {"host": "portal-qa"}
         ]});
         assert_eq!(
-            stages(&served, Some(&base))[0]["url"],
-            "https://www.acme.cl/portal-qa"
+            stages(&served, Some(&base))[0].url.0.as_deref(),
+            Some("https://www.acme.cl/portal-qa")
         );
         let site = json!({"stages": [
             {"name": "Main", "stage_name": "main", "host": "portal"},
             {"name": "QA", "stage_name": "qa", "host": "portal-qa", "url": "https://qa.example/portal"}
         ]});
         let out = stages(&site, Some(&base));
-        assert_eq!(out[0]["url"], "https://acme.modyo.cloud/portal");
-        assert_eq!(out[1]["url"], "https://qa.example/portal");
-        assert_eq!(stages(&json!({}), Some(&base)), Vec::<Value>::new());
+        assert_eq!(
+            out[0].url.0.as_deref(),
+            Some("https://acme.modyo.cloud/portal")
+        );
+        assert_eq!(out[1].url.0.as_deref(), Some("https://qa.example/portal"));
+        assert!(stages(&json!({}), Some(&base)).is_empty());
     }
 }

@@ -7,58 +7,41 @@
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
-use reqwest::Method;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::{
-    Need, body, check_persisted, deleted, list_page, list_reply, not_found_as, object_reply,
-    resolve_site, unconfirmed, write, written,
-};
+use super::in_site;
 use crate::config::Module;
-use crate::contract::schema::{self, Kind};
-use crate::contract::{ErrorCode, Resource, ToolClass, ToolError};
+use crate::contract::{ErrorCode, ToolError};
 use crate::modyo::Query;
 use crate::tools::args::{Ident, Paging};
-use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
-
-const TOOL: &str = "channels-site-assets-manage";
+use crate::tools::engine::{
+    Action, Answer, Ctx, Echoed, Managed, Member, Rules, echoed, manage, persist, reply,
+};
+use crate::tools::{CallError, ToolDef};
 
 /// The largest file `upload` sends.
 pub(crate) const MAX_UPLOAD_BYTES: u64 = 20 * 1024 * 1024;
 
-/// The JSON schema of a site asset as the API returns it (loose: echoed).
-fn asset_schema() -> Value {
-    use Kind::*;
-    schema::echo(&[
-        ("id", Int),
-        ("uuid", Str),
-        ("name", Str),
-        ("description", Str),
-        ("file_name", Str),
-        ("content_type", Str),
-        ("size", Int),
-        ("url", Str),
-        ("site_id", Int),
-        ("created_at", Str),
-        ("updated_at", Str),
-    ])
+echoed! {
+    /// A site asset as the API returns it.
+    SiteAsset = "site asset" {
+        id: i64, uuid: String, name: String, description: String, file_name: String,
+        content_type: String, size: i64, url: String, site_id: i64, created_at: String,
+        updated_at: String
+    }
 }
 
-/// Actions of `channels-site-assets-manage`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-enum Action {
-    List,
-    Get,
-    Upload,
-    Update,
-    Delete,
+impl Member for SiteAsset {
+    const RULES: Rules = Rules::new("site_asset", "site_assets")
+        .published()
+        .gone_key("assetId")
+        .hint("call channels-site-assets-manage (action list) to see them");
 }
 
 /// Arguments of `channels-site-assets-manage`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 pub(crate) struct ManageArgs {
     /// list, get (default), upload, update or delete.
     action: Option<Action>,
@@ -85,27 +68,21 @@ pub(crate) struct ManageArgs {
     confirm_delete: Option<bool>,
 }
 
-fn manage_schema() -> Value {
-    let mut data = asset_schema();
-    data["properties"]["site_assets"] = schema::array(asset_schema());
-    data
-}
-
 pub(crate) fn manage_tool() -> ToolDef {
-    tool(TOOL, Module::Channels, ToolClass::Gated)
+    manage::<ManageArgs, SiteAsset>("channels-site-assets-manage", Module::Channels, in_site())
         .describe(
             "List, get, upload, update or delete a site's assets. list: data.site_assets + coverage; get/upload/\
 update: the asset as persisted; delete (confirmDelete: true): data null.",
         )
-        .data(manage_schema())
-        .resource()
-        .state()
-        .actions(&["list", "get"], &["upload", "update", "delete"])
-        .handle(manage)
-}
-
-fn asset_resource(object: &Value) -> Resource {
-    Resource::from_object("site_asset", object, None)
+        .target("asset_id", "the site asset's id")
+        .fields(&["name", "description", "file_name"])
+        .mutating(&["path", "data_base64"])
+        .list(|_| Query::new())
+        .get()
+        .action("upload", upload)
+        .update()
+        .delete()
+        .build()
 }
 
 /// The bytes and file name of an upload, from `path` or `data_base64`.
@@ -155,145 +132,38 @@ async fn upload_bytes(args: &ManageArgs) -> Result<(Vec<u8>, String), CallError>
     }
 }
 
-async fn manage(call: Call, args: ManageArgs) -> ToolResult {
-    let action = match args.action {
-        Some(action) => action,
-        None if args.name.is_some()
-            || args.description.is_some()
-            || args.path.is_some()
-            || args.data_base64.is_some() =>
-        {
-            return Err(CallError::Arguments(
-                "action is required when asset fields are given (upload or update)".into(),
-            ));
-        }
-        None => Action::Get,
-    };
-    let client = call.client()?;
-    let need = if action == Action::List {
-        Need::Object
-    } else {
-        Need::Id
-    };
-    let site = resolve_site(client, &args.site, need).await?;
-    let base = site.at("site_assets");
-    let asset_id = || {
-        args.asset_id.ok_or_else(|| {
-            CallError::Arguments(format!(
-                "{} needs asset_id",
-                format!("{action:?}").to_lowercase()
-            ))
-        })
-    };
-    let read = |id: u64| {
-        let path = format!("{base}/{id}");
-        let site_id = site.id;
-        async move {
-            client.get(&path, &Query::new()).await.map_err(not_found_as(|| {
-                format!("site asset {id} not found in site {site_id}; call channels-site-assets-manage (action list) to see them")
-            }))
-        }
-    };
-    match action {
-        Action::List => {
-            let query = Query::new().page(args.paging.page, args.paging.per_page);
-            let listed = list_page(client, &base, "site_assets", &query).await?;
-            Ok(list_reply(
-                call.mode,
-                "site_assets",
-                listed,
-                Some(site.resource()),
-            ))
-        }
-        Action::Get => {
-            let object = read(asset_id()?).await?;
-            let resource = asset_resource(&object);
-            Ok(object_reply(call.mode, object, resource))
-        }
-        Action::Upload => {
-            let (bytes, file_name) = upload_bytes(&args).await?;
-            let described = body(vec![
-                (
-                    "name",
-                    Some(Value::from(
-                        args.name.clone().unwrap_or_else(|| file_name.clone()),
-                    )),
-                ),
-                ("description", args.description.clone().map(Value::from)),
-                ("file_name", Some(Value::from(file_name))),
-                ("content_type", args.content_type.clone().map(Value::from)),
-            ]);
-            let mut sent = described.clone();
-            sent["data"] = json!(BASE64.encode(&bytes));
-            let object = write(client, Method::POST, &base, Some(&sent), |r| {
-                format!("{base}/{}", r.get("id").cloned().unwrap_or_default())
-            })
-            .await?;
-            check_persisted("site asset", &object, &described)?;
-            if let Some(size) = object.get("size").and_then(Value::as_u64)
-                && size != bytes.len() as u64
-            {
-                return Err(ToolError::new(
-                    ErrorCode::PersistedMismatch,
-                    format!(
-                        "the site asset was uploaded, but the API stored {size} bytes of the {} sent; upload it again",
-                        bytes.len()
-                    ),
-                )
-                .into());
-            }
-            let resource = asset_resource(&object);
-            Ok(written(
-                call.mode,
-                object,
-                resource,
-                "created",
-                "site_asset",
-                "Site asset uploaded successfully",
-            ))
-        }
-        Action::Update => {
-            let id = asset_id()?;
-            let sent = body(vec![
-                ("name", args.name.clone().map(Value::from)),
-                ("description", args.description.clone().map(Value::from)),
-                ("file_name", args.file_name.clone().map(Value::from)),
-            ]);
-            if sent.as_object().is_some_and(|m| m.is_empty()) {
-                return Err(CallError::Arguments(
-                    "update needs name, description or file_name".into(),
-                ));
-            }
-            let path = format!("{base}/{id}");
-            let object = write(client, Method::PUT, &path, Some(&sent), |_| path.clone()).await?;
-            check_persisted("site asset", &object, &sent)?;
-            let resource = asset_resource(&object);
-            Ok(written(
-                call.mode,
-                object,
-                resource,
-                "updated",
-                "site_asset",
-                "Site asset updated successfully",
-            ))
-        }
-        Action::Delete => {
-            let id = asset_id()?;
-            if args.confirm_delete != Some(true) {
-                return Ok(unconfirmed(TOOL, "delete"));
-            }
-            let object = read(id).await?;
-            client
-                .send(Method::DELETE, &format!("{base}/{id}"), &Query::new(), None)
-                .await?;
-            Ok(deleted(
-                call.mode,
-                asset_resource(&object),
-                "deleted",
-                "Site asset permanently deleted",
-                "assetId",
-                id,
-            ))
-        }
+async fn upload(ctx: Ctx<ManageArgs, SiteAsset>) -> Answer<Managed<SiteAsset>> {
+    let args = &ctx.args;
+    let (bytes, file_name) = upload_bytes(args).await?;
+    let described = persist::body(vec![
+        (
+            "name",
+            Some(Value::from(
+                args.name.clone().unwrap_or_else(|| file_name.clone()),
+            )),
+        ),
+        ("description", args.description.clone().map(Value::from)),
+        ("file_name", Some(Value::from(file_name))),
+        ("content_type", args.content_type.clone().map(Value::from)),
+    ]);
+    let mut sent = described.clone();
+    sent["data"] = json!(BASE64.encode(&bytes));
+    let object = persist::create(ctx.client()?, &ctx.coll.path, &sent, SiteAsset::NAME).await?;
+    persist::check_sent(SiteAsset::NAME, &object, &described)?;
+    if let Some(size) = object.get("size").and_then(Value::as_u64)
+        && size != bytes.len() as u64
+    {
+        return Err(ToolError::new(
+            ErrorCode::PersistedMismatch,
+            format!(
+                "the site asset was uploaded, but the API stored {size} bytes of the {} sent; upload it again",
+                bytes.len()
+            ),
+        )
+        .into());
     }
+    let resource = ctx.coll.resource(&object, None);
+    let post = reply::post::<SiteAsset>("created", &object);
+    let message = "Site asset uploaded successfully";
+    Ok(reply::saved_as::<SiteAsset, _>(object, resource, post, "created", message).into())
 }

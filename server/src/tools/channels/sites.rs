@@ -1,37 +1,25 @@
 //! Sites: `channels-sites-manage`, whose `get` is the site overview (the site with its
 //! stages, and how many pages, templates, widgets and menus it has).
 
-use reqwest::Method;
-use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::Value;
 
-use super::{
-    Need, SITES, body, check_persisted, deleted, list_page, list_reply, resolve_site, site_schema,
-    unconfirmed, write, written,
-};
+use super::{Need as SiteNeed, SITES, SiteObject, resolve_site};
 use crate::config::Module;
-use crate::contract::{Evidence, Reply, Resource, ToolClass, schema};
+use crate::contract::{Evidence, Reply};
 use crate::modyo::list::walk;
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::args::{Ident, Paging, any_given};
-use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
-
-const TOOL: &str = "channels-sites-manage";
-
-/// Actions of `channels-sites-manage`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-enum Action {
-    List,
-    Get,
-    Create,
-    Update,
-    Delete,
-}
+use crate::tools::args::{Ident, Paging};
+use crate::tools::engine::reply::Object;
+use crate::tools::engine::{
+    Action, Answer, Ctx, Data, Echoed, Found, Given, Managed, Need, Nullable, Scope, at, manage_as,
+    persist, reply,
+};
+use crate::tools::{Call, CallError, ToolDef};
 
 /// Which sites `list` shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 enum Status {
     Published,
@@ -39,7 +27,7 @@ enum Status {
 }
 
 /// Arguments of `channels-sites-manage`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 pub(crate) struct ManageArgs {
     /// list, get (default: the overview), create, update or delete.
     action: Option<Action>,
@@ -61,179 +49,171 @@ pub(crate) struct ManageArgs {
     language: Option<String>,
     /// Time zone, such as America/Santiago (create, update).
     time_zone: Option<String>,
-    /// Theme id (create; default MODYO_DEFAULT_SITE_THEME).
+    /// Theme id (create only, sent as Modyo's `theme`; default MODYO_DEFAULT_SITE_THEME).
     theme_id: Option<u64>,
     /// Must be true for delete.
     #[serde(rename = "confirmDelete")]
     confirm_delete: Option<bool>,
 }
 
-fn counts_schema() -> Value {
-    let count = schema::nullable(json!({"type": "integer", "minimum": 0}));
-    schema::strict(
-        &[
-            ("pages", count.clone()),
-            ("templates", count.clone()),
-            ("widgets", count.clone()),
-            ("menus", count),
-        ],
-        &["pages", "templates", "widgets", "menus"],
-    )
+/// How many pages, templates, widgets and menus a site has (`null`: unknown).
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub(crate) struct Counts {
+    pages: Nullable<u64>,
+    templates: Nullable<u64>,
+    widgets: Nullable<u64>,
+    menus: Nullable<u64>,
 }
 
-fn manage_schema() -> Value {
-    let mut data = site_schema();
-    data["properties"]["sites"] = schema::array(site_schema());
-    data["properties"]["counts"] = counts_schema();
-    data
+/// The `data` of `channels-sites-manage`: a site (the overview adds its `counts`), or the
+/// listed sites.
+pub(crate) enum Sites {
+    Managed(Managed<SiteObject>),
+    /// The site with the server's own `counts` after the API's keys (C12).
+    Overview(Value, Counts),
+}
+
+impl From<Managed<SiteObject>> for Sites {
+    fn from(managed: Managed<SiteObject>) -> Sites {
+        Sites::Managed(managed)
+    }
+}
+
+impl Object for Sites {
+    fn object(object: Value) -> Self {
+        Sites::Managed(Managed::one(object))
+    }
+}
+
+impl Serialize for Sites {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Sites::Managed(managed) => managed.serialize(serializer),
+            Sites::Overview(site, counts) => {
+                let mut site = match site {
+                    Value::Object(map) => map.clone(),
+                    _ => serde_json::Map::new(),
+                };
+                let counts = serde_json::to_value(counts).map_err(serde::ser::Error::custom)?;
+                site.insert("counts".into(), counts);
+                site.serialize(serializer)
+            }
+        }
+    }
+}
+
+impl JsonSchema for Sites {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Sites".into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let mut schema = Managed::<SiteObject>::json_schema(generator);
+        let counts = Counts::json_schema(generator);
+        if let Some(Value::Object(properties)) = schema.get_mut("properties") {
+            properties.insert("counts".into(), counts.to_value());
+        }
+        schema
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+}
+
+impl Data for Sites {
+    fn echoed() -> Option<String> {
+        Some(
+            "C15 multi-action root: the API's site object (with its stages) as persisted, or the listed sites; only `counts` is built (strict)"
+                .into(),
+        )
+    }
 }
 
 pub(crate) fn manage_tool() -> ToolDef {
-    tool(TOOL, Module::Channels, ToolClass::Gated)
+    manage_as::<ManageArgs, SiteObject, Sites>("channels-sites-manage", Module::Channels, at(SITES))
         .describe(
             "List, inspect, create, update or delete sites. list: data.sites + coverage; get (default): the site \
 with its stages and data.counts of pages, templates, widgets, menus; create/update: the site as persisted; \
 delete (confirmDelete: true): data null, state.status deleted.",
         )
-        .data(manage_schema())
-        .resource()
-        .state()
-        .actions(&["list", "get"], &["create", "update", "delete"])
-        .handle(manage)
+        .target("site", "id, host, uuid or name")
+        .resolve(site)
+        .fields(&["name", "host", "description", "language", "time_zone"])
+        .list(|args| {
+            let staging = (args.status == Some(Status::Staging)).then_some("staging");
+            Query::new()
+                .push_opt("query", args.query.as_deref())
+                .push_opt("status", staging)
+        })
+        .action("get", overview)
+        .on_target()
+        .action("create", create)
+        .needs(&["name", "host"])
+        .update()
+        .delete()
+        .build()
 }
 
-async fn manage(call: Call, args: ManageArgs) -> ToolResult {
-    let writes = any_given(&[
-        args.name.is_some(),
-        args.host.is_some(),
-        args.description.is_some(),
-        args.language.is_some(),
-        args.time_zone.is_some(),
-        args.theme_id.is_some(),
-    ]);
-    let action = match args.action {
-        Some(action) => action,
-        None if writes => {
-            return Err(CallError::Arguments(
-                "action is required when site fields are given (create or update)".into(),
-            ));
-        }
-        None => Action::Get,
+/// The `site` argument, resolved as every channels tool resolves a site.
+async fn site(
+    call: Call,
+    given: Given,
+    _: Scope<SiteObject>,
+    need: Need,
+) -> Result<Found, CallError> {
+    let input = given.text("site").unwrap_or_default();
+    let need = match need {
+        Need::Id => SiteNeed::Id,
+        Need::Object | Need::Row => SiteNeed::Object,
     };
-    let client = call.client()?;
-    let site_arg = || {
-        args.site.as_deref().ok_or_else(|| {
-            CallError::Arguments(format!(
-                "{} needs site (id, host, uuid or name)",
-                format!("{action:?}").to_lowercase()
-            ))
-        })
+    let site = resolve_site(call.client()?, &input, need).await?;
+    Ok(Found {
+        id: site.id,
+        object: site.object,
+    })
+}
+
+type SitesCall = Ctx<ManageArgs, SiteObject>;
+
+async fn overview(ctx: SitesCall) -> Answer<Sites> {
+    let client = ctx.client()?;
+    let found = ctx.found(Need::Object).await?;
+    let resource = ctx.coll.resource(&found.object(), Some(found.id));
+    let at = |rest: &str| format!("{}/{rest}", ctx.coll.item(found.id));
+    let counts = Counts {
+        pages: Nullable(count(client, &at("pages"), "pages").await?),
+        templates: Nullable(count(client, &at("templates"), "templates").await?),
+        widgets: Nullable(count(client, &at("widget_definitions"), "widget_definitions").await?),
+        menus: Nullable(count(client, &at("menus"), "menus").await?),
     };
-    let fields = |theme: Option<u64>| {
-        body(vec![
-            ("name", args.name.clone().map(Value::from)),
-            ("host", args.host.clone().map(Value::from)),
-            ("description", args.description.clone().map(Value::from)),
-            ("language", args.language.clone().map(Value::from)),
-            ("time_zone", args.time_zone.clone().map(Value::from)),
-            ("theme_id", theme.map(Value::from)),
-        ])
-    };
-    match action {
-        Action::List => {
-            let query = Query::new()
-                .push_opt("query", args.query.as_deref())
-                .push_opt(
-                    "status",
-                    (args.status == Some(Status::Staging)).then_some("staging"),
-                )
-                .page(args.paging.page, args.paging.per_page);
-            let listed = list_page(client, SITES, "sites", &query).await?;
-            Ok(list_reply(call.mode, "sites", listed, None))
-        }
-        Action::Get => {
-            let site = resolve_site(client, site_arg()?, Need::Object).await?;
-            let resource = site.resource();
-            let counts = json!({
-                "pages": count(client, &site.at("pages"), "pages").await?,
-                "templates": count(client, &site.at("templates"), "templates").await?,
-                "widgets": count(client, &site.at("widget_definitions"), "widget_definitions").await?,
-                "menus": count(client, &site.at("menus"), "menus").await?,
-            });
-            let object = site.object.unwrap_or_default();
-            let legacy = json!({"site": object.clone(), "counts": counts.clone()});
-            let mut data = match object {
-                Value::Object(map) => map,
-                _ => serde_json::Map::new(),
-            };
-            // C12: the server's own key goes in after the echoed ones.
-            data.insert("counts".into(), counts);
-            Ok(Reply::new(Value::Object(data))
-                .resource(resource)
-                .legacy(call.mode, || legacy)
-                .into())
-        }
-        Action::Create => {
-            if args.name.is_none() || args.host.is_none() {
-                return Err(CallError::Arguments("create needs name and host".into()));
-            }
-            let sent = fields(Some(
-                args.theme_id.unwrap_or(call.app.config.default_site_theme),
-            ));
-            let object = write(client, Method::POST, SITES, Some(&sent), |r| {
-                format!("{SITES}/{}", r.get("id").cloned().unwrap_or_default())
-            })
-            .await?;
-            check_persisted("site", &object, &sent)?;
-            let resource = Resource::from_object("site", &object, Some("host"));
-            Ok(written(
-                call.mode,
-                object,
-                resource,
-                "created",
-                "site",
-                "Site created successfully",
-            ))
-        }
-        Action::Update => {
-            if !writes {
-                return Err(CallError::Arguments(
-                    "update needs at least one of name, host, description, language, time_zone, theme_id".into(),
-                ));
-            }
-            let site = resolve_site(client, site_arg()?, Need::Id).await?;
-            let sent = fields(args.theme_id);
-            let path = site.path();
-            let object = write(client, Method::PUT, &path, Some(&sent), |_| path.clone()).await?;
-            check_persisted("site", &object, &sent)?;
-            let resource = Resource::from_object("site", &object, Some("host")).id(site.id);
-            Ok(written(
-                call.mode,
-                object,
-                resource,
-                "updated",
-                "site",
-                "Site updated successfully",
-            ))
-        }
-        Action::Delete => {
-            let site = resolve_site(client, site_arg()?, Need::Object).await?;
-            if args.confirm_delete != Some(true) {
-                return Ok(unconfirmed(TOOL, "delete"));
-            }
-            client
-                .send(Method::DELETE, &site.path(), &Query::new(), None)
-                .await?;
-            Ok(deleted(
-                call.mode,
-                site.resource(),
-                "deleted",
-                "Site permanently deleted",
-                "siteId",
-                site.id,
-            ))
-        }
-    }
+    let object = found.object.unwrap_or_default();
+    let old = crate::contract::Legacy::custom(move |mut data| {
+        let counts = data
+            .as_object_mut()
+            .and_then(|d| d.shift_remove("counts"))
+            .unwrap_or_default();
+        serde_json::json!({"site": data, "counts": counts})
+    });
+    Ok(Reply::new(Sites::Overview(object, counts))
+        .resource(resource)
+        .old(old)
+        .into())
+}
+
+async fn create(ctx: SitesCall) -> Answer<Sites> {
+    let mut sent = ctx.body();
+    let theme = ctx
+        .args
+        .theme_id
+        .unwrap_or(ctx.call.app.config.default_site_theme);
+    // The create body documents the theme as `theme` (host, name, theme).
+    sent["theme"] = Value::from(theme);
+    let object = persist::create(ctx.client()?, SITES, &sent, SiteObject::NAME).await?;
+    persist::check_sent(SiteObject::NAME, &object, &sent)?;
+    let resource = ctx.coll.resource(&object, None);
+    Ok(reply::saved::<SiteObject, _>(object, resource, "created").into())
 }
 
 /// How many items a site collection holds: `meta.total_entries` of a one-item page, else a

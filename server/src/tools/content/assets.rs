@@ -1,6 +1,6 @@
 //! Content assets: `content-assets-list`, `-get`, `-manage` and `-bulk`.
 //!
-//! Assets live in a space's library (synthetic paths, `catalog.md`). Uploads read the local file
+//! Assets live in a space's library (synthetic paths). Uploads read the local file
 //! the caller names and send it as `multipart/form-data` (`file`, plus `title`, `alt_text`,
 //! `description` and repeated `tags[]`), after the documented size limits are checked locally
 //! (images up to 6 MB, other files up to 10 MB). The API normalizes file names (one dot, other

@@ -15,12 +15,12 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use self::parts::EntryParts;
-use super::types::fetch_type;
+use super::types::{fetch_type, type_id_of};
 use super::{Need, Space, id_key, read_one, resolve_space};
 use crate::config::Module;
 use crate::contract::schema::{self, Kind};
 use crate::contract::{Coverage, ErrorCode, Mode, Reply, Resource, ToolClass, ToolError, legacy};
-use crate::modyo::list::walk;
+use crate::modyo::list::{MAX_WALK_PAGES, WALK_PER_PAGE, walk};
 use crate::modyo::resolve::{Stage, is_id, is_uuid, pick};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
@@ -34,7 +34,8 @@ pub(crate) use bulk::bulk_tool;
 pub(in crate::tools::content) use write::copied_field_values;
 pub(crate) use write::{manage_tool, upsert_tool};
 
-/// Entry status filter.
+/// Entry status filter, sent as the list's documented `states[]` (archived, published,
+/// unpublished, scheduled): `draft` is Modyo's `unpublished`.
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 enum Status {
@@ -45,9 +46,10 @@ enum Status {
 }
 
 impl Status {
-    fn as_str(self) -> &'static str {
+    /// The documented `states[]` value.
+    fn state(self) -> &'static str {
         match self {
-            Status::Draft => "draft",
+            Status::Draft => "unpublished",
             Status::Published => "published",
             Status::Scheduled => "scheduled",
             Status::Archived => "archived",
@@ -55,14 +57,13 @@ impl Status {
     }
 }
 
-/// Sort keys the entries list accepts (others are dropped by the API without a word).
+/// Sort keys the entries list documents (others are dropped by the API without a word).
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 enum SortBy {
     Name,
     CreatedAt,
     UpdatedAt,
-    PublishedAt,
 }
 
 impl SortBy {
@@ -71,12 +72,11 @@ impl SortBy {
             SortBy::Name => "name",
             SortBy::CreatedAt => "created_at",
             SortBy::UpdatedAt => "updated_at",
-            SortBy::PublishedAt => "published_at",
         }
     }
 }
 
-/// Sort direction.
+/// Sort direction (sent as the documented `asc` / `desc`).
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 enum Order {
     #[serde(rename = "ASC", alias = "asc")]
@@ -88,8 +88,8 @@ enum Order {
 impl Order {
     fn as_str(self) -> &'static str {
         match self {
-            Order::Asc => "ASC",
-            Order::Desc => "DESC",
+            Order::Asc => "asc",
+            Order::Desc => "desc",
         }
     }
 }
@@ -101,10 +101,10 @@ pub(crate) struct ListArgs {
     space: Ident,
     #[serde(flatten)]
     paging: Paging,
-    /// Only entries of this content type (uid).
+    /// Only entries of this content type (id or uid; sent as `type_id`).
     #[serde(rename = "type")]
-    content_type: Option<String>,
-    /// Only entries in this status.
+    content_type: Option<Ident>,
+    /// Only entries in this status (sent as `states[]`; draft is Modyo's unpublished).
     status: Option<Status>,
     /// Only entries in this category id.
     category_id: Option<u64>,
@@ -158,10 +158,9 @@ async fn list(call: Call, args: ListArgs) -> ToolResult {
     }
     let client = call.client()?;
     let space = resolve_space(client, &args.space, Need::Object).await?;
-    let mut query = Query::new()
+    let mut query = list_filters(client, &space, args.content_type.as_deref(), args.status)
+        .await?
         .page(args.paging.page, args.paging.per_page)
-        .push_opt("type_uid", args.content_type.as_deref())
-        .push_opt("status", args.status.map(Status::as_str))
         .push_opt("category_id", args.category_id)
         .push_opt("query", args.query.as_deref())
         .push_opt("sort_by", args.sort_by.map(SortBy::as_str))
@@ -199,7 +198,25 @@ async fn list(call: Call, args: ListArgs) -> ToolResult {
         .into())
 }
 
-/// `{id, uuid, name, slug, published}` of a list row or an entry.
+/// The documented type and state filters of the entries list: a type id or uid as `type_id`
+/// (a uid costs one walk of the types list), a status as `states[]`.
+async fn list_filters(
+    client: &ModyoClient,
+    space: &Space,
+    content_type: Option<&str>,
+    status: Option<Status>,
+) -> Result<Query, ToolError> {
+    let type_id = match content_type {
+        Some(input) => Some(type_id_of(client, space, input).await?),
+        None => None,
+    };
+    Ok(Query::new()
+        .push_opt("type_id", type_id)
+        .push_opt("states[]", status.map(Status::state)))
+}
+
+/// `{id, uuid, name, slug, published}` of a list row or an entry (documented list rows carry
+/// no slug: `slug` is null for them).
 fn minimal(entry: &Value) -> Value {
     let get = |k: &str| entry.get(k).cloned().unwrap_or(Value::Null);
     let published = match entry.get("published") {
@@ -462,7 +479,9 @@ pub(crate) struct GetArgs {
 
 pub(crate) fn get_tool() -> ToolDef {
     tool("content-entries-get", Module::Content, ToolClass::Read)
-        .describe("Get one entry by id, uuid or slug, with its field values once, by name, under `fields`.")
+        .describe("Get one entry by id, uuid or slug, with its field values once, by name, under `fields`. \
+An id costs one read; a uuid pages the entries list until a row carries it; a slug is searched with the list's \
+`query` (name and identifier) and confirmed on each candidate's full entry.")
         .data(entry_schema())
         .resource()
         .handle(get)
@@ -471,8 +490,10 @@ pub(crate) fn get_tool() -> ToolDef {
 async fn get(call: Call, args: GetArgs) -> ToolResult {
     let client = call.client()?;
     let space = resolve_space(client, &args.space, Need::Id).await?;
-    let id = resolve_entry_id(client, &space, &args.entry).await?;
-    let detail = read_entry(client, &space, &id).await?;
+    let detail = find_entry(client, &space, &args.entry)
+        .await?
+        .detail(client, &space)
+        .await?;
     let (data, resource) = present(client, &space, &detail, None).await?;
     Ok(Reply::new(data)
         .resource(resource)
@@ -480,31 +501,151 @@ async fn get(call: Call, args: GetArgs) -> ToolResult {
         .into())
 }
 
-/// The id of an entry named by id (no request), uuid or slug (a filtered walk of the list).
+/// An entry found by id, uuid or slug.
+pub(crate) struct FoundEntry {
+    /// Its id.
+    pub(crate) id: String,
+    /// What the lookup saw of it: its list row, or its full entry when it read it.
+    pub(crate) seen: Value,
+    /// Its full entry, when the lookup read it.
+    detail: Option<Value>,
+}
+
+impl FoundEntry {
+    fn of_row(row: Value) -> FoundEntry {
+        FoundEntry {
+            id: row.get("id").map(id_key).unwrap_or_default(),
+            seen: row,
+            detail: None,
+        }
+    }
+
+    /// The full entry: the one the lookup read, else `GET .../entries/{id}`.
+    pub(crate) async fn detail(
+        self,
+        client: &ModyoClient,
+        space: &Space,
+    ) -> Result<Value, ToolError> {
+        match self.detail {
+            Some(detail) => Ok(detail),
+            None => read_entry(client, space, &self.id).await,
+        }
+    }
+}
+
+/// The id of an entry named by id (no request), uuid or slug (see [`find_entry`]).
 pub(crate) async fn resolve_entry_id(
     client: &ModyoClient,
     space: &Space,
     input: &str,
 ) -> Result<String, ToolError> {
+    Ok(find_entry(client, space, input).await?.id)
+}
+
+/// An entry named by id (no request), uuid (the list's pages read until a row carries it: the
+/// list documents no uuid filter) or slug ([`entries_with_slug`]).
+pub(crate) async fn find_entry(
+    client: &ModyoClient,
+    space: &Space,
+    input: &str,
+) -> Result<FoundEntry, ToolError> {
     let input = input.trim();
     if is_id(input) {
-        return Ok(input.to_owned());
+        return Ok(FoundEntry {
+            id: input.to_owned(),
+            seen: Value::Null,
+            detail: None,
+        });
     }
-    let (key, label) = if is_uuid(input) {
-        ("uuid", "uuid")
-    } else {
-        ("slug", "slug")
-    };
-    let filter = Query::new().push(key, input);
+    if is_uuid(input) {
+        return find_by_uuid(client, space, input).await;
+    }
+    let found = entries_with_slug(client, space, input, Query::new()).await?;
+    // Every candidate carries the slug: `pick` says "not found" or "ambiguous", or there is one.
+    let seen: Vec<Value> = found.iter().map(|f| f.seen.clone()).collect();
+    pick(
+        "entry",
+        input,
+        &seen,
+        &[Stage::exact("slug", "slug", input)],
+    )?;
+    found
+        .into_iter()
+        .next()
+        .ok_or_else(|| ToolError::not_found(format!("no entry has slug '{input}'")))
+}
+
+/// Pages through the entries list until a row's `uuid` is `uuid`.
+async fn find_by_uuid(
+    client: &ModyoClient,
+    space: &Space,
+    uuid: &str,
+) -> Result<FoundEntry, ToolError> {
+    let path = format!("{}/entries", space.path());
+    for page in 1..=MAX_WALK_PAGES {
+        let list = client
+            .list(&path, "entries", &Query::new().page(page, WALK_PER_PAGE))
+            .await?;
+        let got = list.items.len();
+        if let Some(row) = list
+            .items
+            .into_iter()
+            .find(|row| row.get("uuid").and_then(Value::as_str) == Some(uuid))
+        {
+            return Ok(FoundEntry::of_row(row));
+        }
+        let last_by_meta = list
+            .meta
+            .and_then(|m| Some(m.current_page? >= m.total_pages?))
+            .unwrap_or(false);
+        if got < WALK_PER_PAGE as usize || last_by_meta {
+            break;
+        }
+    }
+    Err(ToolError::not_found(format!(
+        "no entry of space {} has uuid '{uuid}'; call content-entries-list to see its entries",
+        space.id
+    )))
+}
+
+/// Every entry whose slug is `slug`, among the entries list's `query` matches (the list
+/// searches names and identifiers) narrowed by `filters`. Documented list rows carry no slug:
+/// a row without one is confirmed on its full entry, read once and kept.
+pub(crate) async fn entries_with_slug(
+    client: &ModyoClient,
+    space: &Space,
+    slug: &str,
+    filters: Query,
+) -> Result<Vec<FoundEntry>, ToolError> {
     let (rows, _) = walk(
         client,
         &format!("{}/entries", space.path()),
         "entries",
-        &filter,
+        &filters.push("query", slug),
     )
     .await?;
-    let row = pick("entry", input, &rows, &[Stage::exact(label, key, input)])?;
-    Ok(row.get("id").map(id_key).unwrap_or_default())
+    let mut found = Vec::new();
+    for row in rows {
+        match row.get("slug").and_then(Value::as_str) {
+            Some(row_slug) => {
+                if row_slug == slug {
+                    found.push(FoundEntry::of_row(row));
+                }
+            }
+            None => {
+                let id = row.get("id").map(id_key).unwrap_or_default();
+                let detail = read_entry(client, space, &id).await?;
+                if detail.get("slug").and_then(Value::as_str) == Some(slug) {
+                    found.push(FoundEntry {
+                        id,
+                        seen: detail.clone(),
+                        detail: Some(detail),
+                    });
+                }
+            }
+        }
+    }
+    Ok(found)
 }
 
 /// `GET .../entries/{id}`, with a 404 that says what to call next.

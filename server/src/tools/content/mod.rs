@@ -5,7 +5,7 @@
 //! pieces every content tool shares: reading one object with an actionable `not_found`, the
 //! unconfirmed-delete `control`, and the id of an API object.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::contract::{Control, ErrorCode, Outcome, Resource, ToolError};
 use crate::modyo::list::walk;
@@ -69,9 +69,7 @@ pub(crate) async fn read_one(
 /// The `control` answer of a delete-type action called without `confirmDelete: true` (C18),
 /// decided before any request is sent.
 pub(crate) fn unconfirmed(tool: &str, action: &str) -> Outcome {
-    let control = Control::cancelled_unconfirmed(tool, action);
-    let legacy = json!({"message": control.message(), "action": "cancelled"});
-    Outcome::Control { control, legacy }
+    Outcome::Control(Control::cancelled_unconfirmed(tool, action))
 }
 
 /// An API id as a map key or path segment: numbers and strings alike, without quotes.

@@ -15,7 +15,7 @@ use crate::contract::{
     Coverage, ErrorCode, PostCondition, Reply, Resource, ToolClass, ToolError, legacy, schema,
 };
 use crate::modyo::list::walk;
-use crate::modyo::{ModyoClient, Query};
+use crate::modyo::{CmsError, ModyoClient, Query};
 use crate::tools::args::{Ident, Paging, any_given};
 use crate::tools::{Call, CallError, ToolDef, ToolResult, fanout, persisted, tool};
 
@@ -118,7 +118,8 @@ pub(crate) fn manage_tool() -> ToolDef {
     tool("content-spaces-manage", Module::Content, ToolClass::Gated)
         .describe(
             "List, get, create, update or delete content spaces. list: data.spaces + coverage; get/create/update: \
-data is the space as persisted; delete (confirmDelete: true): data null, state.status deleted.",
+data is the space as persisted; delete (confirmDelete: true) sends the space's name as Modyo's validation and \
+starts Modyo's background deletion: data null, state.status queued, state.pending true.",
         )
         .data(manage_schema())
         .resource()
@@ -247,18 +248,54 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
         }
         ManageAction::Delete => {
             let space = resolve_space(client, need_space()?, Need::Object).await?;
-            client
-                .send(Method::DELETE, &space.path(), &Query::new(), None)
-                .await?;
-            let resource = space.resource();
+            let name = space
+                .object
+                .as_ref()
+                .and_then(|o| o.get("name"))
+                .and_then(Value::as_str)
+                .ok_or_else(|| {
+                    ToolError::new(
+                        ErrorCode::InvalidUpstreamResponse,
+                        format!(
+                            "space {} has no name; Modyo's delete needs it as validation",
+                            space.id
+                        ),
+                    )
+                })?
+                .to_owned();
             let id = space.id;
+            client
+                .send(
+                    Method::DELETE,
+                    &space.path(),
+                    &Query::new().push("validation", &name),
+                    None,
+                )
+                .await
+                .map_err(|e| delete_refused(e, id, &name))?;
+            let resource = space.resource();
             Ok(Reply::new(Value::Null)
                 .resource(resource)
-                .state(PostCondition::status("deleted"))
-                .legacy(call.mode, || json!({"message": "Space permanently deleted", "action": "deleted", "spaceId": id}))
+                .state(PostCondition::status("queued").pending(true))
+                .legacy(call.mode, || json!({"message": "Space deletion started", "action": "queued", "spaceId": id}))
                 .into())
         }
     }
+}
+
+/// A refused space delete. Modyo answers 401 when `validation` is not the space's name: after
+/// the space was read with the same token, that 401 is the validation, not the credentials.
+fn delete_refused(error: CmsError, id: u64, name: &str) -> ToolError {
+    if error.status() == Some(401) {
+        return ToolError::new(
+            ErrorCode::Rejected,
+            format!(
+                "Modyo refused to delete space {id}: its validation (the space's name, '{name}') did not match (401)"
+            ),
+        )
+        .retryable(false);
+    }
+    ToolError::from(error)
 }
 
 /// Arguments of `content-spaces-copy`.
@@ -633,6 +670,34 @@ async fn post(client: &ModyoClient, path: &str, body: &Value) -> Result<Value, T
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn answered(status: u16) -> CmsError {
+        CmsError::Status {
+            method: Method::DELETE,
+            path: "/api/admin/content/spaces/7".into(),
+            status,
+            body: None,
+            text: None,
+            empty: true,
+            retry_after: None,
+        }
+    }
+
+    #[test]
+    fn a_refused_delete_names_the_validation_not_the_credentials() {
+        let refused = delete_refused(answered(401), 7, "Blog");
+        assert_eq!(refused.code(), ErrorCode::Rejected);
+        assert!(
+            refused.to_value()["message"]
+                .as_str()
+                .unwrap()
+                .contains("'Blog'")
+        );
+        assert_eq!(
+            delete_refused(answered(404), 7, "Blog").code(),
+            ErrorCode::NotFound
+        );
+    }
 
     #[test]
     fn categories_are_created_parents_first() {

@@ -39,39 +39,46 @@ pub(crate) fn type_schema() -> Value {
     ])
 }
 
+/// The id of a content type named by id (no request) or by uid within the space (a walk of
+/// the types list).
+pub(crate) async fn type_id_of(
+    client: &ModyoClient,
+    space: &Space,
+    input: &str,
+) -> Result<String, ToolError> {
+    let input = input.trim();
+    if is_id(input) {
+        return Ok(input.to_owned());
+    }
+    let (types, _) = walk(
+        client,
+        &format!("{}/types", space.path()),
+        "types",
+        &Query::new(),
+    )
+    .await?;
+    let found = pick(
+        "content type",
+        input,
+        &types,
+        &[Stage::exact("uid", "uid", input)],
+    )?;
+    match found.get("id") {
+        Some(Value::Number(n)) => Ok(n.to_string()),
+        _ => Err(ToolError::new(
+            ErrorCode::InvalidUpstreamResponse,
+            format!("content type '{input}' has no numeric id"),
+        )),
+    }
+}
+
 /// Reads a content type by id, or by uid within the space.
 pub(crate) async fn fetch_type(
     client: &ModyoClient,
     space: &Space,
     input: &str,
 ) -> Result<Value, ToolError> {
-    let input = input.trim();
-    let id = if is_id(input) {
-        input.to_owned()
-    } else {
-        let (types, _) = walk(
-            client,
-            &format!("{}/types", space.path()),
-            "types",
-            &Query::new(),
-        )
-        .await?;
-        let found = pick(
-            "content type",
-            input,
-            &types,
-            &[Stage::exact("uid", "uid", input)],
-        )?;
-        match found.get("id") {
-            Some(Value::Number(n)) => n.to_string(),
-            _ => {
-                return Err(ToolError::new(
-                    ErrorCode::InvalidUpstreamResponse,
-                    format!("content type '{input}' has no numeric id"),
-                ));
-            }
-        }
-    };
+    let id = type_id_of(client, space, input).await?;
     client
         .get(&format!("{}/types/{id}", space.path()), &Query::new())
         .await

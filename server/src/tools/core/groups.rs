@@ -7,38 +7,37 @@
 
 use reqwest::Method;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::groups;
-use super::kit::{
-    self, Need, action_required, body, confirmed, created_object, read_back, required,
-};
 use crate::config::Module;
-use crate::contract::schema::{self, Kind};
 use crate::contract::{ErrorCode, PostCondition, ToolClass, ToolError};
-use crate::modyo::{ModyoClient, Query};
+use crate::modyo::Query;
 use crate::tools::args::{Ident, Paging};
-use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
+use crate::tools::engine::{
+    Action, Answer, Collection, Ctx, Echo, Managed, Member, Need, Rules, at, echoed, manage,
+    persist, reply,
+};
+use crate::tools::{Call, CallError, ToolDef, tool};
 
-/// A group as the API returns it (loose: echoed).
-pub(crate) fn group_schema() -> Value {
-    schema::echo(&[
-        ("id", Kind::Int),
-        ("name", Kind::Str),
-        ("description", Kind::Str),
-        ("role_id", Kind::Int),
-        ("role", Kind::Obj),
-        ("admin_users_count", Kind::Int),
-        ("admin_user_ids", Kind::List),
-        ("admin_users", Kind::List),
-        ("created_at", Kind::Str),
-        ("updated_at", Kind::Str),
-    ])
+const GROUPS: &str = "/api/admin/groups";
+
+echoed! {
+    /// A group of team users as the API returns it.
+    Group = "group" {
+        id: i64, name: String, description: String, role_id: i64, role: Object,
+        admin_users_count: i64, admin_user_ids: List, admin_users: List,
+        created_at: String, updated_at: String
+    }
+}
+
+impl Member for Group {
+    const RULES: Rules = Rules::new("group", "groups")
+        .hint("call core-groups-manage with action list to see the groups");
 }
 
 /// The fields a create or update may send.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 struct GroupFields {
     /// Description.
     description: Option<String>,
@@ -46,34 +45,11 @@ struct GroupFields {
     role_id: Option<u64>,
 }
 
-impl GroupFields {
-    fn body(&self, name: Option<&str>) -> Value {
-        body(vec![
-            ("name", name.map(Value::from)),
-            ("description", self.description.clone().map(Value::from)),
-            ("role_id", self.role_id.map(Value::from)),
-        ])
-    }
-}
-
-/// Actions of `core-groups-manage`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-enum ManageAction {
-    List,
-    Get,
-    Create,
-    Update,
-    Delete,
-    AddUsers,
-    RemoveUsers,
-}
-
 /// Arguments of `core-groups-manage`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 pub(crate) struct ManageArgs {
     /// list, get (default), create, update, delete, add_users or remove_users.
-    action: Option<ManageAction>,
+    action: Option<Action>,
     /// Group id or name (all but list and create).
     group: Option<Ident>,
     #[serde(flatten)]
@@ -93,73 +69,27 @@ pub(crate) struct ManageArgs {
 }
 
 pub(crate) fn manage_tool() -> ToolDef {
-    tool("core-groups-manage", Module::Core, ToolClass::Gated)
+    manage::<ManageArgs, Group>("core-groups-manage", Module::Core, at(GROUPS))
         .describe(
             "List, get, create, update or delete groups of team users, or add/remove members (user_ids). \
 group: id or name. list: data.groups + coverage; other actions: data is the group as persisted; \
 add_users/remove_users: state.affected = members actually added or removed; delete needs confirmDelete: true.",
         )
-        .data(kit::manage_schema(group_schema(), "groups"))
-        .resource()
-        .state()
-        .actions(
-            &["list", "get"],
-            &["create", "update", "delete", "add_users", "remove_users"],
-        )
-        .handle(manage)
-}
-
-async fn manage(call: Call, args: ManageArgs) -> ToolResult {
-    let fields = args.fields.body(args.name.as_deref());
-    let action = match args.action {
-        Some(action) => action,
-        None if !kit::is_empty(&fields) || args.user_ids.is_some() => {
-            return Err(action_required("name, description, role_id or user_ids"));
-        }
-        None => ManageAction::Get,
-    };
-    let _ = args.verify;
-    let client = call.client()?;
-    let groups = groups();
-    let group = || required(args.group.as_deref(), "this action", "group (id or name)");
-    match action {
-        ManageAction::List => {
-            let query = Query::new().page(args.paging.page, args.paging.per_page);
-            kit::list_page(&call, &groups, &query, None).await
-        }
-        ManageAction::Get => kit::get_one(&call, &groups, group()?).await,
-        ManageAction::Create => {
-            required(args.name.as_deref(), "create", "name")?;
-            kit::create_one(&call, &groups, &fields).await
-        }
-        ManageAction::Update => {
-            if kit::is_empty(&fields) {
-                return Err(CallError::Arguments(
-                    "update needs at least one of name, description, role_id".into(),
-                ));
-            }
-            kit::put_one(&call, &groups, group()?, &fields, "updated", None).await
-        }
-        ManageAction::Delete => {
-            if let Err(control) = confirmed(args.confirm_delete, "core-groups-manage", "delete") {
-                return Ok(control);
-            }
-            kit::delete_one(
-                &call,
-                &groups,
-                "core-groups-manage",
-                group()?,
-                args.confirm_delete,
-            )
-            .await
-        }
-        ManageAction::AddUsers | ManageAction::RemoveUsers => {
-            let add = action == ManageAction::AddUsers;
-            let user_ids = required(args.user_ids.as_ref(), "add_users/remove_users", "user_ids")?;
-            let found = groups.find(client, group()?, Need::Id).await?;
-            change_members(&call, client, found.id, user_ids, add).await
-        }
-    }
+        .target("group", "id or name")
+        .fields(&["name", "description", "role_id"])
+        .mutating(&["user_ids"])
+        .list(|_| Query::new())
+        .get()
+        .create(&["name"])
+        .update()
+        .delete()
+        .action("add_users", |ctx| change_members(ctx, true))
+        .on_target()
+        .needs(&["user_ids"])
+        .action("remove_users", |ctx| change_members(ctx, false))
+        .on_target()
+        .needs(&["user_ids"])
+        .build()
 }
 
 /// The member ids of a group object: `admin_user_ids`, else the ids in `admin_users`.
@@ -176,25 +106,20 @@ fn member_ids(group: &Value) -> Option<Vec<u64>> {
     }
 }
 
-async fn change_members(
-    call: &Call,
-    client: &ModyoClient,
-    id: u64,
-    user_ids: &[u64],
-    add: bool,
-) -> ToolResult {
-    let groups = groups();
-    let path = groups.item(id);
-    let current_group = groups.fetch(client, id).await?;
+async fn change_members(ctx: Ctx<ManageArgs, Group>, add: bool) -> Answer<Managed<Group>> {
+    let client = ctx.client()?;
+    let user_ids = ctx.args.user_ids.clone().unwrap_or_default();
+    let id = ctx.found(Need::Id).await?.id;
+    let current_group = ctx.coll.fetch(client, id).await?;
     let current = member_ids(&current_group).ok_or_else(|| {
         ToolError::new(
             ErrorCode::InvalidUpstreamResponse,
             format!("group {id} came back without admin_user_ids or admin_users; its members cannot be changed safely"),
         )
     })?;
-    let mut next = current.clone();
+    let mut next = current;
     let mut changed = 0;
-    for user in user_ids {
+    for user in &user_ids {
         let member = next.contains(user);
         if add && !member {
             next.push(*user);
@@ -212,15 +137,9 @@ async fn change_members(
     let object = if changed == 0 {
         current_group
     } else {
-        let response = client
-            .send(
-                Method::PUT,
-                &path,
-                &Query::new(),
-                Some(&json!({"admin_user_ids": next})),
-            )
-            .await?;
-        let object = read_back(client, response, &path).await?;
+        let path = ctx.coll.item(id);
+        let request = json!({"admin_user_ids": next});
+        let object = persist::write(client, Method::PUT, &path, Some(&request), &path).await?;
         let persisted = member_ids(&object).unwrap_or_default();
         let wrong: Vec<u64> = user_ids
             .iter()
@@ -240,15 +159,10 @@ async fn change_members(
         object
     };
     let status = if changed == 0 { "unchanged" } else { "updated" };
-    Ok(kit::written(
-        call.mode,
-        groups.resource(&object, Some(id)),
-        object,
-        PostCondition::status(status).affected(changed),
-        word,
-        format!("{changed} users {verb} group"),
-        groups.legacy_key,
-    ))
+    let resource = ctx.coll.resource(&object, Some(id));
+    let post = PostCondition::status(status).affected(changed);
+    let message = format!("{changed} users {verb} group");
+    Ok(reply::saved_as::<Group, _>(object, resource, post, word, message).into())
 }
 
 /// Arguments of `core-groups-upsert`.
@@ -268,52 +182,30 @@ pub(crate) fn upsert_tool() -> ToolDef {
             "Create or update a group by name (exact, then without case; ambiguous names fail). data is the group \
 as persisted; state.status is created, updated or unchanged (nothing to change: no write).",
         )
-        .data(group_schema())
         .resource()
         .state()
         .handle(upsert)
 }
 
-async fn upsert(call: Call, args: UpsertArgs) -> ToolResult {
+async fn upsert(call: Call, args: UpsertArgs) -> Answer<Echo<Group>> {
     let _ = args.verify;
     let name = args.name.trim();
     if name.is_empty() {
         return Err(CallError::Arguments("name must not be empty".into()));
     }
     let client = call.client()?;
-    let groups = groups();
-    let changes = args.fields.body(None);
-    let (object, status) = match groups.lookup(client, name).await {
-        Ok(found) if kit::is_empty(&changes) => (found.object(), "unchanged"),
-        Ok(found) => {
-            let path = groups.item(found.id);
-            let response = client
-                .send(Method::PUT, &path, &Query::new(), Some(&changes))
-                .await?;
-            (read_back(client, response, &path).await?, "updated")
-        }
-        Err(e) if kit::is_miss(&e) => {
-            let response = client
-                .send(
-                    Method::POST,
-                    &groups.path,
-                    &Query::new(),
-                    Some(&args.fields.body(Some(name))),
-                )
-                .await?;
-            (created_object(response, groups.what)?, "created")
-        }
-        Err(e) => return Err(e.into()),
-    };
-    Ok(kit::written(
-        call.mode,
-        groups.resource(&object, None),
-        object,
-        PostCondition::status(status),
-        status,
-        format!("Group {status} successfully"),
-        groups.legacy_key,
-    ))
+    let groups = Collection::<Group>::at(GROUPS);
+    let lookup = groups.lookup(client, name).await;
+    let changes = persist::given(&args.fields);
+    let (object, status) = groups
+        .upsert(client, lookup, changes, |changes| {
+            let mut body = json!({"name": name});
+            persist::extend(&mut body, changes);
+            body
+        })
+        .await?;
+    let resource = groups.resource(&object, None);
+    Ok(reply::saved::<Group, _>(object, resource, status).into())
 }
 
 #[cfg(test)]

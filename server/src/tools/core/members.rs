@@ -8,52 +8,41 @@
 
 use reqwest::Method;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::kit::{self, Need, body, confirmed, created_object, read_back, required};
-use super::{roles, team_members};
+use super::roles::roles;
 use crate::config::Module;
-use crate::contract::schema::{self, Kind};
-use crate::contract::{ErrorCode, PostCondition, Resource, ToolClass, ToolError};
+use crate::contract::{ErrorCode, PostCondition, Resource, ToolError};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
-use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
+use crate::tools::engine::{
+    Action, Answer, Ctx, Echoed, Managed, Member, Need, Rules, at, echoed, manage, persist, reply,
+};
+use crate::tools::{CallError, ToolDef};
 
-/// A team member as the API returns it (loose: echoed).
-pub(crate) fn member_schema() -> Value {
-    schema::echo(&[
-        ("id", Kind::Int),
-        ("role_id", Kind::Int),
-        ("role", Kind::Obj),
-        ("admin_user_id", Kind::Int),
-        ("admin_user", Kind::Obj),
-        ("group_id", Kind::Int),
-        ("group", Kind::Obj),
-        ("site_id", Kind::Int),
-        ("space_id", Kind::Int),
-        ("realm_id", Kind::Int),
-        ("created_at", Kind::Str),
-        ("updated_at", Kind::Str),
-    ])
+const TEAM_MEMBERS: &str = "/api/admin/team_members";
+
+echoed! {
+    /// A team member as the API returns it.
+    TeamMember = "team member" {
+        id: i64, role_id: i64, role: Object, admin_user_id: i64, admin_user: Object,
+        group_id: i64, group: Object, site_id: i64, space_id: i64, realm_id: i64,
+        created_at: String, updated_at: String
+    }
 }
 
-/// Actions of `core-members-manage`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-enum ManageAction {
-    List,
-    Get,
-    Add,
-    Update,
-    Remove,
+impl Member for TeamMember {
+    const RULES: Rules = Rules::new("team_member", "team_members")
+        .legacy("teamMember", "Team member")
+        .hint("call core-members-manage with action list and the site, space or realm to see its members");
 }
 
 /// Arguments of `core-members-manage`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 pub(crate) struct ManageArgs {
     /// list, get (default), add, update or remove.
-    action: Option<ManageAction>,
+    action: Option<Action>,
     /// Team member id (get, update, remove).
     member: Option<u64>,
     /// Site id: the target (list, add). Give exactly one of site_id, space_id, realm_id.
@@ -76,18 +65,27 @@ pub(crate) struct ManageArgs {
 }
 
 pub(crate) fn manage_tool() -> ToolDef {
-    tool("core-members-manage", Module::Core, ToolClass::Gated)
+    manage::<ManageArgs, TeamMember>("core-members-manage", Module::Core, at(TEAM_MEMBERS))
         .describe(
             "List, get, add, update or remove team members: a user or group holding a role on one site, space or \
 realm (exactly one of site_id, space_id, realm_id). The role's context must match the target. list: \
 data.team_members + coverage, resource = the target; add/update: data is the member as persisted; remove needs \
 confirmDelete: true.",
         )
-        .data(kit::manage_schema(member_schema(), "team_members"))
-        .resource()
-        .state()
-        .actions(&["list", "get"], &["add", "update", "remove"])
-        .handle(manage)
+        .target("member", "team member id")
+        .mutating(&["role", "admin_user_id", "group_id"])
+        .action("list", list)
+        .action("get", get)
+        .on_target()
+        .action("add", add)
+        .needs(&["role"])
+        .action("update", update)
+        .on_target()
+        .needs(&["role"])
+        .action("remove", remove)
+        .on_target()
+        .confirmed()
+        .build()
 }
 
 /// The one site, space or realm a call targets.
@@ -145,9 +143,11 @@ impl Target {
     }
 }
 
+type Members = Ctx<ManageArgs, TeamMember>;
+
 /// The member's identity, named after the user or group that holds the role.
-fn member_resource(member: &Value, id: Option<u64>) -> Resource {
-    let resource = team_members().resource(member, id);
+fn member_resource(ctx: &Members, member: &Value, id: Option<u64>) -> Resource {
+    let resource = ctx.coll.resource(member, id);
     let holder = ["admin_user", "group"].into_iter().find_map(|k| {
         member
             .get(k)
@@ -162,8 +162,7 @@ fn member_resource(member: &Value, id: Option<u64>) -> Resource {
 
 /// Resolves a role (id or key) and refuses one whose `context` is not the target's.
 async fn role_for(client: &ModyoClient, input: &str, target: Target) -> Result<u64, ToolError> {
-    let roles = roles();
-    let found = roles.find(client, input, Need::Object).await?;
+    let found = roles().find(client, input, Need::Object).await?;
     let role = found.object();
     let context = role.get("context").and_then(Value::as_str).unwrap_or("");
     if context != target.context {
@@ -178,119 +177,81 @@ async fn role_for(client: &ModyoClient, input: &str, target: Target) -> Result<u
     Ok(found.id)
 }
 
-async fn manage(call: Call, args: ManageArgs) -> ToolResult {
-    let writes = args.role.is_some() || args.admin_user_id.is_some() || args.group_id.is_some();
-    let action = match args.action {
-        Some(action) => action,
-        None if writes => return Err(kit::action_required("role, admin_user_id or group_id")),
-        None => ManageAction::Get,
+fn member_id(ctx: &Members) -> u64 {
+    ctx.args.member.unwrap_or_default()
+}
+
+async fn list(ctx: Members) -> Answer<Managed<TeamMember>> {
+    let target = Target::from_args(&ctx.args)?;
+    let query = ctx.paged(Query::new().push(&target.key(), target.id));
+    let page = ctx.coll.page(ctx.client()?, &query).await?;
+    Ok(reply::page(page, Some(target.resource())).into())
+}
+
+async fn get(ctx: Members) -> Answer<Managed<TeamMember>> {
+    let id = member_id(&ctx);
+    let object = ctx.coll.fetch(ctx.client()?, id).await?;
+    let resource = member_resource(&ctx, &object, Some(id));
+    Ok(reply::one(object, resource).into())
+}
+
+async fn add(ctx: Members) -> Answer<Managed<TeamMember>> {
+    let target = Target::from_args(&ctx.args)?;
+    let holder = match (ctx.args.admin_user_id, ctx.args.group_id) {
+        (Some(user), None) => ("admin_user_id", user),
+        (None, Some(group)) => ("group_id", group),
+        _ => {
+            return Err(CallError::Arguments(
+                "add needs exactly one of admin_user_id or group_id".into(),
+            ));
+        }
     };
-    let client = call.client()?;
-    let members = team_members();
-    let member = || required(args.member, "this action", "member (team member id)");
-    match action {
-        ManageAction::List => {
-            let target = Target::from_args(&args)?;
-            let query = Query::new()
-                .push(&target.key(), target.id)
-                .page(args.paging.page, args.paging.per_page);
-            kit::list_page(&call, &members, &query, Some(target.resource())).await
-        }
-        ManageAction::Get => {
-            let id = member()?;
-            let object = members.fetch(client, id).await?;
-            Ok(kit::object_reply(
-                call.mode,
-                member_resource(&object, Some(id)),
-                object,
-            ))
-        }
-        ManageAction::Add => {
-            let target = Target::from_args(&args)?;
-            let role = required(args.role.as_deref(), "add", "role (id or key)")?;
-            let holder = match (args.admin_user_id, args.group_id) {
-                (Some(user), None) => ("admin_user_id", user),
-                (None, Some(group)) => ("group_id", group),
-                _ => {
-                    return Err(CallError::Arguments(
-                        "add needs exactly one of admin_user_id or group_id".into(),
-                    ));
-                }
-            };
-            let role_id = role_for(client, role, target).await?;
-            let request = body(vec![
-                ("role_id", Some(Value::from(role_id))),
-                (holder.0, Some(Value::from(holder.1))),
-                (&target.key(), Some(Value::from(target.id))),
-            ]);
-            let response = client
-                .send(Method::POST, &members.path, &Query::new(), Some(&request))
-                .await?;
-            let object = created_object(response, members.what)?;
-            Ok(kit::written(
-                call.mode,
-                member_resource(&object, None),
-                object,
-                PostCondition::status("created"),
-                "created",
-                "Team member added successfully".into(),
-                members.legacy_key,
-            ))
-        }
-        ManageAction::Update => {
-            let id = member()?;
-            let role = required(args.role.as_deref(), "update", "role (id or key)")?;
-            let current = members.fetch(client, id).await?;
-            let target = Target::of_member(&current, id)?;
-            let role_id = role_for(client, role, target).await?;
-            let path = members.item(id);
-            let response = client
-                .send(
-                    Method::PUT,
-                    &path,
-                    &Query::new(),
-                    Some(&body(vec![("role_id", Some(Value::from(role_id)))])),
-                )
-                .await?;
-            let object = read_back(client, response, &path).await?;
-            // The role may come back as `role_id` or only inside `role`.
-            let persisted_role = object
-                .get("role_id")
-                .filter(|v| !v.is_null())
-                .or_else(|| object.pointer("/role/id"))
-                .cloned()
-                .unwrap_or(Value::Null);
-            kit::check_persisted(
-                &json!({"role_id": persisted_role}),
-                "role_id",
-                &Value::from(role_id),
-                &format!("team member {id}"),
-            )?;
-            Ok(kit::written(
-                call.mode,
-                member_resource(&object, Some(id)),
-                object,
-                PostCondition::status("updated"),
-                "updated",
-                "Team member updated successfully".into(),
-                members.legacy_key,
-            ))
-        }
-        ManageAction::Remove => {
-            let id = member()?;
-            if let Err(control) = confirmed(args.confirm_delete, "core-members-manage", "remove") {
-                return Ok(control);
-            }
-            client
-                .send(Method::DELETE, &members.item(id), &Query::new(), None)
-                .await?;
-            Ok(kit::deleted(
-                call.mode,
-                Resource::new("team_member").id(id),
-                "Team member removed successfully".into(),
-                "teamMemberId",
-                Value::from(id),
-            ))
-        }
-    }
+    let client = ctx.client()?;
+    let role = ctx.args.role.as_deref().unwrap_or_default();
+    let role_id = role_for(client, role, target).await?;
+    let mut request = json!({"role_id": role_id});
+    request[holder.0] = Value::from(holder.1);
+    request[target.key()] = Value::from(target.id);
+    let object = persist::create(client, &ctx.coll.path, &request, TeamMember::NAME).await?;
+    let resource = member_resource(&ctx, &object, None);
+    let post = PostCondition::status("created");
+    let message = "Team member added successfully";
+    Ok(reply::saved_as::<TeamMember, _>(object, resource, post, "created", message).into())
+}
+
+async fn update(ctx: Members) -> Answer<Managed<TeamMember>> {
+    let client = ctx.client()?;
+    let id = member_id(&ctx);
+    let role = ctx.args.role.as_deref().unwrap_or_default();
+    let current = ctx.coll.fetch(client, id).await?;
+    let target = Target::of_member(&current, id)?;
+    let role_id = role_for(client, role, target).await?;
+    let path = ctx.coll.item(id);
+    let request = json!({"role_id": role_id});
+    let object = persist::write(client, Method::PUT, &path, Some(&request), &path).await?;
+    // The role may come back as `role_id` or only inside `role`.
+    let persisted_role = object
+        .get("role_id")
+        .filter(|v| !v.is_null())
+        .or_else(|| object.pointer("/role/id"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    persist::check_key(
+        &json!({"role_id": persisted_role}),
+        "role_id",
+        &Value::from(role_id),
+        &format!("team member {id}"),
+    )?;
+    let resource = member_resource(&ctx, &object, Some(id));
+    Ok(reply::saved::<TeamMember, _>(object, resource, "updated").into())
+}
+
+async fn remove(ctx: Members) -> Answer<Managed<TeamMember>> {
+    let id = member_id(&ctx);
+    ctx.client()?
+        .send(Method::DELETE, &ctx.coll.item(id), &Query::new(), None)
+        .await?;
+    let resource = Resource::new("team_member").id(id);
+    let message = "Team member removed successfully";
+    Ok(reply::gone::<TeamMember, _>(resource, id, "deleted", message).into())
 }

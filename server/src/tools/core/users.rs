@@ -6,60 +6,45 @@
 
 use reqwest::Method;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::admin_users;
-use super::kit::{self, Need, action_required, body, created_object, read_back, required};
+use super::Lang;
 use crate::config::Module;
-use crate::contract::schema::{self, Kind};
-use crate::contract::{PostCondition, ToolClass, ToolError};
+use crate::contract::{ToolClass, ToolError};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
-use crate::tools::{Call, CallError, ToolDef, ToolResult, fanout, tool};
+use crate::tools::engine::{
+    Action, Answer, Collection, Ctx, Echo, Managed, Member, Names, Need, Rules, at, bulk, echoed,
+    manage, persist, reply,
+};
+use crate::tools::{Call, ToolDef, tool};
 
-/// A team user as the API returns it (loose: echoed).
-pub(crate) fn user_schema() -> Value {
-    schema::echo(&[
-        ("id", Kind::Int),
-        ("uuid", Kind::Str),
-        ("name", Kind::Str),
-        ("first_name", Kind::Str),
-        ("last_name", Kind::Str),
-        ("email", Kind::Str),
-        ("username", Kind::Str),
-        ("avatar", Kind::Obj),
-        ("lang", Kind::Str),
-        ("time_zone", Kind::Str),
-        ("active", Kind::Bool),
-        ("last_login_at", Kind::Str),
-        ("roles", Kind::List),
-        ("created_at", Kind::Str),
-        ("updated_at", Kind::Str),
-    ])
-}
+const ADMIN_USERS: &str = "/api/admin/admin_users";
 
-/// Interface language of a team user.
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-enum Lang {
-    En,
-    Es,
-    Pt,
-}
-
-impl Lang {
-    fn as_str(self) -> &'static str {
-        match self {
-            Lang::En => "en",
-            Lang::Es => "es",
-            Lang::Pt => "pt",
-        }
+echoed! {
+    /// A team user as the API returns it.
+    AdminUser = "admin user" {
+        id: i64, uuid: String, name: String, first_name: String, last_name: String,
+        email: String, username: String, avatar: Object, lang: String, time_zone: String,
+        active: bool, last_login_at: String, roles: List, created_at: String, updated_at: String
     }
 }
 
+impl Member for AdminUser {
+    const RULES: Rules = Rules::new("admin_user", "admin_users")
+        .names(Names::EMAIL)
+        .slug("email")
+        .legacy("user", "User")
+        .hint("call core-users-manage with action list to see the team");
+}
+
+fn admin_users() -> Collection<AdminUser> {
+    Collection::at(ADMIN_USERS)
+}
+
 /// The profile fields a create or update may send.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Default, Deserialize, Serialize, JsonSchema)]
 struct Profile {
     /// Username (letters, digits and | # @ % . _ - ' + /).
     username: Option<String>,
@@ -73,36 +58,21 @@ struct Profile {
     time_zone: Option<String>,
 }
 
-impl Profile {
-    fn fields(&self, email: Option<&str>) -> Value {
-        body(vec![
-            ("email", email.map(Value::from)),
-            ("username", self.username.clone().map(Value::from)),
-            ("first_name", self.first_name.clone().map(Value::from)),
-            ("last_name", self.last_name.clone().map(Value::from)),
-            ("lang", self.lang.map(|l| Value::from(l.as_str()))),
-            ("time_zone", self.time_zone.clone().map(Value::from)),
-        ])
-    }
-}
-
-/// Actions of `core-users-manage`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-enum ManageAction {
-    List,
-    Get,
-    Create,
-    Update,
-    Activate,
-    Deactivate,
-}
+/// The fields of a profile, in the order they are sent.
+const PROFILE: [&str; 6] = [
+    "email",
+    "username",
+    "first_name",
+    "last_name",
+    "lang",
+    "time_zone",
+];
 
 /// Arguments of `core-users-manage`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 pub(crate) struct ManageArgs {
     /// list, get (default), create, update, activate or deactivate.
-    action: Option<ManageAction>,
+    action: Option<Action>,
     /// User id or email (get, update, activate, deactivate).
     user: Option<Ident>,
     /// Text filter on name or email (list).
@@ -118,119 +88,45 @@ pub(crate) struct ManageArgs {
 }
 
 pub(crate) fn manage_tool() -> ToolDef {
-    tool("core-users-manage", Module::Core, ToolClass::Gated)
+    manage::<ManageArgs, AdminUser>("core-users-manage", Module::Core, at(ADMIN_USERS))
         .describe(
             "List, get, create, update, activate or deactivate team users. user: id or email. \
 list: data.admin_users + coverage; get/create/update/activate/deactivate: data is the user as persisted, \
 state.status says what happened.",
         )
-        .data(kit::manage_schema(user_schema(), "admin_users"))
-        .resource()
-        .state()
-        .actions(
-            &["list", "get"],
-            &["create", "update", "activate", "deactivate"],
-        )
-        .handle(manage)
+        .target("user", "id or email")
+        .fields(&PROFILE)
+        .list(|args| Query::new().push_opt("query", args.query.as_deref()))
+        .get()
+        .create(&["email"])
+        .update()
+        .action("activate", |ctx| activate(ctx, true))
+        .on_target()
+        .action("deactivate", |ctx| activate(ctx, false))
+        .on_target()
+        .build()
 }
 
-async fn manage(call: Call, args: ManageArgs) -> ToolResult {
-    let fields = args.profile.fields(args.email.as_deref());
-    let action = match args.action {
-        Some(action) => action,
-        None if !kit::is_empty(&fields) => {
-            return Err(action_required(
-                "email, username, first_name, last_name, lang or time_zone",
-            ));
-        }
-        None => ManageAction::Get,
-    };
-    let _ = args.verify;
-    let client = call.client()?;
-    let users = admin_users();
-    let user = || required(args.user.as_deref(), "this action", "user (id or email)");
-    match action {
-        ManageAction::List => {
-            let query = Query::new()
-                .push_opt("query", args.query.as_deref())
-                .page(args.paging.page, args.paging.per_page);
-            kit::list_page(&call, &users, &query, None).await
-        }
-        ManageAction::Get => {
-            let found = users.find(client, user()?, Need::Object).await?;
-            let object = found.object();
-            Ok(kit::object_reply(
-                call.mode,
-                users.resource(&object, Some(found.id)),
-                object,
-            ))
-        }
-        ManageAction::Create => {
-            required(args.email.as_deref(), "create", "email")?;
-            let response = client
-                .send(Method::POST, &users.path, &Query::new(), Some(&fields))
-                .await?;
-            let object = created_object(response, users.what)?;
-            Ok(kit::written(
-                call.mode,
-                users.resource(&object, None),
-                object,
-                PostCondition::status("created"),
-                "created",
-                "User created successfully".into(),
-                users.legacy_key,
-            ))
-        }
-        ManageAction::Update => {
-            if kit::is_empty(&fields) {
-                return Err(CallError::Arguments(
-                    "update needs at least one of email, username, first_name, last_name, lang, time_zone".into(),
-                ));
-            }
-            let found = users.find(client, user()?, Need::Id).await?;
-            let path = users.item(found.id);
-            let response = client
-                .send(Method::PUT, &path, &Query::new(), Some(&fields))
-                .await?;
-            let object = read_back(client, response, &path).await?;
-            Ok(kit::written(
-                call.mode,
-                users.resource(&object, Some(found.id)),
-                object,
-                PostCondition::status("updated"),
-                "updated",
-                "User updated successfully".into(),
-                users.legacy_key,
-            ))
-        }
-        ManageAction::Activate | ManageAction::Deactivate => {
-            let active = action == ManageAction::Activate;
-            let found = users.find(client, user()?, Need::Id).await?;
-            let object = set_active(client, found.id, active).await?;
-            let (status, word) = if active {
-                ("activated", "activated")
-            } else {
-                ("deactivated", "deactivated")
-            };
-            Ok(kit::written(
-                call.mode,
-                users.resource(&object, Some(found.id)),
-                object,
-                PostCondition::status(status),
-                word,
-                format!("User {word} successfully"),
-                users.legacy_key,
-            ))
-        }
-    }
+async fn activate(ctx: Ctx<ManageArgs, AdminUser>, active: bool) -> Answer<Managed<AdminUser>> {
+    let found = ctx.found(Need::Id).await?;
+    let object = set_active(ctx.client()?, found.id, active).await?;
+    let status = if active { "activated" } else { "deactivated" };
+    let resource = ctx.coll.resource(&object, Some(found.id));
+    Ok(reply::saved::<AdminUser, _>(object, resource, status).into())
 }
 
 /// `PUT {active}` and the read-back check: the persisted `active` must be what was sent.
 async fn set_active(client: &ModyoClient, id: u64, active: bool) -> Result<Value, ToolError> {
     let path = admin_users().item(id);
     let request = json!({"active": active});
-    let what = format!("admin user {id}");
-    kit::put_checked(client, &path, &request, Some("active"), &what).await
+    let object = persist::write(client, Method::PUT, &path, Some(&request), &path).await?;
+    persist::check_key(
+        &object,
+        "active",
+        &json!(active),
+        &format!("admin user {id}"),
+    )?;
+    Ok(object)
 }
 
 /// Arguments of `core-users-upsert`.
@@ -250,13 +146,12 @@ pub(crate) fn upsert_tool() -> ToolDef {
             "Create or update a team user by email. data is the user as persisted; state.status is created, \
 updated, or unchanged (found, nothing to change: no write).",
         )
-        .data(user_schema())
         .resource()
         .state()
         .handle(upsert)
 }
 
-async fn upsert(call: Call, args: UpsertArgs) -> ToolResult {
+async fn upsert(call: Call, args: UpsertArgs) -> Answer<Echo<AdminUser>> {
     let _ = args.verify;
     let email = args.email.trim();
     if !email.contains('@') {
@@ -267,38 +162,17 @@ async fn upsert(call: Call, args: UpsertArgs) -> ToolResult {
     }
     let client = call.client()?;
     let users = admin_users();
-    let changes = args.profile.fields(None);
-    let (object, status, word) = match users.lookup(client, email).await {
-        Ok(found) if kit::is_empty(&changes) => (found.object(), "unchanged", "unchanged"),
-        Ok(found) => {
-            let path = users.item(found.id);
-            let response = client
-                .send(Method::PUT, &path, &Query::new(), Some(&changes))
-                .await?;
-            (
-                read_back(client, response, &path).await?,
-                "updated",
-                "updated",
-            )
-        }
-        Err(e) if kit::is_miss(&e) => {
-            let body = args.profile.fields(Some(email));
-            let response = client
-                .send(Method::POST, &users.path, &Query::new(), Some(&body))
-                .await?;
-            (created_object(response, users.what)?, "created", "created")
-        }
-        Err(e) => return Err(e.into()),
-    };
-    Ok(kit::written(
-        call.mode,
-        users.resource(&object, None),
-        object,
-        PostCondition::status(status),
-        word,
-        format!("User {word} successfully"),
-        users.legacy_key,
-    ))
+    let changes = persist::given(&args.profile);
+    let lookup = users.lookup(client, email).await;
+    let (object, status) = users
+        .upsert(client, lookup, changes, |changes| {
+            let mut body = json!({"email": email});
+            persist::extend(&mut body, changes);
+            body
+        })
+        .await?;
+    let resource = users.resource(&object, None);
+    Ok(reply::saved::<AdminUser, _>(object, resource, status).into())
 }
 
 /// Actions of `core-users-bulk`.
@@ -326,16 +200,15 @@ pub(crate) fn bulk_tool() -> ToolDef {
 never stops at a failure. data.succeeded: user ids; data.failed: [{index, error{code, message}}] by input \
 position; state.affected: successes; state.status: completed, partial or failed.",
         )
-        .data(kit::bulk_schema())
         .state()
         .handle(bulk)
 }
 
-async fn bulk(call: Call, args: BulkArgs) -> ToolResult {
+async fn bulk(call: Call, args: BulkArgs) -> Answer<bulk::Bulk> {
     let active = args.action == BulkAction::Activate;
     let users = admin_users();
     let client = call.client()?;
-    let out = fanout::run(args.users, |_, input| {
+    let out = bulk::run(args.users, |_, input| {
         let users = &users;
         async move {
             let found = users.find(client, &input, Need::Id).await?;
@@ -345,5 +218,5 @@ async fn bulk(call: Call, args: BulkArgs) -> ToolResult {
     })
     .await;
     let action = if active { "activate" } else { "deactivate" };
-    Ok(kit::bulk_reply(call.mode, action, out)?)
+    Ok(bulk::answer(action, out)?.into())
 }

@@ -1,67 +1,65 @@
 //! Forms of a realm: `customers-forms-manage` and `customers-forms-copy`.
 //!
-//! `GET /api/admin/customers/{realm_uid}/forms` is documented; the rest is `[synthetic]`, and
-//! so is the question JSON (passed through as given). `enable` and `disable` are `PUT`s of
-//! `enabled`, checked after the write (C7).
+//! What Modyo documents: the list (`GET /api/admin/customers/{realm_uid}/forms`), one form
+//! (`GET .../forms/{id}`, its questions under `question`), its update (`PUT .../forms/{id}`,
+//! whose body the specification leaves open: the tool sends the keys a form answers with),
+//! `PUT .../forms/{id}/enable` and `.../disable` (`204`, so the form is read again and its
+//! `enabled` checked, C7), and a site-scoped delete
+//! (`DELETE /api/admin/customers/{realm_uid}/sites/{site_id}/forms/{id}`, the site being the
+//! form's `site_id`). There is no documented way to create a form, so `create` and
+//! `customers-forms-copy` answer an error that says so and send nothing.
 
 use reqwest::Method;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::{resolve_realm, resolve_realms};
+use super::in_realm;
 use crate::config::Module;
-use crate::contract::schema::{self, Kind};
-use crate::contract::{PostCondition, ToolClass, ToolError};
+use crate::contract::{ErrorCode, ToolClass, ToolError};
 use crate::modyo::Query;
 use crate::tools::args::{Ident, Paging};
-use crate::tools::core::kit::{self, Need, body, created_object, required, without_owned};
-use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
+use crate::tools::engine::{
+    Action, Answer, Ctx, Echo, Echoed, Managed, Member, Need, Rules, echoed, manage, persist, reply,
+};
+use crate::tools::{Call, CallError, ToolDef, tool};
 
-/// A form as the API returns it (loose: echoed).
-pub(crate) fn form_schema() -> Value {
-    schema::echo(&[
-        ("id", Kind::Int),
-        ("uuid", Kind::Str),
-        ("name", Kind::Str),
-        ("description", Kind::Str),
-        ("enabled", Kind::Bool),
-        ("questions", Kind::List),
-        ("submissions_count", Kind::Int),
-        ("created_at", Kind::Str),
-        ("updated_at", Kind::Str),
-    ])
+/// Why a form cannot be created (or copied) through the API.
+const NO_CREATE: &str = "Modyo's published API has no endpoint to create a form (forms are listed, read, updated, \
+enabled, disabled and deleted): create it in the Modyo admin (Customers > Forms), then manage it here.";
+
+echoed! {
+    /// A form as the API returns it.
+    Form = "form" {
+        id: i64, uuid: String, name: String, slug: String, description: String, enabled: bool,
+        site_id: i64, url: String, question: List, responses_count: i64, created_at: String,
+        updated_at: String
+    }
 }
 
-/// Actions of `customers-forms-manage`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-enum ManageAction {
-    List,
-    Get,
-    Create,
-    Update,
-    Delete,
-    Enable,
-    Disable,
+impl Member for Form {
+    const RULES: Rules = Rules::new("form", "forms")
+        .hint("call customers-forms-manage with action list to see the realm's forms");
 }
 
 /// Arguments of `customers-forms-manage`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 pub(crate) struct ManageArgs {
-    /// Realm uid or name.
+    /// Realm slug or name.
     realm: Ident,
-    /// list, get (default), create, update, delete, enable or disable.
-    action: Option<ManageAction>,
+    /// list, get (default), update, delete, enable or disable (create is not in Modyo's API).
+    action: Option<Action>,
     /// Form id or name (all but list and create).
     form: Option<Ident>,
     #[serde(flatten)]
     paging: Paging,
-    /// Name (create, update).
+    /// Only the forms of this site (list).
+    site_id: Option<u64>,
+    /// Name (update).
     name: Option<String>,
-    /// Description (create, update).
+    /// Description (update).
     description: Option<String>,
-    /// Questions, replacing the current ones (create, update).
+    /// Questions, replacing the current ones: sent as the form's `question` (update).
     questions: Option<Vec<Value>>,
     /// Must be true for delete.
     #[serde(rename = "confirmDelete")]
@@ -69,210 +67,132 @@ pub(crate) struct ManageArgs {
 }
 
 pub(crate) fn manage_tool() -> ToolDef {
-    tool("customers-forms-manage", Module::Customers, ToolClass::Gated)
+    manage::<ManageArgs, Form>("customers-forms-manage", Module::Customers, in_realm())
         .describe(
-            "List, get, create, update, delete, enable or disable a realm's forms. form: id or name. list: \
-data.forms + coverage, resource = the realm; other actions: data is the form as persisted (questions \
-included); delete needs confirmDelete: true.",
+            "List, get, update, delete, enable or disable a realm's forms. form: id or name. list: data.forms + \
+coverage, resource = the realm; other actions: data is the form as persisted (questions under `question`); delete \
+needs confirmDelete: true. Modyo's API cannot create a form: create answers an error.",
         )
-        .data(kit::manage_schema(form_schema(), "forms"))
-        .resource()
-        .state()
-        .actions(
-            &["list", "get"],
-            &["create", "update", "delete", "enable", "disable"],
-        )
-        .handle(manage)
+        .target("form", "id or name")
+        .fields(&["name", "description", "questions"])
+        .list(|args| Query::new().push_opt("site_id", args.site_id))
+        .get()
+        .refuse("create", NO_CREATE)
+        .action("update", update)
+        .on_target()
+        .action("delete", delete)
+        .on_target()
+        .confirmed()
+        .action("enable", |ctx| enable(ctx, true))
+        .on_target()
+        .action("disable", |ctx| enable(ctx, false))
+        .on_target()
+        .build()
 }
 
-async fn manage(call: Call, args: ManageArgs) -> ToolResult {
-    let fields = body(vec![
-        ("name", args.name.clone().map(Value::from)),
-        ("description", args.description.clone().map(Value::from)),
-        ("questions", args.questions.clone().map(Value::from)),
-    ]);
-    let action = match args.action {
-        Some(action) => action,
-        None if !kit::is_empty(&fields) => {
-            return Err(kit::action_required("name, description or questions"));
-        }
-        None => ManageAction::Get,
+type Forms = Ctx<ManageArgs, Form>;
+
+/// `PUT {name, description, question}` (the given ones), read back and checked (C7).
+async fn update(ctx: Forms) -> Answer<Managed<Form>> {
+    let body = persist::given(&json!({
+        "name": ctx.args.name, "description": ctx.args.description,
+        "question": ctx.args.questions,
+    }));
+    if persist::is_empty(&body) {
+        return Err(CallError::Arguments(
+            "update needs at least one of name, description, questions".into(),
+        ));
+    }
+    let found = ctx.found(Need::Id).await?;
+    let path = ctx.coll.item(found.id);
+    let object = persist::write(ctx.client()?, Method::PUT, &path, Some(&body), &path)
+        .await
+        .map_err(ctx.coll.missing(found.id))?;
+    persist::check_sent(Form::NAME, &object, &body)?;
+    let resource = ctx.coll.resource(&object, Some(found.id));
+    Ok(reply::saved::<Form, _>(object, resource, "updated").into())
+}
+
+/// `DELETE /api/admin/customers/{realm_uid}/sites/{site_id}/forms/{id}`: the site is the form's.
+async fn delete(ctx: Forms) -> Answer<Managed<Form>> {
+    let found = ctx.found(Need::Object).await?;
+    let object = found.object();
+    let Some(site_id) = object.get("site_id").and_then(Value::as_u64) else {
+        return Err(ToolError::new(
+            ErrorCode::InvalidUpstreamResponse,
+            format!(
+                "form {} came back without a site_id, and Modyo deletes a form through its site",
+                found.id
+            ),
+        )
+        .into());
     };
-    // A delete without confirmation answers before any request, the realm lookup included.
-    if action == ManageAction::Delete
-        && let Err(control) =
-            kit::confirmed(args.confirm_delete, "customers-forms-manage", "delete")
-    {
-        return Ok(control);
-    }
-    let client = call.client()?;
-    let realm = resolve_realm(client, &args.realm).await?;
-    let forms = realm.forms();
-    let form = || required(args.form.as_deref(), "this action", "form (id or name)");
-    match action {
-        ManageAction::List => {
-            let query = Query::new().page(args.paging.page, args.paging.per_page);
-            kit::list_page(&call, &forms, &query, Some(realm.resource())).await
-        }
-        ManageAction::Get => kit::get_one(&call, &forms, form()?).await,
-        ManageAction::Create => {
-            required(args.name.as_deref(), "create", "name")?;
-            kit::create_one(&call, &forms, &fields).await
-        }
-        ManageAction::Update => {
-            if kit::is_empty(&fields) {
-                return Err(CallError::Arguments(
-                    "update needs at least one of name, description, questions".into(),
-                ));
-            }
-            kit::put_one(&call, &forms, form()?, &fields, "updated", None).await
-        }
-        ManageAction::Delete => {
-            kit::delete_one(
-                &call,
-                &forms,
-                "customers-forms-manage",
-                form()?,
-                args.confirm_delete,
-            )
-            .await
-        }
-        ManageAction::Enable | ManageAction::Disable => {
-            let enabled = action == ManageAction::Enable;
-            let status = if enabled { "enabled" } else { "disabled" };
-            kit::put_one(
-                &call,
-                &forms,
-                form()?,
-                &json!({"enabled": enabled}),
-                status,
-                Some("enabled"),
-            )
-            .await
-        }
-    }
+    // `/api/admin/customers/{realm_uid}/forms` -> `.../{realm_uid}/sites/{site_id}/forms/{id}`.
+    let realm = ctx
+        .coll
+        .path
+        .strip_suffix("/forms")
+        .unwrap_or(&ctx.coll.path);
+    let path = format!("{realm}/sites/{site_id}/forms/{}", found.id);
+    ctx.client()?
+        .send(Method::DELETE, &path, &Query::new(), None)
+        .await
+        .map_err(ctx.coll.not_found(found.id))?;
+    let resource = ctx.coll.resource(&object, Some(found.id));
+    let message = String::from("Form permanently deleted");
+    Ok(reply::gone::<Form, _>(resource, found.id, "deleted", message).into())
 }
 
-/// The questions (at any depth) bound to a data set, as `(label, data_set_id)`.
-fn bound_questions(questions: &Value, out: &mut Vec<Value>) {
-    match questions {
-        Value::Array(items) => items.iter().for_each(|q| bound_questions(q, out)),
-        Value::Object(map) => {
-            if let Some(id) = map.get("data_set_id").filter(|v| !v.is_null()) {
-                out.push(json!({
-                    "question": map.get("label").or_else(|| map.get("name")).cloned().unwrap_or(Value::Null),
-                    "data_set_id": id,
-                }));
-            }
-            map.values().for_each(|v| bound_questions(v, out));
-        }
-        _ => {}
-    }
+/// `PUT .../forms/{id}/enable` or `/disable` (`204`), then the form read again: its `enabled`
+/// must be what was asked (C7).
+async fn enable(ctx: Forms, enabled: bool) -> Answer<Managed<Form>> {
+    let found = ctx.found(Need::Id).await?;
+    let path = ctx.coll.item(found.id);
+    let word = if enabled { "enable" } else { "disable" };
+    let object = persist::write(
+        ctx.client()?,
+        Method::PUT,
+        &format!("{path}/{word}"),
+        None,
+        &path,
+    )
+    .await
+    .map_err(ctx.coll.missing(found.id))?;
+    let what = format!("form {}", found.id);
+    persist::check_key(&object, "enabled", &json!(enabled), &what)?;
+    let status = if enabled { "enabled" } else { "disabled" };
+    let resource = ctx.coll.resource(&object, Some(found.id));
+    Ok(reply::saved::<Form, _>(object, resource, status).into())
 }
 
 /// Arguments of `customers-forms-copy`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct CopyArgs {
-    /// Realm uid or name of the form to copy.
+    /// Realm slug or name of the form to copy.
+    #[expect(dead_code, reason = "the copy is refused before any argument is used")]
     realm: Ident,
     /// Form id or name.
+    #[expect(dead_code, reason = "the copy is refused before any argument is used")]
     form: Ident,
-    /// Realm uid or name to copy into (default: the same realm).
+    /// Realm slug or name to copy into (default: the same realm).
+    #[expect(dead_code, reason = "the copy is refused before any argument is used")]
     target_realm: Option<Ident>,
-    /// Name of the copy (default: the same name in another realm, "<name> (copy)" in the same one).
+    /// Name of the copy.
+    #[expect(dead_code, reason = "the copy is refused before any argument is used")]
     name: Option<String>,
 }
 
 pub(crate) fn copy_tool() -> ToolDef {
     tool("customers-forms-copy", Module::Customers, ToolClass::Mutation)
         .describe(
-            "Copy a form with its questions, within its realm or into another. data is the copy as persisted; \
-resource is the copy. Questions bound to data sets can only be copied within the realm.",
+            "Copy a form. Modyo's published API has no endpoint to create a form, so this tool answers an error \
+(invalid_parameters) without sending a request; duplicate the form in the Modyo admin instead.",
         )
-        .data(form_schema())
         .resource()
         .state()
         .handle(copy)
 }
 
-async fn copy(call: Call, args: CopyArgs) -> ToolResult {
-    let client = call.client()?;
-    let mut inputs = vec![args.realm.as_str()];
-    inputs.extend(args.target_realm.as_deref());
-    let mut realms = resolve_realms(client, &inputs).await?.into_iter();
-    let (Some(realm), target) = (realms.next(), realms.next()) else {
-        return Err(ToolError::not_found("no realm resolved").into());
-    };
-    let target = target.unwrap_or_else(|| realm.clone());
-    let forms = realm.forms();
-    let found = forms.find(client, &args.form, Need::Id).await?;
-    let source = forms.fetch(client, found.id).await?;
-    let questions = source.get("questions").cloned().unwrap_or(json!([]));
-    if target.uid != realm.uid {
-        let mut bound = Vec::new();
-        bound_questions(&questions, &mut bound);
-        if !bound.is_empty() {
-            return Err(ToolError::invalid_parameters(format!(
-                "form {} has {} question(s) bound to data sets of realm '{}', which do not exist in realm '{}'; copy it within its realm, or copy the data sets and rebind the questions",
-                found.id,
-                bound.len(),
-                realm.uid,
-                target.uid
-            ))
-            .detail("questions", Value::Array(bound))
-            .into());
-        }
-    }
-    let source_name = source.get("name").and_then(Value::as_str).unwrap_or("form");
-    let name = args.name.clone().unwrap_or_else(|| {
-        if target.uid == realm.uid {
-            format!("{source_name} (copy)")
-        } else {
-            source_name.to_owned()
-        }
-    });
-    let request = body(vec![
-        ("name", Some(Value::from(name))),
-        ("description", source.get("description").cloned()),
-        ("questions", Some(without_owned(&questions))),
-    ]);
-    let target_forms = target.forms();
-    let response = client
-        .send(
-            Method::POST,
-            &target_forms.path,
-            &Query::new(),
-            Some(&request),
-        )
-        .await?;
-    let object = created_object(response, "form")?;
-    Ok(kit::written(
-        call.mode,
-        target_forms.resource(&object, None),
-        object,
-        PostCondition::status("created"),
-        "copied",
-        format!("Form copied successfully from form {}", found.id),
-        "form",
-    ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn owned_keys_go_at_any_depth_and_bindings_stay() {
-        let q = json!([{"id": 9, "label": "Región", "data_set_id": 401, "options": [{"id": 1, "value": "x"}]}]);
-        assert_eq!(
-            without_owned(&q),
-            json!([{"label": "Región", "data_set_id": 401, "options": [{"value": "x"}]}])
-        );
-        let mut bound = Vec::new();
-        bound_questions(&q, &mut bound);
-        assert_eq!(
-            bound,
-            vec![json!({"question": "Región", "data_set_id": 401})]
-        );
-    }
+async fn copy(_call: Call, _args: CopyArgs) -> Answer<Echo<Form>> {
+    Err(ToolError::invalid_parameters(NO_CREATE).into())
 }

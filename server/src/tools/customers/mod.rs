@@ -1,21 +1,27 @@
 //! The customers module: realms and what lives in them (end users, segments, forms,
 //! submissions, data sets and originations with their steps and rules).
 //!
-//! Admin paths sit under `/api/admin/customers/{realm_uid}/...`; most are `[synthetic]` in
-//! `catalog.md` (the forms, originations and submissions lists are documented). Every tool
-//! takes `realm` as a uid or a name, resolved by [`resolve_realm`] (exact uid, then exact
-//! name, then name without case; ambiguous names fail). Forms, data sets, originations and
-//! segments resolve by id or by name within the realm, end users by id or email.
+//! Admin paths sit under `/api/admin/customers/{realm_uid}/...`, where Modyo's `realm_uid` is
+//! the realm's `slug` (the documented realm is `{id, name, slug, user_count, created_at}`).
+//! Every tool takes `realm` as a slug or a name, resolved by [`resolve_realm`] (exact slug, then
+//! exact name, then name without case; ambiguous names fail); what lives in the realm is a
+//! collection under it ([`in_realm`]). Forms, data sets, originations and segments resolve by id or by name
+//! within the realm, end users by id or email.
 
 use serde_json::Value;
 
 use super::ToolDef;
-use super::core::kit::{By, Collection, segment, with_candidates};
+use super::engine::collection::{hinted, segment, with_candidates};
+use super::engine::{
+    Collection, Echoed, Given, Member, Names, Rules, Scope, Where, echoed, scoped,
+};
 use crate::contract::{ErrorCode, Resource, ToolError};
 use crate::modyo::list::walk;
-use crate::modyo::resolve::{Stage, pick};
+use crate::modyo::resolve::pick;
 use crate::modyo::{ModyoClient, Query};
+use crate::tools::{Call, CallError};
 
+mod copy;
 mod datasets;
 mod forms;
 mod originations;
@@ -47,118 +53,67 @@ pub(crate) fn tools() -> Vec<ToolDef> {
     ]
 }
 
-/// The realms collection (`[synthetic]`).
+/// The realms collection (documented: list, create; delete at `/realms/{slug}`).
 pub(crate) const REALMS: &str = "/api/admin/customers/realms";
 
-/// A realm, resolved: paths under it use its uid.
+echoed! {
+    /// A realm as the API returns it.
+    RealmObject = "realm" {
+        id: i64, name: String, slug: String, user_count: i64, created_at: String
+    }
+}
+
+impl Member for RealmObject {
+    const RULES: Rules = Rules::new("realm", "realms")
+        .names(Names::SLUG_OR_NAME)
+        .slug("slug")
+        .hint("call customers-realms-manage with action list to see the realms");
+}
+
+/// A realm, resolved: paths under it use its slug (Modyo's `realm_uid`).
 #[derive(Debug, Clone)]
 pub(crate) struct Realm {
-    /// The realm's uid.
-    pub(crate) uid: String,
+    /// The realm's slug.
+    pub(crate) slug: String,
     /// The realm as the realms list returned it.
     pub(crate) object: Value,
 }
 
 impl Realm {
-    /// `/api/admin/customers/realms/{uid}`: the realm itself.
+    /// `/api/admin/customers/realms/{slug}`: the realm itself (documented for `DELETE` only).
     pub(crate) fn path(&self) -> String {
-        format!("{REALMS}/{}", segment(&self.uid))
+        format!("{REALMS}/{}", segment(&self.slug))
     }
 
-    /// `/api/admin/customers/{uid}`: the prefix of everything in the realm.
-    pub(crate) fn base(&self) -> String {
-        format!("/api/admin/customers/{}", segment(&self.uid))
-    }
-
-    /// The `resource` echo of the realm (C4): uid in `slug`.
+    /// The `resource` echo of the realm (C4).
     pub(crate) fn resource(&self) -> Resource {
-        Resource::from_object("realm", &self.object, Some("uid"))
+        Resource::from_object("realm", &self.object, Some("slug"))
     }
 
-    fn collection(
-        &self,
-        kind: &'static str,
-        what: &'static str,
-        root: &'static str,
-        by: By,
-        legacy_key: &'static str,
-        hint: &'static str,
-    ) -> Collection {
-        Collection {
-            kind,
-            what,
-            path: format!("{}/{root}", self.base()),
-            root,
-            by,
-            query_filter: by == By::Email,
-            slug_key: (by == By::Email).then_some("email"),
-            legacy_key,
-            hint,
-        }
-    }
-
-    /// End users of the realm, by id or email.
-    pub(crate) fn users(&self) -> Collection {
-        self.collection(
-            "realm_user",
-            "realm user",
-            "users",
-            By::Email,
-            "user",
-            "call customers-users-list to see the realm's users",
-        )
-    }
-
-    /// Segments, by id or name.
-    pub(crate) fn segments(&self) -> Collection {
-        self.collection(
-            "segment",
-            "segment",
-            "segments",
-            By::Name,
-            "segment",
-            "call customers-segments-manage with action list to see the realm's segments",
-        )
-    }
-
-    /// Forms, by id or name.
-    pub(crate) fn forms(&self) -> Collection {
-        self.collection(
-            "form",
-            "form",
-            "forms",
-            By::Name,
-            "form",
-            "call customers-forms-manage with action list to see the realm's forms",
-        )
-    }
-
-    /// Data sets, by id or name.
-    pub(crate) fn data_sets(&self) -> Collection {
-        self.collection(
-            "dataset",
-            "data set",
-            "data_sets",
-            By::Name,
-            "dataSet",
-            "call customers-datasets-manage with action list to see the realm's data sets",
-        )
-    }
-
-    /// Originations, by id or name.
-    pub(crate) fn originations(&self) -> Collection {
-        self.collection(
-            "origination",
-            "origination",
-            "originations",
-            By::Name,
-            "origination",
-            "call customers-originations-manage with action list to see the realm's originations",
-        )
+    /// The members of kind `T` in the realm: `/api/admin/customers/{slug}/{root}`.
+    pub(crate) fn collection<T: Member>(&self) -> Collection<T> {
+        Collection::at(format!(
+            "/api/admin/customers/{}/{}",
+            segment(&self.slug),
+            T::RULES.root
+        ))
     }
 }
 
-/// Resolves `realm`: exact `uid`, then exact `name`, then `name` without regard to case,
+/// Where the members of a customers `-manage` tool live: in the realm the call names
+/// (`realm`), which `list` echoes as its container.
+pub(crate) fn in_realm<T: Member>() -> Where<T> {
+    scoped(|call: Call, given: Given, _| async move {
+        let input = given.text("realm").unwrap_or_default();
+        let realm = resolve_realm(call.client()?, &input).await?;
+        Ok::<_, CallError>(Scope {
+            coll: realm.collection(),
+            container: Some(realm.resource()),
+        })
+    })
+}
+
+/// Resolves `realm`: exact `slug`, then exact `name`, then `name` without regard to case,
 /// across every page of the realms list. More than one match fails with `ambiguous`.
 pub(crate) async fn resolve_realm(client: &ModyoClient, input: &str) -> Result<Realm, ToolError> {
     let mut realms = resolve_realms(client, &[input]).await?;
@@ -174,7 +129,7 @@ pub(crate) async fn resolve_realms(
 ) -> Result<Vec<Realm>, ToolError> {
     if let Some(empty) = inputs.iter().find(|i| i.trim().is_empty()) {
         return Err(ToolError::invalid_parameters(format!(
-            "realm '{empty}' is empty; pass its uid or name"
+            "realm '{empty}' is empty; pass its slug or name"
         )));
     }
     let (realms, _) = walk(client, REALMS, "realms", &Query::new()).await?;
@@ -185,35 +140,21 @@ pub(crate) async fn resolve_realms(
 }
 
 fn pick_realm(realms: &[Value], input: &str) -> Result<Realm, ToolError> {
-    let stages = [
-        Stage::exact("uid", "uid", input),
-        Stage::exact("name", "name", input),
-        Stage::caseless("name without case", "name", input),
-    ];
-    let realm = pick("realm", input, realms, &stages).map_err(|e| {
-        let e = with_candidates(e, realms, &["uid"]);
-        if e.code() == ErrorCode::NotFound {
-            let message = format!(
-                "{}; call customers-realms-manage with action list to see the realms",
-                e.message()
-            );
-            e.with_message(message)
-        } else {
-            e
-        }
-    })?;
-    let uid = realm
-        .get("uid")
+    let rules = RealmObject::RULES;
+    let realm = pick(RealmObject::NAME, input, realms, &rules.names.stages(input))
+        .map_err(|e| hinted(with_candidates(e, realms, &["slug"]), rules.hint))?;
+    let slug = realm
+        .get("slug")
         .and_then(Value::as_str)
-        .filter(|uid| !uid.is_empty())
+        .filter(|slug| !slug.is_empty())
         .ok_or_else(|| {
             ToolError::new(
                 ErrorCode::InvalidUpstreamResponse,
-                format!("realm '{input}' came back without a uid"),
+                format!("realm '{input}' came back without a slug"),
             )
         })?;
     Ok(Realm {
-        uid: uid.to_owned(),
+        slug: slug.to_owned(),
         object: realm.clone(),
     })
 }

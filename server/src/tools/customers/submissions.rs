@@ -10,46 +10,38 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::originations::Origination;
+use super::users::RealmUser;
 use super::{Realm, resolve_realm};
 use crate::config::Module;
-use crate::contract::schema::{self, Kind};
 use crate::contract::{Resource, ToolClass, ToolError};
 use crate::modyo::list::walk;
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::args::{Ident, Paging};
-use crate::tools::core::kit::{
-    self, Collection, Found, Need, check_date, check_persisted, read_back, required,
+use crate::tools::args::{Ident, Paging, check_date};
+use crate::tools::engine::{
+    Answer, Collection, Echo, Found, Member, Need, Rules, bulk, echoed, persist, reply, required,
 };
-use crate::tools::{Call, CallError, ToolDef, ToolResult, fanout, tool};
+use crate::tools::{Call, CallError, ToolDef, tool};
 
-/// A submission as the API returns it (loose: echoed; keys from the customers API docs).
-pub(crate) fn submission_schema() -> Value {
-    schema::echo(&[
-        ("id", Kind::Int),
-        ("uuid", Kind::Str),
-        ("status", Kind::Str),
-        ("progress", Kind::Str),
-        ("due", Kind::Str),
-        ("due_deadline_at", Kind::Str),
-        ("due_label", Kind::Str),
-        ("due_status_label", Kind::Str),
-        ("due_extension_days", Kind::Int),
-        ("started_at", Kind::Str),
-        ("origination_name", Kind::Str),
-        ("origination_uuid", Kind::Str),
-        ("cancellation_reason", Kind::Str),
-        ("user", Kind::Obj),
-        ("assignee", Kind::Obj),
-        ("tasks", Kind::List),
-        ("created_at", Kind::Str),
-        ("updated_at", Kind::Str),
-    ])
+echoed! {
+    /// A submission as the API returns it (keys from the customers API docs).
+    Submission = "form submission" {
+        id: i64, uuid: String, status: String, progress: String, due: String,
+        due_deadline_at: String, due_label: String, due_status_label: String,
+        due_extension_days: i64, started_at: String, origination_name: String,
+        origination_uuid: String, cancellation_reason: String, user: Object, assignee: Object,
+        tasks: List, created_at: String, updated_at: String
+    }
+}
+
+impl Member for Submission {
+    const RULES: Rules = Rules::new("submission", "submissions");
 }
 
 /// Arguments of `customers-submissions-list`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct ListArgs {
-    /// Realm uid or name.
+    /// Realm slug or name.
     realm: Ident,
     /// Origination id or name whose submissions to list (or user).
     origination: Option<Ident>,
@@ -71,21 +63,33 @@ pub(crate) fn list_tool() -> ToolDef {
             "List the submissions of one origination (id or name; filters date_range, updated_date_range) or of \
 one end user (id or email), one page at a time. resource is the origination or the user.",
         )
-        .data(schema::array(submission_schema()))
         .resource()
         .state()
         .handle(list)
 }
 
 /// The container's echo: the whole object when the lookup read it, else its id.
-fn container(coll: &Collection, found: &Found) -> Resource {
+fn container<T: Member>(coll: &Collection<T>, found: &Found) -> Resource {
     match &found.object {
         Some(object) => coll.resource(object, Some(found.id)),
-        None => Resource::new(coll.kind).id(found.id),
+        None => Resource::new(T::RULES.resource).id(found.id),
     }
 }
 
-async fn list(call: Call, args: ListArgs) -> ToolResult {
+/// The submissions of the origination or the user `input` names, and its echo.
+async fn owner<T: Member>(
+    client: &ModyoClient,
+    coll: Collection<T>,
+    input: &str,
+) -> Result<(String, Resource), ToolError> {
+    let found = coll.find(client, input, Need::Id).await?;
+    Ok((
+        format!("{}/submissions", coll.item(found.id)),
+        container(&coll, &found),
+    ))
+}
+
+async fn list(call: Call, args: ListArgs) -> Answer<Vec<Echo<Submission>>> {
     let client = call.client()?;
     let mut query = Query::new();
     for (key, range) in [
@@ -100,12 +104,7 @@ async fn list(call: Call, args: ListArgs) -> ToolResult {
     let realm = resolve_realm(client, &args.realm).await?;
     let (path, resource) = match (&args.origination, &args.user) {
         (Some(origination), None) => {
-            let coll = realm.originations();
-            let found = coll.find(client, origination, Need::Id).await?;
-            (
-                format!("{}/submissions", coll.item(found.id)),
-                container(&coll, &found),
-            )
+            owner(client, realm.collection::<Origination>(), origination).await?
         }
         (None, Some(user)) => {
             if args.date_range.is_some() || args.updated_date_range.is_some() {
@@ -114,12 +113,7 @@ async fn list(call: Call, args: ListArgs) -> ToolResult {
                         .into(),
                 ));
             }
-            let coll = realm.users();
-            let found = coll.find(client, user, Need::Id).await?;
-            (
-                format!("{}/submissions", coll.item(found.id)),
-                container(&coll, &found),
-            )
+            owner(client, realm.collection::<RealmUser>(), user).await?
         }
         _ => {
             return Err(CallError::Arguments(
@@ -128,14 +122,10 @@ async fn list(call: Call, args: ListArgs) -> ToolResult {
         }
     };
     let query = query.page(args.paging.page, args.paging.per_page);
-    let page = client.list(&path, "submissions", &query).await?;
-    Ok(kit::list_reply(
-        call.mode,
-        "submissions",
-        page,
-        false,
-        Some(resource),
-    ))
+    let page = Collection::<Submission>::at(path)
+        .page(client, &query)
+        .await?;
+    Ok(reply::rows(page, Some(resource)).into())
 }
 
 /// Actions of `customers-submissions-bulk`.
@@ -168,7 +158,7 @@ enum Status {
 /// Arguments of `customers-submissions-bulk`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct BulkArgs {
-    /// Realm uid or name.
+    /// Realm slug or name.
     realm: Ident,
     /// set_status, assign or extend_due.
     action: BulkAction,
@@ -198,7 +188,6 @@ set_status: completed or canceled (canceled needs cancellation_reason); assign: 
 a group, checked against the origination's assignees; extend_due: due_extension_days. data.succeeded: submission \
 ids; data.failed: [{index, error{code, message}}]; state.affected: successes.",
         )
-        .data(kit::bulk_schema())
         .state()
         .handle(bulk)
 }
@@ -329,7 +318,7 @@ async fn check_assignee(
     origination: &str,
     assignee: Assignee,
 ) -> Result<(), ToolError> {
-    let originations = realm.originations();
+    let originations = realm.collection::<Origination>();
     let found = originations.find(client, origination, Need::Id).await?;
     let (assignees, _) = walk(
         client,
@@ -362,36 +351,33 @@ async fn check_assignee(
     .detail("assignees", Value::Array(offered)))
 }
 
-async fn bulk(call: Call, args: BulkArgs) -> ToolResult {
+async fn bulk(call: Call, args: BulkArgs) -> Answer<bulk::Bulk> {
     let change = change(&args)?;
     let client = call.client()?;
     let realm = resolve_realm(client, &args.realm).await?;
     if let Some((assignee, origination)) = &change.assignee {
         check_assignee(client, &realm, origination, *assignee).await?;
     }
-    let base = realm.base();
-    let out = fanout::run(args.submissions.clone(), |_, id| {
+    let submissions = realm.collection::<Submission>();
+    let out = bulk::run(args.submissions.clone(), |_, id| {
         let change = &change;
-        let base = &base;
+        let path = submissions.item(id);
         async move {
-            let path = format!("{base}/submissions/{id}");
-            let response = client
-                .send(Method::PUT, &path, &Query::new(), Some(&change.request))
-                .await?;
-            let object = read_back(client, response, &path).await?;
+            let object =
+                persist::write(client, Method::PUT, &path, Some(&change.request), &path).await?;
             if let Some((key, wanted)) = &change.check {
                 let got = match *key {
                     // Only the identity of the assignee is compared (labels are the API's).
                     "assignee" => json!({"assignee": keep(object.get("assignee"), wanted)}),
                     _ => object.clone(),
                 };
-                check_persisted(&got, key, wanted, &format!("submission {id}"))?;
+                persist::check_key(&got, key, wanted, &format!("submission {id}"))?;
             }
             Ok(object.get("id").cloned().unwrap_or(Value::from(id)))
         }
     })
     .await;
-    Ok(kit::bulk_reply(call.mode, args.action.as_str(), out)?)
+    Ok(bulk::answer(args.action.as_str(), out)?.into())
 }
 
 /// The keys of `persisted` that `wanted` has (so extra labels do not count as a mismatch).

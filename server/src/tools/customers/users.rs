@@ -1,45 +1,45 @@
 //! End users of a realm: `customers-users-list`, `customers-users-upsert` and
 //! `customers-users-bulk`.
 //!
-//! Paths are `[synthetic]` (`/api/admin/customers/{realm_uid}/users[/{id}]`). Users resolve by
-//! id or by email (`?query=` then an exact, then case-blind, email match). Activation is a
-//! `PUT` of `active`, checked after the write (C7).
-
+//! Modyo documents `/api/admin/customers/{realm_uid}/users[/{user_id}]`: a list filtered by
+//! `query` (keywords over name, email, username, ...), `active` and `verified` (`1` or `0`),
+//! create (`POST`), update (`PUT`), delete, and a bulk update
+//! (`PATCH .../users/bulk?act=activate|deactivate` with the users' ids). Users resolve by id or
+//! by email (`?query=` then an exact, then case-blind, email match). The tools keep their
+//! `email` and `status` filters and translate them: `email` is searched as a keyword (Modyo has
+//! no exact email filter), `status` is `active`.
 use reqwest::Method;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::{Realm, resolve_realm};
 use crate::config::Module;
-use crate::contract::schema::{self, Kind};
-use crate::contract::{PostCondition, ToolClass, ToolError};
+use crate::contract::{Control, ToolClass, ToolError};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
-use crate::tools::core::kit::{self, body, confirmed, created_object, read_back};
-use crate::tools::{Call, ToolDef, ToolResult, fanout, tool};
+use crate::tools::engine::bulk::FanOut;
+use crate::tools::engine::{
+    Answer, Echo, Echoed, Member, Names, Rules, bulk, echoed, persist, reply,
+};
+use crate::tools::{Call, ToolDef, tool};
 
-/// An end user as the API returns it (loose: echoed).
-pub(crate) fn user_schema() -> Value {
-    schema::echo(&[
-        ("id", Kind::Int),
-        ("uuid", Kind::Str),
-        ("external_id", Kind::Str),
-        ("name", Kind::Str),
-        ("first_name", Kind::Str),
-        ("last_name", Kind::Str),
-        ("second_last_name", Kind::Str),
-        ("email", Kind::Str),
-        ("username", Kind::Str),
-        ("status", Kind::Str),
-        ("active", Kind::Bool),
-        ("avatar", Kind::Obj),
-        ("custom_fields", Kind::List),
-        ("sign_in_count", Kind::Int),
-        ("last_sign_in_at", Kind::Str),
-        ("created_at", Kind::Str),
-        ("updated_at", Kind::Str),
-    ])
+echoed! {
+    /// An end user as the API returns it.
+    RealmUser = "realm user" {
+        id: i64, uuid: String, external_id: String, name: String, full_name: String,
+        first_name: String, last_name: String, second_last_name: String, email: String,
+        username: String, active: bool, avatar: Object, custom_fields: List, tags: List,
+        login_count: i64, last_login_at: String, created_at: String, updated_at: String
+    }
+}
+
+impl Member for RealmUser {
+    const RULES: Rules = Rules::new("realm_user", "users")
+        .names(Names::EMAIL)
+        .slug("email")
+        .legacy("user", "User")
+        .hint("call customers-users-list to see the realm's users");
 }
 
 /// User status filter.
@@ -51,10 +51,11 @@ enum Status {
 }
 
 impl Status {
-    fn as_str(self) -> &'static str {
+    /// Modyo's `active` filter value.
+    fn active(self) -> &'static str {
         match self {
-            Status::Active => "active",
-            Status::Inactive => "inactive",
+            Status::Active => "1",
+            Status::Inactive => "0",
         }
     }
 }
@@ -62,47 +63,54 @@ impl Status {
 /// Arguments of `customers-users-list`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct ListArgs {
-    /// Realm uid or name.
+    /// Realm slug or name.
     realm: Ident,
     #[serde(flatten)]
     paging: Paging,
-    /// Text filter on name or email.
+    /// Keywords searched in name, email, username, custom fields, tags and phone.
     query: Option<String>,
-    /// Exact email.
+    /// An email, searched as a keyword (the same as query; Modyo has no exact email filter).
     email: Option<String>,
-    /// Only users in this status.
+    /// Only active or only inactive users.
     status: Option<Status>,
+    /// Only verified (true) or unverified (false) users.
+    verified: Option<bool>,
 }
 
 pub(crate) fn list_tool() -> ToolDef {
     tool("customers-users-list", Module::Customers, ToolClass::Read)
-        .describe("List a realm's end users, one page at a time (filters: query, email, status).")
-        .data(schema::array(user_schema()))
+        .describe(
+            "List a realm's end users, one page at a time (filters: query, email, status, verified). email is \
+searched as a keyword, like query: Modyo's list has no exact email filter.",
+        )
         .resource()
         .state()
         .handle(list)
 }
 
-async fn list(call: Call, args: ListArgs) -> ToolResult {
+async fn list(call: Call, args: ListArgs) -> Answer<Vec<Echo<RealmUser>>> {
+    let keywords = match (args.query.as_deref(), args.email.as_deref()) {
+        (Some(_), Some(_)) => {
+            return Err(ToolError::invalid_parameters(
+                "pass query or email, not both: Modyo searches both as keywords in one `query` filter",
+            )
+            .into());
+        }
+        (query, email) => query.or(email),
+    };
     let client = call.client()?;
     let realm = resolve_realm(client, &args.realm).await?;
     let query = Query::new()
-        .push_opt("query", args.query.as_deref())
-        .push_opt("email", args.email.as_deref())
-        .push_opt("status", args.status.map(Status::as_str))
+        .push_opt("query", keywords)
+        .push_opt("active", args.status.map(Status::active))
+        .push_opt("verified", args.verified.map(|v| if v { "1" } else { "0" }))
         .page(args.paging.page, args.paging.per_page);
-    let page = realm.users().page(client, &query).await?;
-    Ok(kit::list_reply(
-        call.mode,
-        "users",
-        page,
-        false,
-        Some(realm.resource()),
-    ))
+    let page = realm.collection::<RealmUser>().page(client, &query).await?;
+    Ok(reply::rows(page, Some(realm.resource())).into())
 }
 
 /// One `{key, value}` custom field of an end user.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 struct CustomField {
     /// The custom field's key.
     key: String,
@@ -111,7 +119,7 @@ struct CustomField {
 }
 
 /// The profile fields a create or update may send.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 struct Profile {
     /// First name.
     first_name: Option<String>,
@@ -128,36 +136,18 @@ struct Profile {
 }
 
 impl Profile {
+    /// The given fields, after `email` when there is one: the body of a write.
     fn fields(&self, email: Option<&str>) -> Value {
-        body(vec![
-            ("email", email.map(Value::from)),
-            ("first_name", self.first_name.clone().map(Value::from)),
-            ("last_name", self.last_name.clone().map(Value::from)),
-            (
-                "second_last_name",
-                self.second_last_name.clone().map(Value::from),
-            ),
-            ("username", self.username.clone().map(Value::from)),
-            ("external_id", self.external_id.clone().map(Value::from)),
-            (
-                "custom_fields",
-                self.custom_fields.as_ref().map(|fields| {
-                    Value::Array(
-                        fields
-                            .iter()
-                            .map(|f| json!({"key": f.key, "value": f.value}))
-                            .collect(),
-                    )
-                }),
-            ),
-        ])
+        let mut body = persist::body(vec![("email", email.map(Value::from))]);
+        persist::extend(&mut body, persist::given(self));
+        body
     }
 }
 
 /// Arguments of `customers-users-upsert`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct UpsertArgs {
-    /// Realm uid or name.
+    /// Realm slug or name.
     realm: Ident,
     /// Email: the natural key. An existing user with it is updated, else one is created.
     email: String,
@@ -171,13 +161,12 @@ pub(crate) fn upsert_tool() -> ToolDef {
             "Create or update a realm's end user by email. data is the user as persisted; state.status is \
 created, updated or unchanged (found, nothing to change: no write).",
         )
-        .data(user_schema())
         .resource()
         .state()
         .handle(upsert)
 }
 
-async fn upsert(call: Call, args: UpsertArgs) -> ToolResult {
+async fn upsert(call: Call, args: UpsertArgs) -> Answer<Echo<RealmUser>> {
     let email = args.email.trim();
     if !email.contains('@') {
         return Err(ToolError::invalid_parameters(format!(
@@ -187,39 +176,15 @@ async fn upsert(call: Call, args: UpsertArgs) -> ToolResult {
     }
     let client = call.client()?;
     let realm = resolve_realm(client, &args.realm).await?;
-    let users = realm.users();
-    let changes = args.profile.fields(None);
-    let (object, status) = match users.lookup(client, email).await {
-        Ok(found) if kit::is_empty(&changes) => (found.object(), "unchanged"),
-        Ok(found) => {
-            let path = users.item(found.id);
-            let response = client
-                .send(Method::PUT, &path, &Query::new(), Some(&changes))
-                .await?;
-            (read_back(client, response, &path).await?, "updated")
-        }
-        Err(e) if kit::is_miss(&e) => {
-            let response = client
-                .send(
-                    Method::POST,
-                    &users.path,
-                    &Query::new(),
-                    Some(&args.profile.fields(Some(email))),
-                )
-                .await?;
-            (created_object(response, users.what)?, "created")
-        }
-        Err(e) => return Err(e.into()),
-    };
-    Ok(kit::written(
-        call.mode,
-        users.resource(&object, None),
-        object,
-        PostCondition::status(status),
-        status,
-        format!("User {status} successfully"),
-        users.legacy_key,
-    ))
+    let users = realm.collection::<RealmUser>();
+    let lookup = users.lookup(client, email).await;
+    let (object, status) = users
+        .upsert(client, lookup, args.profile.fields(None), |_| {
+            args.profile.fields(Some(email))
+        })
+        .await?;
+    let resource = users.resource(&object, None);
+    Ok(reply::saved::<RealmUser, _>(object, resource, status).into())
 }
 
 /// Actions of `customers-users-bulk`.
@@ -257,7 +222,7 @@ struct BulkUser {
 /// Arguments of `customers-users-bulk`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct BulkArgs {
-    /// Realm uid or name.
+    /// Realm slug or name.
     realm: Ident,
     /// create, activate, deactivate or delete.
     action: BulkAction,
@@ -272,56 +237,55 @@ pub(crate) struct BulkArgs {
 pub(crate) fn bulk_tool() -> ToolDef {
     tool("customers-users-bulk", Module::Customers, ToolClass::Mutation)
         .describe(
-            "Create, activate, deactivate or delete many end users of a realm, one request each, 4 at a time; never \
-stops at a failure. Items: {email, profile...} to create, {id} or {email} otherwise. data.succeeded: user ids; \
-data.failed: [{index, error{code, message}}]; state.affected: successes; delete needs confirmDelete: true.",
+            "Create, activate, deactivate or delete many end users of a realm; never stops at a failure. Create and \
+delete send one request per user, 4 at a time; activate and deactivate send one bulk update for every user found \
+(Modyo answers it without the users, so the result is what the API accepted, not read back). Items: \
+{email, profile...} to create, {id} or {email} otherwise. data.succeeded: user ids; data.failed: [{index, \
+error{code, message}}]; state.affected: successes; delete needs confirmDelete: true.",
         )
-        .data(kit::bulk_schema())
         .state()
         .control()
         .handle(bulk)
 }
 
-async fn bulk(call: Call, args: BulkArgs) -> ToolResult {
-    if args.action == BulkAction::Delete
-        && let Err(control) = confirmed(args.confirm_delete, "customers-users-bulk", "delete")
-    {
-        return Ok(control);
+async fn bulk(call: Call, args: BulkArgs) -> Answer<bulk::Bulk> {
+    if args.action == BulkAction::Delete && args.confirm_delete != Some(true) {
+        return Ok(Control::cancelled_unconfirmed("customers-users-bulk", "delete").into());
     }
     let client = call.client()?;
     let realm = resolve_realm(client, &args.realm).await?;
     let action = args.action;
-    let out = fanout::run(args.users, |_, user| {
+    let out = bulk::run(args.users, |_, user| {
         let realm = &realm;
         async move { one(client, realm, action, user).await }
     })
     .await;
-    Ok(kit::bulk_reply(call.mode, action.as_str(), out)?)
+    let out = match action {
+        BulkAction::Activate | BulkAction::Deactivate => {
+            update_all(client, &realm, action.as_str(), out).await
+        }
+        BulkAction::Create | BulkAction::Delete => out,
+    };
+    Ok(bulk::answer(action.as_str(), out)?.into())
 }
 
-/// One item of a bulk call; its id on success.
+/// One item of a bulk call: its id once created or deleted; for activate and deactivate, the
+/// id of the user to update (found by email when no id was given).
 async fn one(
     client: &ModyoClient,
     realm: &Realm,
     action: BulkAction,
     user: BulkUser,
 ) -> Result<Value, ToolError> {
-    let users = realm.users();
+    let users = realm.collection::<RealmUser>();
     if action == BulkAction::Create {
         let email = user
             .email
             .as_deref()
             .filter(|e| e.contains('@'))
             .ok_or_else(|| ToolError::invalid_parameters("create needs an email for every user"))?;
-        let response = client
-            .send(
-                Method::POST,
-                &users.path,
-                &Query::new(),
-                Some(&user.profile.fields(Some(email))),
-            )
-            .await?;
-        let object = created_object(response, users.what)?;
+        let body = user.profile.fields(Some(email));
+        let object = persist::create(client, &users.path, &body, RealmUser::NAME).await?;
         return Ok(object.get("id").cloned().unwrap_or(Value::Null));
     }
     let id = match (user.id, user.email.as_deref()) {
@@ -334,18 +298,35 @@ async fn one(
             )));
         }
     };
-    let path = users.item(id);
-    match action {
-        BulkAction::Delete => {
-            client
-                .send(Method::DELETE, &path, &Query::new(), None)
-                .await?;
-        }
-        _ => {
-            let request = json!({"active": action == BulkAction::Activate});
-            let what = format!("realm user {id}");
-            kit::put_checked(client, &path, &request, Some("active"), &what).await?;
-        }
+    if action == BulkAction::Delete {
+        client
+            .send(Method::DELETE, &users.item(id), &Query::new(), None)
+            .await?;
     }
     Ok(Value::from(id))
+}
+
+/// `PATCH .../users/bulk?act=<act>` with every user found: each one succeeds with the update,
+/// or fails with its error.
+async fn update_all(client: &ModyoClient, realm: &Realm, act: &str, found: FanOut) -> FanOut {
+    let ids: Vec<&Value> = found.succeeded.iter().map(|(_, id)| id).collect();
+    if ids.is_empty() {
+        return found;
+    }
+    let path = format!("{}/bulk", realm.collection::<RealmUser>().path);
+    let body = json!({"id": ids});
+    let query = Query::new().push("act", act);
+    match client.send(Method::PATCH, &path, &query, Some(&body)).await {
+        Ok(_) => found,
+        Err(error) => {
+            let error = ToolError::from(error);
+            let mut failed = found.failed;
+            failed.extend(found.succeeded.into_iter().map(|(i, _)| (i, error.clone())));
+            failed.sort_by_key(|(i, _)| *i);
+            FanOut {
+                succeeded: Vec::new(),
+                failed,
+            }
+        }
+    }
 }

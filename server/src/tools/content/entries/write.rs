@@ -1,6 +1,9 @@
 //! Entry writes: `content-entries-manage` (list, get, create, update, delete, publish,
 //! unpublish, archive, clone) and `content-entries-upsert` (by slug, type and locale).
 //!
+//! Archiving is the entry's documented `archived` attribute (a `PUT` of `{"archived": true}`):
+//! the specification has no archive action.
+//!
 //! Field values are given by name and sent as `field_values: [{field_id, type, value}]`
 //! through the entry's content type; a name the type does not have fails with
 //! `unknown_fields` before anything is sent. Asset fields take an asset uuid (or an object
@@ -23,12 +26,12 @@ use super::super::categories;
 use super::super::types::fetch_type;
 use super::super::{Need, Space, id_key, numeric_id, resolve_space, unconfirmed};
 use super::{
-    Status, entry_schema, is_asset_kind, minimal, present, read_entry, resolve_entry_id, row_schema,
+    FoundEntry, Status, entries_with_slug, entry_schema, find_entry, is_asset_kind, list_filters,
+    minimal, present, read_entry, resolve_entry_id, row_schema,
 };
 use crate::config::Module;
 use crate::contract::schema;
 use crate::contract::{Coverage, ErrorCode, PostCondition, Reply, ToolClass, ToolError, legacy};
-use crate::modyo::list::walk;
 use crate::modyo::resolve::is_uuid;
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging, any_given};
@@ -331,10 +334,10 @@ pub(crate) struct ManageArgs {
     entry: Option<Ident>,
     #[serde(flatten)]
     paging: Paging,
-    /// Content type id or uid (create); list: filter by type uid.
+    /// Content type id or uid (create); list: filter by type (sent as `type_id`).
     #[serde(rename = "type")]
     content_type: Option<Ident>,
-    /// list: only entries in this status.
+    /// list: only entries in this status (sent as `states[]`; draft is Modyo's unpublished).
     status: Option<Status>,
     /// list: full-text filter on names.
     query: Option<String>,
@@ -368,7 +371,9 @@ pub(crate) fn manage_tool() -> ToolDef {
         .describe(
             "List, get, create, update, delete, publish, unpublish, archive or clone entries. list: data.entries \
 (minimal rows) + coverage; other actions: data is the entry as persisted, field values by name under fields \
-(asset fields take an asset uuid); state.status and state.published are read back. delete needs confirmDelete: true.",
+(asset fields take an asset uuid); state.status and state.published are read back. delete needs confirmDelete: true. \
+archive sets the entry's archived attribute. An entry named by slug is searched with the list's query and confirmed \
+on its full entry; by uuid, the list is paged until a row carries it.",
         )
         .data(manage_schema())
         .resource()
@@ -430,10 +435,9 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
     match action {
         Action::List => {
             let space = resolve_space(client, &args.space, Need::Object).await?;
-            let query = Query::new()
+            let query = list_filters(client, &space, args.content_type.as_deref(), args.status)
+                .await?
                 .page(args.paging.page, args.paging.per_page)
-                .push_opt("type_uid", args.content_type.as_deref())
-                .push_opt("status", args.status.map(Status::as_str))
                 .push_opt("query", args.query.as_deref());
             let page = client
                 .list(&format!("{}/entries", space.path()), "entries", &query)
@@ -451,8 +455,10 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
         }
         Action::Get => {
             let space = resolve_space(client, &args.space, Need::Id).await?;
-            let id = resolve_entry_id(client, &space, need_entry()?).await?;
-            let detail = read_entry(client, &space, &id).await?;
+            let detail = find_entry(client, &space, need_entry()?)
+                .await?
+                .detail(client, &space)
+                .await?;
             let (data, resource) = present(client, &space, &detail, None).await?;
             Ok(Reply::new(data)
                 .resource(resource)
@@ -503,12 +509,13 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
                 ));
             }
             let space = resolve_space(client, &args.space, Need::Id).await?;
-            let id = resolve_entry_id(client, &space, need_entry()?).await?;
+            let found = find_entry(client, &space, need_entry()?).await?;
+            let id = found.id.clone();
             let path = format!("{}/entries/{id}", space.path());
             // The type maps field names to ids; it is read only when fields are set.
             let content_type = match &args.fields {
                 Some(_) => {
-                    let current = read_entry(client, &space, &id).await?;
+                    let current = found.detail(client, &space).await?;
                     let type_id = current.get("content_type_id").map(id_key).ok_or_else(|| {
                         ToolError::new(
                             ErrorCode::InvalidUpstreamResponse,
@@ -544,8 +551,9 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
         }
         Action::Delete => {
             let space = resolve_space(client, &args.space, Need::Id).await?;
-            let id = resolve_entry_id(client, &space, need_entry()?).await?;
-            let detail = read_entry(client, &space, &id).await?;
+            let found = find_entry(client, &space, need_entry()?).await?;
+            let id = found.id.clone();
+            let detail = found.detail(client, &space).await?;
             client
                 .send(
                     Method::DELETE,
@@ -566,14 +574,25 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
         Action::Publish | Action::Unpublish | Action::Archive => {
             let space = resolve_space(client, &args.space, Need::Id).await?;
             let id = resolve_entry_id(client, &space, need_entry()?).await?;
-            let response = client
-                .send(
-                    Method::POST,
-                    &format!("{}/entries/{id}/{}", space.path(), action.as_str()),
-                    &Query::new(),
-                    None,
-                )
-                .await?;
+            let response = if action == Action::Archive {
+                client
+                    .send(
+                        Method::PUT,
+                        &format!("{}/entries/{id}", space.path()),
+                        &Query::new(),
+                        Some(&json!({"archived": true})),
+                    )
+                    .await?
+            } else {
+                client
+                    .send(
+                        Method::POST,
+                        &format!("{}/entries/{id}/{}", space.path(), action.as_str()),
+                        &Query::new(),
+                        None,
+                    )
+                    .await?
+            };
             let detail = persisted_entry(client, &space, response, &id).await?;
             // C7: the status the entry ended in, as the API reads it back (a space with team
             // review can leave a published entry pending), never the action's name.
@@ -592,8 +611,10 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
         }
         Action::Clone => {
             let space = resolve_space(client, &args.space, Need::Id).await?;
-            let id = resolve_entry_id(client, &space, need_entry()?).await?;
-            let source = read_entry(client, &space, &id).await?;
+            let source = find_entry(client, &space, need_entry()?)
+                .await?
+                .detail(client, &space)
+                .await?;
             let body = clone_body(&source, args.name.as_deref(), args.slug.as_deref())?;
             let response = client
                 .send(
@@ -710,7 +731,8 @@ pub(crate) fn upsert_tool() -> ToolDef {
     tool("content-entries-upsert", Module::Content, ToolClass::Mutation)
         .describe(
             "Create or update an entry by slug (with type and locale). data is the entry as persisted, field values by \
-name under fields; state.status created or updated, state.published read back.",
+name under fields; state.status created or updated, state.published read back. The slug is searched with the list's \
+query (with type_id and target_locale) and confirmed on each candidate's full entry.",
         )
         .data(entry_schema())
         .resource()
@@ -725,31 +747,21 @@ async fn upsert(call: Call, args: UpsertArgs) -> ToolResult {
     let content_type = fetch_type(client, &space, &args.content_type).await?;
     let type_id = numeric_id(&content_type, "a content type")?;
     let slug = args.slug.trim();
-    let mut filter = Query::new().push("slug", slug);
-    if let Some(uid) = content_type.get("uid").and_then(Value::as_str) {
-        filter = filter.push("type_uid", uid);
-    }
-    if let Some(locale) = &args.locale {
-        filter = filter.push("locale", locale);
-    }
-    let (rows, _) = walk(
-        client,
-        &format!("{}/entries", space.path()),
-        "entries",
-        &filter,
-    )
-    .await?;
-    // The API's filters may match loosely: keep exact slug, type and locale matches only.
-    let found: Vec<&Value> = rows
-        .iter()
-        .filter(|r| r.get("slug").and_then(Value::as_str) == Some(slug))
-        .filter(|r| {
-            r.get("content_type_id")
+    let filters = Query::new()
+        .push("type_id", type_id)
+        .push_opt("target_locale", args.locale.as_deref());
+    // The list's `query` matches names too: keep exact slug, type and locale matches only.
+    let found: Vec<FoundEntry> = entries_with_slug(client, &space, slug, filters)
+        .await?
+        .into_iter()
+        .filter(|f| {
+            f.seen
+                .get("content_type_id")
                 .and_then(Value::as_u64)
                 .is_none_or(|t| t == type_id)
         })
         .filter(
-            |r| match (&args.locale, r.get("locale").and_then(Value::as_str)) {
+            |f| match (&args.locale, f.seen.get("locale").and_then(Value::as_str)) {
                 (Some(wanted), Some(locale)) => wanted == locale,
                 _ => true,
             },
@@ -794,7 +806,7 @@ async fn upsert(call: Call, args: UpsertArgs) -> ToolResult {
             .await
         }
         [existing] => {
-            let id = existing.get("id").map(id_key).unwrap_or_default();
+            let id = existing.id.clone();
             let update = EntryFields {
                 locale: None,
                 ..given
@@ -823,6 +835,7 @@ async fn upsert(call: Call, args: UpsertArgs) -> ToolResult {
         many => {
             let candidates: Vec<Value> = many
                 .iter()
+                .map(|f| &f.seen)
                 .map(|e| json!({"id": e.get("id"), "name": e.get("name"), "locale": e.get("locale")}))
                 .collect();
             Err(ToolError::new(

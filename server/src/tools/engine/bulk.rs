@@ -1,20 +1,23 @@
 //! Fan-out bulk: one request per item, for the bulk tools the API has no batch endpoint for
-//! (`catalog.md`, "Bulk and async").
+//! (`server/CONTRACT.md`, "Bulk and async"), and the answer they share.
 //!
 //! Items run with bounded concurrency ([`CONCURRENCY`]), every item is attempted (no stop at
 //! the first failure), and results keep the caller's indexes. When every item failed with the
 //! same call-level error (401, 403, no connection) the call as a whole failed, and
 //! [`FanOut::call_level`] says so: one C16 error instead of N copies of it. When no item
 //! succeeded for item-level reasons (a missing local file, a 409 each), `state.status` is
-//! `failed` (decision: `catalog.md` names only `completed` and `partial`, and `partial` would
+//! `failed` (decision: the catalogue named only `completed` and `partial`, and `partial` would
 //! claim something was done).
 
 use std::future::Future;
 
 use futures::{StreamExt, stream};
+use schemars::JsonSchema;
+use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::contract::{ErrorCode, ToolError};
+use super::data::{Data, Id};
+use crate::contract::{ErrorCode, Legacy, PostCondition, Reply, ToolError};
 
 /// How many item requests run at once.
 pub(crate) const CONCURRENCY: usize = 4;
@@ -110,6 +113,94 @@ impl FanOut {
                 .collect(),
         )
     }
+}
+
+/// The `data` of a fan-out bulk tool: the ids that succeeded, in input order, and the items
+/// that failed, by input position.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub(crate) struct Bulk {
+    succeeded: Vec<Id>,
+    failed: Vec<Failure>,
+}
+
+impl Data for Bulk {}
+
+/// One item that failed.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub(crate) struct Failure {
+    index: usize,
+    error: ItemError,
+}
+
+/// The standard keys of an item's C16 error. A detail (`fields`, `tried`, `candidates`) is
+/// left out: the message already names what it says.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub(crate) struct ItemError {
+    code: &'static str,
+    message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "i64")]
+    status: Option<u16>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "bool")]
+    retryable: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "i64")]
+    retry_after_s: Option<u64>,
+}
+
+impl From<&ToolError> for ItemError {
+    fn from(error: &ToolError) -> ItemError {
+        ItemError {
+            code: error.code().as_str(),
+            message: error.message().to_owned(),
+            status: error.status(),
+            retryable: error.is_retryable(),
+            retry_after_s: error.retry_after_s(),
+        }
+    }
+}
+
+/// The answer of a fan-out bulk tool: `data.succeeded` and `data.failed`, `state.status` and
+/// `state.affected`, no `resource` (C4). Every item failing with the same call-level error is
+/// one C16 error instead. The old payload listed each item with a prose summary.
+pub(crate) fn answer(action: &str, out: FanOut) -> Result<Reply<Bulk>, ToolError> {
+    if let Some(error) = out.call_level() {
+        return Err(error);
+    }
+    let affected = out.succeeded.len();
+    let failed = out.failed.len();
+    let action = action.to_owned();
+    let old_errors: Vec<Value> = out
+        .failed
+        .iter()
+        .map(|(index, e)| json!({"index": index, "error": e.message()}))
+        .collect();
+    let post = PostCondition::status(out.status()).affected(affected);
+    let data = Bulk {
+        succeeded: out.succeeded.into_iter().map(|(_, id)| Id(id)).collect(),
+        failed: out
+            .failed
+            .iter()
+            .map(|(index, error)| Failure {
+                index: *index,
+                error: error.into(),
+            })
+            .collect(),
+    };
+    let old = Legacy::custom(move |data| {
+        json!({
+            "message": format!("Bulk {action} finished: {affected} succeeded, {failed} failed"),
+            "action": action,
+            "succeeded": data.get("succeeded").cloned().unwrap_or_default(),
+            "errors": old_errors,
+            "summary": {"total": affected + failed, "succeeded": affected, "failed": failed},
+        })
+    });
+    Ok(Reply::new(data).state(post).old(old))
 }
 
 #[cfg(test)]

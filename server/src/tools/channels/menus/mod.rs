@@ -1,0 +1,315 @@
+//! Navigation menus: `channels-menus-upsert`, `-copy`, `-delete` write the menu containers;
+//! `channels-menu-items-manage` ([`items`]) reads menus (each with its item tree) and writes
+//! their items.
+//!
+//! A menu is addressed by id or by exact name within the site. Items nest through
+//! `child_items`.
+
+use std::collections::VecDeque;
+
+use reqwest::Method;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::{Need as SiteNeed, Site, resolve_site};
+use crate::config::Module;
+use crate::contract::{ErrorCode, PostCondition, ToolClass, ToolError};
+use crate::modyo::list::walk;
+use crate::modyo::resolve::{Stage, is_id, pick};
+use crate::modyo::{ModyoClient, Query};
+use crate::tools::args::Ident;
+use crate::tools::engine::collection::{id_of, parse_id};
+use crate::tools::engine::{
+    Answer, Collection, Echo, Echoed, Found, Member, Nothing, Rules, echoed, persist, reply,
+};
+use crate::tools::{Call, ToolDef, tool};
+
+mod items;
+
+pub(crate) use items::items_manage_tool;
+
+echoed! {
+    /// A menu (with its item tree) as the API returns it.
+    Menu = "menu" {
+        id: i64, uuid: String, name: String, site_id: i64, status: String, published: bool,
+        items: List, created_at: String, updated_at: String
+    }
+}
+
+impl Member for Menu {
+    const RULES: Rules = Rules::new("menu", "menus")
+        .published()
+        .hint("call channels-menu-items-manage (action list) to see its menus");
+}
+
+/// The one menu named exactly `name`: `Ok(None)` when none is.
+async fn menu_named(
+    client: &ModyoClient,
+    menus: &Collection<Menu>,
+    name: &str,
+) -> Result<Option<Value>, ToolError> {
+    let (rows, _) = walk(client, &menus.path, "menus", &Query::new()).await?;
+    match pick("menu", name, &rows, &[Stage::exact("name", "name", name)]) {
+        Ok(row) => Ok(Some(row.clone())),
+        Err(e) if e.code() == ErrorCode::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Resolves a menu by id, or by exact name within the site (its list row kept).
+async fn resolve_menu(
+    client: &ModyoClient,
+    menus: &Collection<Menu>,
+    input: &str,
+) -> Result<Found, ToolError> {
+    let input = input.trim();
+    if is_id(input) {
+        let id = parse_id(input, "menu")?;
+        return Ok(Found { id, object: None });
+    }
+    match menu_named(client, menus, input).await? {
+        Some(row) => Ok(Found {
+            id: id_of(&row, "menu")?,
+            object: Some(row),
+        }),
+        None => Err(ToolError::not_found(format!(
+            "{} has no menu named '{input}'; call channels-menu-items-manage (action list) to see its menus",
+            menus.place()
+        ))
+        .detail("tried", json!(["id", "name"]))),
+    }
+}
+
+/// Arguments of `channels-menus-upsert`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct UpsertArgs {
+    /// Site id, host, uuid or name.
+    site: Ident,
+    /// Exact menu name: the natural key.
+    name: String,
+    /// Rename the menu found by name.
+    new_name: Option<String>,
+}
+
+pub(crate) fn upsert_tool() -> ToolDef {
+    tool("channels-menus-upsert", Module::Channels, ToolClass::Mutation)
+        .describe(
+            "Create a menu with this name, or rename the existing one (new_name). data: the menu as persisted; \
+state.status created, updated or unchanged. Items: channels-menu-items-manage.",
+        )
+        .resource()
+        .state()
+        .handle(upsert)
+}
+
+async fn upsert(call: Call, args: UpsertArgs) -> Answer<Echo<Menu>> {
+    let client = call.client()?;
+    let site = resolve_site(client, &args.site, SiteNeed::Id).await?;
+    let menus = site.collection::<Menu>();
+    let name = args.name.trim();
+    let (object, status, sent) = match menu_named(client, &menus, name).await? {
+        Some(row) => {
+            let id = id_of(&row, "menu")?;
+            match &args.new_name {
+                Some(new_name) if new_name != name => {
+                    let sent = json!({"name": new_name});
+                    let path = menus.item(id);
+                    let object =
+                        persist::write(client, Method::PUT, &path, Some(&sent), &path).await?;
+                    (object, "updated", sent)
+                }
+                _ => (menus.fetch(client, id).await?, "unchanged", json!({})),
+            }
+        }
+        None => {
+            let sent = json!({"name": args.new_name.as_deref().unwrap_or(name)});
+            let object = persist::create(client, &menus.path, &sent, Menu::NAME).await?;
+            (object, "created", sent)
+        }
+    };
+    persist::check_sent(Menu::NAME, &object, &sent)?;
+    let resource = menus.resource(&object, None);
+    let message = match status {
+        "created" => "Menu created successfully",
+        "updated" => "Menu updated successfully",
+        _ => "Menu already up to date",
+    };
+    let post = reply::post::<Menu>(status, &object);
+    Ok(reply::saved_as::<Menu, _>(object, resource, post, status, message).into())
+}
+
+/// Arguments of `channels-menus-copy`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct CopyArgs {
+    /// Site id, host, uuid or name of the source menu.
+    site: Ident,
+    /// Source menu id or exact name.
+    menu: Ident,
+    /// Target site id, host, uuid or name (default: the same site).
+    target_site: Option<Ident>,
+    /// Name of the copy (default: the source's; needed within one site).
+    name: Option<String>,
+}
+
+/// Item attributes a copy carries over.
+const ITEM_COPIED: [&str; 6] = [
+    "label",
+    "url",
+    "position",
+    "target",
+    "classes",
+    "description",
+];
+
+pub(crate) fn copy_tool() -> ToolDef {
+    tool("channels-menus-copy", Module::Channels, ToolClass::Mutation)
+        .describe(
+            "Copy a menu with its whole item tree, within a site or to another site. data: the copy as persisted \
+(re-read); state.affected: items created.",
+        )
+        .resource()
+        .state()
+        .handle(copy)
+}
+
+/// Copies the item tree of `source` under the menu at `items`, breadth first, parents before
+/// children, each child under its parent's new id; the number of items created.
+async fn copy_items(
+    client: &ModyoClient,
+    source: &Value,
+    items: &str,
+    made: impl Fn(usize) -> String,
+) -> Result<usize, ToolError> {
+    let mut queue: VecDeque<(&Value, Option<u64>)> = source
+        .get("items")
+        .and_then(Value::as_array)
+        .map(|items| items.iter().map(|i| (i, None)).collect())
+        .unwrap_or_default();
+    let mut created = 0;
+    while let Some((item, parent)) = queue.pop_front() {
+        let mut sent: Map<String, Value> = ITEM_COPIED
+            .iter()
+            .filter_map(|k| {
+                item.get(*k)
+                    .filter(|v| !v.is_null())
+                    .map(|v| ((*k).to_owned(), v.clone()))
+            })
+            .collect();
+        if let Some(parent) = parent {
+            sent.insert("parent_id".into(), Value::from(parent));
+        }
+        let response = client
+            .send(
+                Method::POST,
+                items,
+                &Query::new(),
+                Some(&Value::Object(sent)),
+            )
+            .await
+            .map_err(|e| ToolError::from(e).context(made(created)))?;
+        created += 1;
+        let new_id = id_of(&response, "menu item")?;
+        if let Some(children) = item.get("child_items").and_then(Value::as_array) {
+            queue.extend(children.iter().map(|c| (c, Some(new_id))));
+        }
+    }
+    Ok(created)
+}
+
+async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<Menu>> {
+    let client = call.client()?;
+    let site = resolve_site(client, &args.site, SiteNeed::Id).await?;
+    let menus = site.collection::<Menu>();
+    let found = resolve_menu(client, &menus, &args.menu).await?;
+    let source = menus.fetch(client, found.id).await?;
+    let target: Site = match &args.target_site {
+        Some(t) => resolve_site(client, t, SiteNeed::Id).await?,
+        None => site.clone(),
+    };
+    let name = args
+        .name
+        .clone()
+        .or_else(|| {
+            source
+                .get("name")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        })
+        .ok_or_else(|| {
+            ToolError::new(
+                ErrorCode::InvalidUpstreamResponse,
+                format!("menu {} has no name to copy; pass name", found.id),
+            )
+        })?;
+    let copies = target.collection::<Menu>();
+    let sent = json!({"name": name});
+    let created = client
+        .send(Method::POST, &copies.path, &Query::new(), Some(&sent))
+        .await?;
+    let copy_id = id_of(&created, "menu")?;
+    let items = copies.item(format!("{copy_id}/items"));
+    let made = |n: usize| {
+        format!(
+            "menu {copy_id} was created in site {} with {n} item(s), then copying an item failed",
+            target.id
+        )
+    };
+    let created_items = copy_items(client, &source, &items, made).await?;
+    // The copy as persisted, with the items it now has (C7).
+    let object = copies.fetch(client, copy_id).await?;
+    persist::check_sent("menu copy", &object, &sent)?;
+    let resource = copies.resource(&object, None);
+    let post = PostCondition::status("created").affected(created_items);
+    let message = "Menu copied successfully";
+    Ok(reply::saved_as::<Menu, _>(object, resource, post, "created", message).into())
+}
+
+/// Arguments of `channels-menus-delete`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct DeleteArgs {
+    /// Site id, host, uuid or name.
+    site: Ident,
+    /// Menu id or exact name.
+    menu: Ident,
+    /// Must be true.
+    #[serde(rename = "confirmDelete")]
+    confirm_delete: Option<bool>,
+}
+
+pub(crate) fn delete_tool() -> ToolDef {
+    tool(
+        "channels-menus-delete",
+        Module::Channels,
+        ToolClass::Mutation,
+    )
+    .describe(
+        "Delete a menu and its items (confirmDelete: true). data: null; state.status deleted.",
+    )
+    .resource()
+    .state()
+    .control()
+    .handle(delete)
+}
+
+async fn delete(call: Call, args: DeleteArgs) -> Answer<Nothing> {
+    if args.confirm_delete != Some(true) {
+        let control =
+            crate::contract::Control::cancelled_unconfirmed("channels-menus-delete", "delete");
+        return Ok(control.into());
+    }
+    let client = call.client()?;
+    let site = resolve_site(client, &args.site, SiteNeed::Id).await?;
+    let menus = site.collection::<Menu>();
+    let found = resolve_menu(client, &menus, &args.menu).await?;
+    let object = match found.object {
+        Some(row) => row,
+        None => menus.fetch(client, found.id).await?,
+    };
+    let resource = menus.resource(&object, None);
+    client
+        .send(Method::DELETE, &menus.item(found.id), &Query::new(), None)
+        .await?;
+    let message = "Menu permanently deleted";
+    Ok(reply::gone::<Menu, _>(resource, found.id, "deleted", message).into())
+}

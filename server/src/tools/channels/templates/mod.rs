@@ -1,0 +1,394 @@
+//! Templates (layouts, snippets, CSS, JS): `channels-templates-manage`, `-upsert`, `-find` and
+//! `-copy` here; `-search` and `-replace`, which read every body, in [`search`].
+//!
+//! A template is addressed by id, or by `name` + `category` over every page of the site's
+//! templates ([`resolve`]). Bodies are read one template at a time (`GET .../templates/{id}`).
+
+use reqwest::Method;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::{Need as SiteNeed, Site, in_site, resolve_site};
+use crate::config::Module;
+use crate::contract::{Coverage, ErrorCode, Evidence, Legacy, Reply, ToolClass, ToolError};
+use crate::modyo::list::walk;
+use crate::modyo::resolve::{Stage, is_id, pick};
+use crate::modyo::{ModyoClient, Query};
+use crate::tools::args::{Ident, Paging};
+use crate::tools::engine::collection::{id_of, parse_id};
+use crate::tools::engine::{
+    Action, Answer, Collection, Ctx, Echo, Echoed, Found, Given, Managed, Member, Need, Rules,
+    Scope, echoed, manage, persist, reply,
+};
+use crate::tools::{Call, CallError, ToolDef, tool};
+
+mod search;
+
+pub(crate) use search::{replace_tool, search_tool};
+
+echoed! {
+    /// A template as the API returns it.
+    Template = "template" {
+        id: i64, uuid: String, name: String, category: String, content: String, path: String,
+        status: String, published: bool, version: Value, site_id: i64, created_at: String,
+        updated_at: String, published_at: String
+    }
+}
+
+impl Member for Template {
+    const RULES: Rules = Rules::new("template", "templates")
+        .published()
+        .hint("call channels-templates-manage (action list) to see its templates");
+}
+
+/// Template categories.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Category {
+    Layout,
+    Snippet,
+    Css,
+    Js,
+}
+
+impl Category {
+    fn as_str(self) -> &'static str {
+        match self {
+            Category::Layout => "layout",
+            Category::Snippet => "snippet",
+            Category::Css => "css",
+            Category::Js => "js",
+        }
+    }
+
+    fn of(given: &Given) -> Option<Category> {
+        given
+            .get("category")
+            .and_then(|c| serde_json::from_value(c.clone()).ok())
+    }
+}
+
+/// Every template row of the site (no bodies), and whether the walk saw them all.
+async fn all_templates(
+    client: &ModyoClient,
+    templates: &Collection<Template>,
+) -> Result<(Vec<Value>, Evidence), ToolError> {
+    Ok(walk(client, &templates.path, "templates", &Query::new()).await?)
+}
+
+fn in_category(rows: Vec<Value>, category: Option<Category>) -> Vec<Value> {
+    match category {
+        Some(c) => rows
+            .into_iter()
+            .filter(|r| r.get("category").and_then(Value::as_str) == Some(c.as_str()))
+            .collect(),
+        None => rows,
+    }
+}
+
+/// The one row named `name` (within `category` when given): `Ok(None)` when none is.
+fn pick_named(
+    rows: &[Value],
+    name: &str,
+    category: Option<Category>,
+) -> Result<Option<Value>, ToolError> {
+    let candidates = in_category(rows.to_vec(), category);
+    match pick(
+        "template",
+        name,
+        &candidates,
+        &[Stage::exact("name", "name", name)],
+    ) {
+        Ok(row) => Ok(Some(row.clone())),
+        Err(e) if e.code() == ErrorCode::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+fn no_template(site: &str, name: &str, category: Option<Category>) -> ToolError {
+    let within = category.map_or(String::new(), |c| format!(" in category {}", c.as_str()));
+    ToolError::not_found(format!(
+        "{site} has no template named '{name}'{within}; call channels-templates-manage (action list) to see its templates"
+    ))
+    .detail("tried", json!(["id", "name + category"]))
+}
+
+/// Resolves a template: an all-digit input is an id; a name is matched exactly (within the
+/// category when given) over every template of the site.
+async fn template_id(
+    client: &ModyoClient,
+    templates: &Collection<Template>,
+    input: &str,
+    category: Option<Category>,
+) -> Result<u64, ToolError> {
+    let input = input.trim();
+    if is_id(input) {
+        return parse_id(input, "template");
+    }
+    let (rows, _) = all_templates(client, templates).await?;
+    match pick_named(&rows, input, category)? {
+        Some(row) => id_of(&row, "template"),
+        None => Err(no_template(templates.place(), input, category)),
+    }
+}
+
+/// The `template` argument of a `-manage` call, by id or by name within `category`; a body
+/// is always read whole (list rows carry none).
+async fn resolve(
+    call: Call,
+    given: Given,
+    scope: Scope<Template>,
+    need: Need,
+) -> Result<Found, CallError> {
+    let client = call.client()?;
+    let templates = scope.coll;
+    let input = given.text("template").unwrap_or_default();
+    let id = template_id(client, &templates, &input, Category::of(&given)).await?;
+    let object = match need {
+        Need::Id => None,
+        Need::Object | Need::Row => Some(templates.fetch(client, id).await?),
+    };
+    Ok(Found { id, object })
+}
+
+/// Arguments of `channels-templates-manage`.
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
+pub(crate) struct ManageArgs {
+    /// list, get (default), create, update, delete or unpublish.
+    action: Option<Action>,
+    /// Site id, host, uuid or name.
+    site: Ident,
+    /// Template id or name (every action but list and create).
+    template: Option<Ident>,
+    /// layout, snippet, css or js: narrows a name lookup; required for create.
+    category: Option<Category>,
+    #[serde(flatten)]
+    paging: Paging,
+    /// Name (create, update).
+    name: Option<String>,
+    /// Template body (create, update).
+    content: Option<String>,
+    /// Must be true for delete.
+    #[serde(rename = "confirmDelete")]
+    confirm_delete: Option<bool>,
+}
+
+pub(crate) fn manage_tool() -> ToolDef {
+    manage::<ManageArgs, Template>("channels-templates-manage", Module::Channels, in_site())
+        .describe(
+            "List, get, create, update, delete or unpublish a site's templates (by id, or name + category). list: \
+data.templates (no bodies) + coverage; get/create/update/unpublish: the template as persisted, with its content; \
+delete (confirmDelete: true): data null.",
+        )
+        .target("template", "id, or name with category")
+        .resolve(resolve)
+        .fields(&["name", "content"])
+        .list(|_| Query::new())
+        .get()
+        .action("create", create)
+        .needs(&["name", "category"])
+        .update()
+        .delete()
+        .action("unpublish", unpublish)
+        .on_target()
+        .build()
+}
+
+/// Unpublishes a template: Modyo documents it as `POST` on the template itself (not on an
+/// `/unpublish` sub-path), answering the template.
+async fn unpublish(ctx: Ctx<ManageArgs, Template>) -> Answer<Managed<Template>> {
+    let found = ctx.found(Need::Id).await?;
+    let path = ctx.coll.item(found.id);
+    let object = persist::write(ctx.client()?, Method::POST, &path, None, &path)
+        .await
+        .map_err(ctx.coll.missing(found.id))?;
+    let resource = ctx.coll.resource(&object, Some(found.id));
+    Ok(reply::saved::<Template, _>(object, resource, "unpublished").into())
+}
+
+async fn create(ctx: Ctx<ManageArgs, Template>) -> Answer<Managed<Template>> {
+    let category = ctx.args.category.map(Category::as_str);
+    let sent = persist::body(vec![
+        ("name", ctx.args.name.clone().map(Value::from)),
+        ("category", category.map(Value::from)),
+        ("content", ctx.args.content.clone().map(Value::from)),
+    ]);
+    let object = persist::create(ctx.client()?, &ctx.coll.path, &sent, Template::NAME).await?;
+    persist::check_sent(Template::NAME, &object, &sent)?;
+    let resource = ctx.coll.resource(&object, None);
+    Ok(reply::saved::<Template, _>(object, resource, "created").into())
+}
+
+/// Arguments of `channels-templates-upsert`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct UpsertArgs {
+    /// Site id, host, uuid or name.
+    site: Ident,
+    /// Exact template name.
+    name: String,
+    /// layout, snippet, css or js.
+    category: Category,
+    /// Template body.
+    content: String,
+}
+
+pub(crate) fn upsert_tool() -> ToolDef {
+    tool("channels-templates-upsert", Module::Channels, ToolClass::Mutation)
+        .describe(
+            "Create a template, or replace the body of the one with this name and category. data: the template as \
+persisted; state.status created or updated.",
+        )
+        .resource()
+        .state()
+        .handle(upsert)
+}
+
+async fn upsert(call: Call, args: UpsertArgs) -> Answer<Echo<Template>> {
+    let client = call.client()?;
+    let site = resolve_site(client, &args.site, SiteNeed::Id).await?;
+    let templates = site.collection::<Template>();
+    let name = args.name.trim();
+    let (rows, _) = all_templates(client, &templates).await?;
+    let (object, status) = match pick_named(&rows, name, Some(args.category))? {
+        Some(row) => {
+            let sent = json!({"content": args.content});
+            let path = templates.item(id_of(&row, "template")?);
+            let object = persist::write(client, Method::PUT, &path, Some(&sent), &path).await?;
+            persist::check_sent(Template::NAME, &object, &sent)?;
+            (object, "updated")
+        }
+        None => {
+            let sent =
+                json!({"name": name, "category": args.category.as_str(), "content": args.content});
+            let object = persist::create(client, &templates.path, &sent, Template::NAME).await?;
+            persist::check_sent(Template::NAME, &object, &sent)?;
+            (object, "created")
+        }
+    };
+    let resource = templates.resource(&object, None);
+    Ok(reply::saved::<Template, _>(object, resource, status).into())
+}
+
+/// Arguments of `channels-templates-find`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct FindArgs {
+    /// Site id, host, uuid or name.
+    site: Ident,
+    /// Exact template name.
+    name: String,
+    /// layout, snippet, css or js.
+    category: Category,
+}
+
+pub(crate) fn find_tool() -> ToolDef {
+    tool("channels-templates-find", Module::Channels, ToolClass::Read)
+        .describe(
+            "Find the one template with this exact name and category, with its body. data: the template, or null \
+when none has it; state.searched: templates looked at.",
+        )
+        .resource()
+        .state()
+        .handle(find)
+}
+
+async fn find(call: Call, args: FindArgs) -> Answer<Option<Echo<Template>>> {
+    let client = call.client()?;
+    let site = resolve_site(client, &args.site, SiteNeed::Id).await?;
+    let templates = site.collection::<Template>();
+    let (rows, evidence) = all_templates(client, &templates).await?;
+    let searched = rows.len();
+    let name = args.name.trim();
+    let Some(row) = pick_named(&rows, name, Some(args.category))? else {
+        let old = json!({"found": false, "name": name, "category": args.category.as_str()});
+        return Ok(Reply::new(None)
+            .state(Coverage::with_evidence(0, evidence).searched(searched))
+            .old(Legacy::custom(move |_| old))
+            .into());
+    };
+    let object = templates.fetch(client, id_of(&row, "template")?).await?;
+    let resource = templates.resource(&object, None);
+    Ok(Reply::new(Some(Echo::new(object)))
+        .resource(resource)
+        .state(Coverage::with_evidence(1, evidence).searched(searched))
+        .into())
+}
+
+/// Arguments of `channels-templates-copy`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct CopyArgs {
+    /// Site id, host, uuid or name of the source template.
+    site: Ident,
+    /// Source template id or name.
+    template: Ident,
+    /// layout, snippet, css or js: narrows a name lookup.
+    category: Option<Category>,
+    /// Target site id, host, uuid or name (default: the same site).
+    target_site: Option<Ident>,
+    /// Name of the copy (default: the source's; needed within one site).
+    name: Option<String>,
+}
+
+pub(crate) fn copy_tool() -> ToolDef {
+    tool("channels-templates-copy", Module::Channels, ToolClass::Mutation)
+        .describe("Copy a template (name, category, body) within a site or to another site. data: the copy as persisted.")
+        .resource()
+        .state()
+        .handle(copy)
+}
+
+async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<Template>> {
+    let client = call.client()?;
+    let site = resolve_site(client, &args.site, SiteNeed::Id).await?;
+    let templates = site.collection::<Template>();
+    let id = template_id(client, &templates, &args.template, args.category).await?;
+    let source = templates.fetch(client, id).await?;
+    let target: Site = match &args.target_site {
+        Some(t) => resolve_site(client, t, SiteNeed::Id).await?,
+        None => site.clone(),
+    };
+    let keep = |key: &str| source.get(key).filter(|v| !v.is_null()).cloned();
+    let sent = persist::body(vec![
+        (
+            "name",
+            args.name.clone().map(Value::from).or_else(|| keep("name")),
+        ),
+        ("category", keep("category")),
+        ("content", keep("content")),
+    ]);
+    let copies = target.collection::<Template>();
+    let object = persist::create(client, &copies.path, &sent, Template::NAME).await?;
+    persist::check_sent("template copy", &object, &sent)?;
+    let resource = copies.resource(&object, None);
+    let post = reply::post::<Template>("created", &object);
+    let message = "Template copied successfully";
+    Ok(reply::saved_as::<Template, _>(object, resource, post, "created", message).into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_picked_within_the_category() {
+        let rows = vec![
+            json!({"id": 1, "name": "home", "category": "layout"}),
+            json!({"id": 2, "name": "home", "category": "css"}),
+        ];
+        assert_eq!(
+            pick_named(&rows, "home", Some(Category::Css))
+                .unwrap()
+                .unwrap()["id"],
+            2
+        );
+        assert_eq!(
+            pick_named(&rows, "home", None).unwrap_err().code(),
+            ErrorCode::Ambiguous
+        );
+        assert!(
+            pick_named(&rows, "base", Some(Category::Layout))
+                .unwrap()
+                .is_none()
+        );
+    }
+}

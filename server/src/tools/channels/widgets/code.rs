@@ -1,0 +1,304 @@
+//! Writing custom widgets: `channels-widgets-upsert` (by exact name), `-copy` (within a site
+//! or to another) and `-code-edit` (whole files or literal edits of html, css and js).
+
+use reqwest::Method;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::super::{Need, Site, resolve_site};
+use super::{Widget, find_widget};
+use crate::config::Module;
+use crate::contract::{ErrorCode, PostCondition, ToolClass, ToolError};
+use crate::modyo::Query;
+use crate::modyo::list::walk;
+use crate::modyo::resolve::{Stage, pick};
+use crate::tools::args::Ident;
+use crate::tools::engine::collection::id_of;
+use crate::tools::engine::{Answer, Echo, Echoed, persist, reply};
+use crate::tools::{Call, CallError, ToolDef, tool};
+
+/// Arguments of `channels-widgets-upsert`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct UpsertArgs {
+    /// Site id, host, uuid or name.
+    site: Ident,
+    /// Exact widget name: the natural key.
+    name: String,
+    /// Description.
+    description: Option<String>,
+    /// Whether the widget is public.
+    public: Option<bool>,
+    /// HTML.
+    html: Option<String>,
+    /// CSS.
+    css: Option<String>,
+    /// JavaScript.
+    js: Option<String>,
+}
+
+pub(crate) fn upsert_tool() -> ToolDef {
+    tool("channels-widgets-upsert", Module::Channels, ToolClass::Mutation)
+        .describe(
+            "Create a custom widget, or update the one with exactly this name. data: the widget as persisted; \
+state.status created or updated.",
+        )
+        .resource()
+        .state()
+        .handle(upsert)
+}
+
+async fn upsert(call: Call, args: UpsertArgs) -> Answer<Echo<Widget>> {
+    let client = call.client()?;
+    let site = resolve_site(client, &args.site, Need::Id).await?;
+    let widgets = site.collection::<Widget>();
+    let name = args.name.trim();
+    let query = Query::new().push("query", name);
+    let (rows, _) = walk(client, &widgets.path, "widget_definitions", &query).await?;
+    let existing = match pick("widget", name, &rows, &[Stage::exact("name", "name", name)]) {
+        Ok(row) => Some(id_of(row, "widget")?),
+        Err(e) if e.code() == ErrorCode::NotFound => None,
+        Err(e) => return Err(e.into()),
+    };
+    let code = [
+        ("description", args.description.clone().map(Value::from)),
+        ("public", args.public.map(Value::from)),
+        ("html", args.html.clone().map(Value::from)),
+        ("css", args.css.clone().map(Value::from)),
+        ("js", args.js.clone().map(Value::from)),
+    ];
+    let (object, sent, status) = match existing {
+        Some(id) => {
+            let sent = persist::body(code.to_vec());
+            if sent.as_object().is_some_and(|m| m.is_empty()) {
+                return Err(CallError::Arguments(format!(
+                    "widget '{name}' exists (id {id}): give description, public, html, css or js to update it"
+                )));
+            }
+            let path = widgets.item(id);
+            let object = persist::write(client, Method::PUT, &path, Some(&sent), &path).await?;
+            (object, sent, "updated")
+        }
+        None => {
+            let mut fields = vec![("name", Some(Value::from(name)))];
+            fields.extend(code);
+            let sent = persist::body(fields);
+            let object = persist::create(client, &widgets.path, &sent, Widget::NAME).await?;
+            (object, sent, "created")
+        }
+    };
+    persist::check_sent(Widget::NAME, &object, &sent)?;
+    let resource = widgets.resource(&object, None);
+    Ok(reply::saved::<Widget, _>(object, resource, status).into())
+}
+
+/// Arguments of `channels-widgets-copy`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct CopyArgs {
+    /// Site id, host, uuid or name of the source widget.
+    site: Ident,
+    /// Source widget: exact name (looked up first) or id.
+    widget: Ident,
+    /// Target site id, host, uuid or name (default: the same site).
+    target_site: Option<Ident>,
+    /// Name of the copy (default: the source's; needed within one site).
+    name: Option<String>,
+}
+
+pub(crate) fn copy_tool() -> ToolDef {
+    tool("channels-widgets-copy", Module::Channels, ToolClass::Mutation)
+        .describe(
+            "Copy a custom widget (its code and settings) within a site or to another site. data: the copy as \
+persisted.",
+        )
+        .resource()
+        .state()
+        .handle(copy)
+}
+
+async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<Widget>> {
+    let client = call.client()?;
+    let site = resolve_site(client, &args.site, Need::Id).await?;
+    let widgets = site.collection::<Widget>();
+    let found = find_widget(client, &widgets, &args.widget).await?;
+    let source = widgets.fetch(client, found.id).await?;
+    let target: Site = match &args.target_site {
+        Some(t) => resolve_site(client, t, Need::Id).await?,
+        None => site.clone(),
+    };
+    let text = |key: &str| source.get(key).filter(|v| !v.is_null()).cloned();
+    let name = args
+        .name
+        .clone()
+        .map(Value::from)
+        .or_else(|| text("name"))
+        .ok_or_else(|| {
+            ToolError::new(
+                ErrorCode::InvalidUpstreamResponse,
+                format!("widget {} has no name to copy; pass name", found.id),
+            )
+        })?;
+    // As the CLI does: create the definition, then put its code.
+    let created_body = persist::body(vec![
+        ("name", Some(name)),
+        ("description", text("description")),
+        ("public", text("public")),
+    ]);
+    let copies = target.collection::<Widget>();
+    let created = client
+        .send(
+            Method::POST,
+            &copies.path,
+            &Query::new(),
+            Some(&created_body),
+        )
+        .await?;
+    let copy_id = id_of(&created, "widget")?;
+    let code = persist::body(vec![
+        ("html", text("html")),
+        ("css", text("css")),
+        ("js", text("js")),
+    ]);
+    let path = copies.item(copy_id);
+    let object = persist::write(client, Method::PUT, &path, Some(&code), &path)
+        .await
+        .map_err(|e| {
+            e.context(format!(
+                "widget {copy_id} was created in site {}, but writing its code failed",
+                target.id
+            ))
+        })?;
+    persist::check_sent("widget copy", &object, &code)?;
+    persist::check_sent("widget copy", &object, &created_body)?;
+    let resource = copies.resource(&object, None);
+    let post = reply::post::<Widget>("created", &object);
+    let message = "Widget copied successfully";
+    Ok(reply::saved_as::<Widget, _>(object, resource, post, "created", message).into())
+}
+
+/// Which code file an edit applies to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum CodeFile {
+    Html,
+    Css,
+    Js,
+}
+
+impl CodeFile {
+    fn key(self) -> &'static str {
+        match self {
+            CodeFile::Html => "html",
+            CodeFile::Css => "css",
+            CodeFile::Js => "js",
+        }
+    }
+}
+
+/// One literal search-and-replace in a widget's code.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct Edit {
+    /// html, css or js.
+    file: CodeFile,
+    /// Literal text to find (must occur).
+    find: String,
+    /// Replacement for every occurrence.
+    replace: String,
+}
+
+/// Arguments of `channels-widgets-code-edit`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct CodeEditArgs {
+    /// Site id, host, uuid or name.
+    site: Ident,
+    /// Widget: exact name (looked up first) or id.
+    widget: Ident,
+    /// New HTML, replacing the whole file.
+    html: Option<String>,
+    /// New CSS, replacing the whole file.
+    css: Option<String>,
+    /// New JavaScript, replacing the whole file.
+    js: Option<String>,
+    /// Literal replacements applied to the current code, in order.
+    edits: Option<Vec<Edit>>,
+}
+
+pub(crate) fn code_edit_tool() -> ToolDef {
+    tool("channels-widgets-code-edit", Module::Channels, ToolClass::Mutation)
+        .describe(
+            "Edit a custom widget's html, css or js: whole files, or literal find/replace edits on the current code \
+(a find that does not occur fails before writing). data: the widget as persisted; state.status updated or \
+unchanged.",
+        )
+        .resource()
+        .state()
+        .handle(code_edit)
+}
+
+async fn code_edit(call: Call, args: CodeEditArgs) -> Answer<Echo<Widget>> {
+    let edits = args.edits.unwrap_or_default();
+    if args.html.is_none() && args.css.is_none() && args.js.is_none() && edits.is_empty() {
+        return Err(CallError::Arguments("give html, css, js or edits".into()));
+    }
+    let client = call.client()?;
+    let site = resolve_site(client, &args.site, Need::Id).await?;
+    let widgets = site.collection::<Widget>();
+    let found = find_widget(client, &widgets, &args.widget).await?;
+    let current = widgets.fetch(client, found.id).await?;
+    let old = |file: CodeFile| {
+        current
+            .get(file.key())
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let mut code = [
+        (
+            CodeFile::Html,
+            args.html.unwrap_or_else(|| old(CodeFile::Html)),
+        ),
+        (
+            CodeFile::Css,
+            args.css.unwrap_or_else(|| old(CodeFile::Css)),
+        ),
+        (CodeFile::Js, args.js.unwrap_or_else(|| old(CodeFile::Js))),
+    ];
+    for (i, edit) in edits.iter().enumerate() {
+        if edit.find.is_empty() {
+            return Err(ToolError::invalid_parameters(format!("edits[{i}].find is empty")).into());
+        }
+        let Some((_, text)) = code.iter_mut().find(|(file, _)| *file == edit.file) else {
+            continue;
+        };
+        if !text.contains(&edit.find) {
+            return Err(ToolError::invalid_parameters(format!(
+                "edits[{i}]: '{}' does not occur in the widget's {}; nothing was written",
+                edit.find,
+                edit.file.key()
+            ))
+            .into());
+        }
+        *text = text.replace(&edit.find, &edit.replace);
+    }
+    let changed: Vec<(&str, Option<Value>)> = code
+        .iter()
+        .filter(|(file, text)| *text != old(*file))
+        .map(|(file, text)| (file.key(), Some(Value::from(text.clone()))))
+        .collect();
+    if changed.is_empty() {
+        let resource = widgets.resource(&current, None);
+        let post = PostCondition::status("unchanged");
+        let message = "Widget code already up to date";
+        return Ok(
+            reply::saved_as::<Widget, _>(current, resource, post, "unchanged", message).into(),
+        );
+    }
+    let sent = persist::body(changed);
+    let path = widgets.item(found.id);
+    let object = persist::write(client, Method::PUT, &path, Some(&sent), &path).await?;
+    persist::check_sent("widget code", &object, &sent)?;
+    let resource = widgets.resource(&object, None);
+    let post = reply::post::<Widget>("updated", &object);
+    let message = "Widget code updated successfully";
+    Ok(reply::saved_as::<Widget, _>(object, resource, post, "updated", message).into())
+}

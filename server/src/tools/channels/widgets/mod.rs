@@ -1,0 +1,216 @@
+//! Widget definitions (custom widgets): `channels-widgets-manage` here; `-upsert`, `-copy` and
+//! `-code-edit` in [`code`]; and the name lookup the download shares.
+//!
+//! A name is looked up through `GET .../widget_definitions?query=<name>` (documented, as the
+//! CLI does); the query matches loosely, so only exact name matches count and exactly one is
+//! required. Writes carry the server's own User-Agent (the client's), never `MODYO-CLI`, which
+//! would make the widget read-only in the UI.
+
+use reqwest::Method;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::{Site, in_site};
+use crate::config::Module;
+use crate::contract::{ErrorCode, Resource, ToolError};
+use crate::modyo::list::walk;
+use crate::modyo::resolve::{Stage, is_id, pick};
+use crate::modyo::{ModyoClient, Query};
+use crate::tools::args::{Ident, Paging};
+use crate::tools::engine::collection::{id_of, parse_id};
+use crate::tools::engine::{
+    Action, Answer, Collection, Ctx, Found, Given, Managed, Member, Need, Rules, Scope, echoed,
+    manage, reply,
+};
+use crate::tools::{Call, CallError, ToolDef};
+
+mod code;
+
+pub(crate) use code::{code_edit_tool, copy_tool, upsert_tool};
+
+echoed! {
+    /// A widget definition as the API returns it.
+    Widget = "widget" {
+        id: i64, uuid: String, name: String, description: String, status: String,
+        published: bool, public: bool, read_only: bool, archived: bool, html: String,
+        css: String, js: String, version: Value, sync: bool, manager_uuid: String,
+        site_id: i64, r#type: String, resolve_type: String, created_at: String,
+        updated_at: String, published_at: String
+    }
+}
+
+impl Member for Widget {
+    const RULES: Rules = Rules::new("widget", "widget_definitions")
+        .listed("widgets")
+        .published()
+        .hint("call channels-widgets-manage (action list) to see its widgets");
+}
+
+/// A widget definition, found.
+pub(crate) struct WidgetRef {
+    pub(crate) id: u64,
+    /// Its list row, when the lookup read one.
+    pub(crate) row: Option<Value>,
+}
+
+impl WidgetRef {
+    /// The `resource` echo (the id only when no row was read).
+    pub(crate) fn resource(&self) -> Resource {
+        match &self.row {
+            Some(row) => Resource::from_object("widget", row, None).id(self.id),
+            None => Resource::new("widget").id(self.id),
+        }
+    }
+}
+
+/// `/api/admin/sites/{site}/widget_definitions`.
+pub(crate) fn widgets_path(site: &Site) -> String {
+    site.at("widget_definitions")
+}
+
+/// Looks a widget up by name through `?query=`: exactly one exact name match resolves, more
+/// are `ambiguous`. With none, an all-digit input is taken as an id; anything else is
+/// `not_found`.
+pub(crate) async fn find_widget(
+    client: &ModyoClient,
+    widgets: &Collection<Widget>,
+    input: &str,
+) -> Result<WidgetRef, ToolError> {
+    let input = input.trim();
+    let query = Query::new().push("query", input);
+    let (rows, _) = walk(client, &widgets.path, "widget_definitions", &query).await?;
+    match pick("widget", input, &rows, &[Stage::exact("name", "name", input)]) {
+        Ok(row) => Ok(WidgetRef {
+            id: id_of(row, "widget")?,
+            row: Some(row.clone()),
+        }),
+        Err(e) if e.code() == ErrorCode::NotFound && is_id(input) => Ok(WidgetRef {
+            id: parse_id(input, "widget")?,
+            row: None,
+        }),
+        Err(e) if e.code() == ErrorCode::NotFound => Err(ToolError::not_found(format!(
+            "{} has no widget named exactly '{input}' (looked up with ?query=, then exact name); call channels-widgets-manage (action list) to see its widgets",
+            widgets.place()
+        ))
+        .detail("tried", json!(["name", "id"]))),
+        Err(e) => Err(e),
+    }
+}
+
+/// Arguments of `channels-widgets-manage`.
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
+pub(crate) struct ManageArgs {
+    /// list, get (default), create, update, delete, archive or publish.
+    action: Option<Action>,
+    /// Site id, host, uuid or name.
+    site: Ident,
+    /// Widget id or exact name (every action but list and create).
+    widget: Option<Ident>,
+    #[serde(flatten)]
+    paging: Paging,
+    /// list: filter by name.
+    query: Option<String>,
+    /// Name (create, update).
+    name: Option<String>,
+    /// Description (create, update).
+    description: Option<String>,
+    /// Whether the widget is public (create, update).
+    public: Option<bool>,
+    /// HTML (create, update).
+    html: Option<String>,
+    /// CSS (create, update).
+    css: Option<String>,
+    /// JavaScript (create, update).
+    js: Option<String>,
+    /// Must be true for delete.
+    #[serde(rename = "confirmDelete")]
+    confirm_delete: Option<bool>,
+}
+
+pub(crate) fn manage_tool() -> ToolDef {
+    manage::<ManageArgs, Widget>("channels-widgets-manage", Module::Channels, in_site())
+        .describe(
+            "List, get, create, update, delete, archive or publish a site's custom widgets. list: data.widgets + \
+coverage; others: the widget as persisted (publish: state.published and live_version read back); delete \
+(confirmDelete: true): data null.",
+        )
+        .target("widget", "id or exact name")
+        .resolve(resolve)
+        .fields(&["name", "description", "public", "html", "css", "js"])
+        .list(|args| Query::new().push_opt("query", args.query.as_deref()))
+        .get()
+        .create(&["name"])
+        .update()
+        .delete()
+        .transition("archive", "archived")
+        .action("publish", publish)
+        .on_target()
+        .build()
+}
+
+/// The `widget` argument of `-manage`: an id directly, a name through the lookup; the
+/// lookup's row stands for the widget when only its identity is needed.
+async fn resolve(
+    call: Call,
+    given: Given,
+    scope: Scope<Widget>,
+    need: Need,
+) -> Result<Found, CallError> {
+    let client = call.client()?;
+    let widgets = scope.coll;
+    let input = given.text("widget").unwrap_or_default();
+    let input = input.trim();
+    let found = if is_id(input) {
+        WidgetRef {
+            id: parse_id(input, "widget")?,
+            row: None,
+        }
+    } else {
+        find_widget(client, &widgets, input).await?
+    };
+    let object = match (need, found.row) {
+        (Need::Id, row) => row,
+        (Need::Row, Some(row)) => Some(row),
+        (Need::Object | Need::Row, _) => Some(widgets.fetch(client, found.id).await?),
+    };
+    Ok(Found {
+        id: found.id,
+        object,
+    })
+}
+
+async fn publish(ctx: Ctx<ManageArgs, Widget>) -> Answer<Managed<Widget>> {
+    let client = ctx.client()?;
+    let found = ctx.found(Need::Id).await?;
+    let path = ctx.coll.item(found.id);
+    // The CLI's body; an `errors`/`error` key in a 2xx answer is a failure, as for the CLI.
+    let sent = json!({"widget": {"publish_at": "", "unpublish_at": ""}});
+    let response = client
+        .send(
+            Method::POST,
+            &format!("{path}/publish"),
+            &Query::new(),
+            Some(&sent),
+        )
+        .await?;
+    if let Some(errors) = response.get("errors").or_else(|| response.get("error")) {
+        return Err(ToolError::new(
+            ErrorCode::Rejected,
+            format!("POST {path}/publish answered with errors: {errors}"),
+        )
+        .into());
+    }
+    // The publish answer is not the widget: read it back (C7).
+    let object = ctx.coll.fetch(client, found.id).await?;
+    let resource = ctx.coll.resource(&object, None);
+    let mut post = reply::post::<Widget>("published", &object);
+    if let Some(version) = object
+        .get("version")
+        .filter(|v| v.is_string() || v.is_u64())
+    {
+        post = post.live_version(version.clone());
+    }
+    let message = "Widget published successfully";
+    Ok(reply::saved_as::<Widget, _>(object, resource, post, "published", message).into())
+}

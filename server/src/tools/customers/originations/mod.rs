@@ -1,0 +1,223 @@
+//! Originations (multi-step application flows) with their steps and rules:
+//! `customers-originations-manage` here, `-validate` ([`validate`]), `-steps-edit` and
+//! `-steps-clone` ([`steps`]), `-rules-edit` ([`rules`]) and `-copy` ([`copy`]).
+//!
+//! `GET .../originations` is documented; the rest is `[synthetic]`, including the structure
+//! this module assumes (the catalogue leaves it open): an origination carries `steps`
+//! (`{id, name, position, form_id, hidden}`, ordered by `position` from 0) and `rules`
+//! (`{id, name, condition: {question_id, operator, value}, action, target_step_id}`, where
+//! `action` is `show_step`, `hide_step`, `skip_to_step` or `end`). A step's questions are its
+//! form's `questions` (nested ones under `questions` too), and a question may draw its options
+//! from a data set (`data_set_id`). A `hidden` step is only reached when a rule shows it or
+//! skips to it.
+
+use reqwest::Method;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::in_realm;
+use crate::config::Module;
+use crate::contract::{Control, PostCondition, Resource, ToolError};
+use crate::modyo::{ModyoClient, Query};
+use crate::tools::ToolDef;
+use crate::tools::args::{Ident, Paging};
+use crate::tools::engine::reply::Absent;
+use crate::tools::engine::{
+    Action, Answer, Collection, Ctx, Managed, Member, Need, Object, Rules, echoed, manage, persist,
+    reply,
+};
+
+mod copy;
+mod rules;
+mod steps;
+mod validate;
+
+pub(crate) use copy::copy_tool;
+pub(crate) use rules::rules_edit_tool;
+pub(crate) use steps::{steps_clone_tool, steps_edit_tool};
+pub(crate) use validate::validate_tool;
+
+echoed! {
+    /// An origination as the API returns it.
+    Origination = "origination" {
+        id: i64, uuid: String, name: String, description: String, status: String,
+        steps: List, rules: List, submissions_count: i64, created_at: String, updated_at: String
+    }
+}
+
+impl Member for Origination {
+    const RULES: Rules = Rules::new("origination", "originations").hint(
+        "call customers-originations-manage with action list to see the realm's originations",
+    );
+}
+
+/// The steps of an origination, ordered by `position`.
+fn steps_of(origination: &Value) -> Vec<Value> {
+    let mut steps: Vec<Value> = origination
+        .get("steps")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    steps.sort_by_key(|s| {
+        s.get("position")
+            .and_then(Value::as_u64)
+            .unwrap_or(u64::MAX)
+    });
+    steps
+}
+
+fn rules_of(origination: &Value) -> Vec<Value> {
+    origination
+        .get("rules")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default()
+}
+
+fn label(object: &Value) -> String {
+    ["name", "label"]
+        .iter()
+        .find_map(|k| object.get(*k).and_then(Value::as_str))
+        .map(str::to_owned)
+        .or_else(|| object.get("id").map(Value::to_string))
+        .unwrap_or_else(|| "?".into())
+}
+
+fn id(object: &Value, key: &str) -> Option<u64> {
+    object.get(key).and_then(Value::as_u64)
+}
+
+/// Resolves the origination (id or name) and reads it whole (steps and rules included).
+async fn read_origination(
+    client: &ModyoClient,
+    originations: &Collection<Origination>,
+    input: &str,
+) -> Result<(u64, Value), ToolError> {
+    let found = originations.find(client, input, Need::Id).await?;
+    let object = originations.fetch(client, found.id).await?;
+    Ok((found.id, object))
+}
+
+/// Arguments of `customers-originations-manage`.
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
+pub(crate) struct ManageArgs {
+    /// Realm slug or name.
+    realm: Ident,
+    /// list, get (default), create, update or delete.
+    action: Option<Action>,
+    /// Origination id or name (get, update, delete).
+    origination: Option<Ident>,
+    #[serde(flatten)]
+    paging: Paging,
+    /// Name (create, update).
+    name: Option<String>,
+    /// Description (create, update).
+    description: Option<String>,
+    /// Must be true for delete.
+    #[serde(rename = "confirmDelete")]
+    confirm_delete: Option<bool>,
+}
+
+pub(crate) fn manage_tool() -> ToolDef {
+    manage::<ManageArgs, Origination>("customers-originations-manage", Module::Customers, in_realm())
+        .describe(
+            "List, get, create, update or delete a realm's originations. origination: id or name. list: \
+data.originations + coverage, resource = the realm; get: the origination with its steps and rules; \
+create/update: data as persisted; delete needs confirmDelete: true. Steps and rules: the -steps-edit and \
+-rules-edit tools.",
+        )
+        .target("origination", "id or name")
+        .fields(&["name", "description"])
+        .list(|_| Query::new())
+        .action("get", get)
+        .on_target()
+        .create(&["name"])
+        .update()
+        .delete()
+        .build()
+}
+
+/// `get` reads the origination by id even when a name resolved it: the list row may lack its
+/// steps and rules.
+async fn get(ctx: Ctx<ManageArgs, Origination>) -> Answer<Managed<Origination>> {
+    let (id, object) = read_origination(ctx.client()?, &ctx.coll, &ctx.target()?).await?;
+    let resource = ctx.coll.resource(&object, Some(id));
+    Ok(reply::one(object, resource).into())
+}
+
+echoed! {
+    /// A step as the API returns it.
+    Step = "step" {
+        id: i64, name: String, description: String, position: i64, form_id: i64,
+        hidden: bool, origination_id: i64, created_at: String, updated_at: String
+    }
+}
+
+impl Member for Step {
+    const RULES: Rules = Rules::new("origination_step", "steps").legacy("step", "Step");
+}
+
+echoed! {
+    /// A rule as the API returns it.
+    Rule = "rule" {
+        id: i64, name: String, condition: Object, action: String, target_step_id: i64,
+        origination_id: i64, created_at: String, updated_at: String
+    }
+}
+
+impl Member for Rule {
+    const RULES: Rules = Rules::new("origination_rule", "rules").legacy("rule", "Rule");
+}
+
+/// The steps or rules of origination `id`: `<origination>/steps`, `<origination>/rules`.
+fn children<T: Member>(originations: &Collection<Origination>, id: u64) -> Collection<T> {
+    Collection::at(originations.item(format!("{id}/{}", T::RULES.root)))
+}
+
+/// `POST` a new step or rule; answers the created object.
+async fn add<T: Member, D: Object>(
+    client: &ModyoClient,
+    children: &Collection<T>,
+    fields: &Value,
+) -> Answer<D> {
+    let object = persist::create(client, &children.path, fields, T::NAME).await?;
+    persist::check_sent(T::NAME, &object, fields)?;
+    let resource = children.resource(&object, None);
+    let message = format!("{} added successfully", T::noun());
+    let post = PostCondition::status("created");
+    Ok(reply::saved_as::<T, D>(object, resource, post, "created", message).into())
+}
+
+/// `PUT` step or rule `id`; answers the object as persisted.
+async fn update<T: Member, D: Object>(
+    client: &ModyoClient,
+    children: &Collection<T>,
+    id: u64,
+    fields: &Value,
+) -> Answer<D> {
+    let path = children.item(id);
+    let object = persist::write(client, Method::PUT, &path, Some(fields), &path).await?;
+    persist::check_sent(T::NAME, &object, fields)?;
+    let resource = children.resource(&object, Some(id));
+    Ok(reply::saved::<T, D>(object, resource, "updated").into())
+}
+
+/// `DELETE` step or rule `id`.
+async fn remove<T: Member, D: Absent>(
+    client: &ModyoClient,
+    children: &Collection<T>,
+    id: u64,
+) -> Answer<D> {
+    client
+        .send(Method::DELETE, &children.item(id), &Query::new(), None)
+        .await?;
+    let resource = Resource::new(T::RULES.resource).id(id);
+    let message = format!("{} removed successfully", T::noun());
+    Ok(reply::gone::<T, D>(resource, id, "deleted", message).into())
+}
+
+/// A `remove` without `confirmDelete: true` did not run (C18).
+fn unconfirmed<D>(tool: &str, confirm: Option<bool>) -> Option<Answer<D>> {
+    (confirm != Some(true)).then(|| Ok(Control::cancelled_unconfirmed(tool, "remove").into()))
+}

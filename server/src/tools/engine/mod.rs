@@ -1,0 +1,28 @@
+//! The engine every tool runs on: what the tools have in common, written once.
+//!
+//! - [`data`]: typed `data` ([`Data`]); an echoed Modyo object is an [`Echo`] of the keys we
+//!   rely on ([`echoed!`]); a `-manage` tool answers a [`Managed`] (C15). The `outputSchema`
+//!   is derived from the type, and so is the lint's list of echoed roots (C10).
+//! - [`collection`]: a kind of object ([`Member`], its [`Rules`]) at a path, how an identifier
+//!   resolves into a member (`server/CONTRACT.md`, "Name resolution"), its `resource` (C4).
+//! - [`manage`]: a `-manage` tool as a declaration: its collection, its fields, its actions
+//!   (list, get, create, update, delete, and its own), what each requires, the confirmation
+//!   before any request (C18).
+//! - [`reply`]: the answers of those actions with their `state` (C5) and old payloads (C21).
+//! - [`persist`]: the read-back of what a write persisted (C7).
+//! - [`bulk`]: fan-out over many items and its answer.
+
+pub(crate) mod bulk;
+pub(crate) mod collection;
+pub(crate) mod copy;
+pub(crate) mod data;
+pub(crate) mod manage;
+pub(crate) mod persist;
+pub(crate) mod reply;
+
+pub(crate) use collection::{Collection, Found, Member, Names, Need, Rules};
+pub(crate) use data::{Data, Echo, Echoed, Id, Managed, Nothing, Nullable, echoed};
+pub(crate) use manage::{
+    Action, Answer, Ctx, Given, Scope, Where, at, manage, manage_as, required, scoped,
+};
+pub(crate) use reply::Object;
