@@ -6,9 +6,11 @@ TOOLS := .tools
 VENV := $(TOOLS)/venv
 NODE_PEERS := tests/node
 NODE_TOOLS := $(TOOLS)/node
+CLIENTS := tests/clients
+CLIENT_TOOLS := $(TOOLS)/clients
 BENCH_VENV := $(TOOLS)/bench-venv
 
-.PHONY: serve serve-http test fmt fmt-check clippy lint lint-schemas proptest-long doc python-client node-tools measure generate bench bench-venv bench-compile clean-tools spec api-coverage
+.PHONY: serve serve-http test fmt fmt-check clippy lint lint-schemas proptest-long doc python-client node-tools measure clients client-tools generate bench bench-venv bench-compile clean-tools spec api-coverage
 
 ## The offline MCP server on stdio: replays cassettes/, needs no credentials.
 serve:
@@ -85,6 +87,29 @@ measure:
 	$(CARGO) build --release --locked -p modyo-mcp -p modyo-lab
 	$(CARGO) run --release --locked -q -p modyo-lab -- measure $(ARGS)
 
+## Run real MCP clients headless and offline (Claude Code and the @google/genai SDK, pinned in
+## tests/clients/) against the offline server and a scripted model on a loopback port; write the
+## captures (reports/clients/*.jsonl) and reports/clients.md + clients.json, then the module
+## reports, whose profile tables show the measured profiles. Only the npm registry is reached
+## (to install). Extra arguments: make clients ARGS="--client claude-code --module widgets".
+clients: node-tools client-tools
+	$(CARGO) build --release --locked -p modyo-mcp -p modyo-lab
+	$(CARGO) run --release --locked -q -p modyo-lab -- clients $(ARGS)
+	$(CARGO) run --release --locked -q -p modyo-lab -- measure
+
+## The measured clients (tests/clients/package.json + package-lock.json) into .tools/clients
+## (`npm ci`, no install scripts); tests/clients/node_modules links to it.
+client-tools: $(CLIENT_TOOLS)/.installed
+
+$(CLIENT_TOOLS)/.installed: $(CLIENTS)/package.json $(CLIENTS)/package-lock.json
+	rm -rf $(CLIENT_TOOLS)
+	mkdir -p $(CLIENT_TOOLS)
+	cp $(CLIENTS)/package.json $(CLIENTS)/package-lock.json $(CLIENT_TOOLS)/
+	cd $(CLIENT_TOOLS) && $(NPM) ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	rm -rf $(CLIENTS)/node_modules
+	ln -s ../../$(CLIENT_TOOLS)/node_modules $(CLIENTS)/node_modules
+	touch $@
+
 ## Benchmarks: the criterion benches of the hot pieces, then `modyo-lab bench`, which measures
 ## against the physical floor and mcp-recorder and writes reports/performance.md (generated:
 ## commit it, never edit it). Extra arguments: make bench ARGS="--reps 30 --skip-measure".
@@ -134,4 +159,4 @@ generate:
 	$(CARGO) run --locked -q -p modyo-lab -- generate pilot
 
 clean-tools:
-	rm -rf $(TOOLS) $(NODE_PEERS)/node_modules
+	rm -rf $(TOOLS) $(NODE_PEERS)/node_modules $(CLIENTS)/node_modules

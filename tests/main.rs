@@ -6,6 +6,8 @@
 //! - `cassettes`: every cassette under `cassettes/` loads, resolves and says where it is from;
 //! - `cli`: both binaries' default logs (quiet), `-v`/`RUST_LOG`/`DEBUG`, and `--help` free of
 //!   build-machine paths;
+//! - `client_captures`: the committed captures of real clients (`make clients`) rebuild the
+//!   committed `clients.md`/`clients.json`, still match the server, and mark the module reports;
 //! - `channels`: what channels scenarios cannot express (files on disk, no writes when read-only);
 //! - `content`: the content module's classes, read-only gate, coverage, C7 and bulk work;
 //! - `contract`: the contract rules of the foundation through the real server (C1-C21);
@@ -47,6 +49,7 @@ mod cancellation;
 mod cassettes;
 mod channels;
 mod cli;
+mod client_captures;
 mod content;
 mod contract;
 mod core_customers;

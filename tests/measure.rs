@@ -1,8 +1,11 @@
 //! The measurement lab end to end: the built `modyo-mcp` binary probed over stdio, before and
 //! after, for every module that has cassette scenarios.
 //!
-//! One shared run of the whole catalogue feeds the snapshot, slot-sum and projection tests (it
-//! takes a while unoptimized); the determinism test makes a second run and compares bytes.
+//! One shared run of the whole catalogue feeds the snapshot, slot-sum, projection, chart and
+//! budget tests (it takes a while unoptimized): the budget check of `make test` is the one
+//! `modyo-lab measure --check` runs, over that same run. The determinism test makes a second run
+//! and compares bytes. The any-server tests measure a small Python server written with the
+//! official SDK (`tests/python/shelf_server.py`), two versions of it.
 //! The server binary must be built first (`make test` does; else `cargo build -p modyo-mcp`).
 //! Snapshots live in `tests/snapshots/`; review a change with `cargo insta review` (CI never
 //! writes them: `make test` sets `INSTA_UPDATE=no`).
@@ -10,10 +13,14 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
+use modyo_lab::measure::budget::{self, Budget};
 use modyo_lab::measure::{self, Measurement, Options};
 use modyo_lab::probe::locate_server;
 use modyo_lab::{Cassette, Interaction, Provenance, Scenario, report};
-use serde_json::json;
+use serde_json::{Value, json};
+
+use crate::peers::python;
+use crate::util::workspace;
 
 fn options(cassettes: &Path) -> Options {
     let server = match locate_server(None) {
@@ -26,6 +33,7 @@ fn options(cassettes: &Path) -> Options {
         module: None,
         scenario: None,
         strict_binary: true,
+        after_only: false,
     }
 }
 
@@ -52,7 +60,8 @@ fn files(measurement: &Measurement) -> std::collections::BTreeMap<String, String
         .iter()
         .map(|r| r.summary.clone())
         .collect();
-    report::render(&measurement.reports, &summaries)
+    let budget = Budget::load(&budget::default_path()).ok();
+    report::render(&measurement.reports, &summaries, budget.as_ref())
 }
 
 #[test]
@@ -85,7 +94,7 @@ fn tools_list_slot_rows_sum_exactly_to_the_difference() {
     for report in &catalogue().reports {
         let c = &report.catalogue;
         let listed: i64 = c.slots.iter().map(|r| r.chars).sum();
-        let measured = c.after.chars as i64 - c.before.chars as i64;
+        let measured = c.wire_after.chars as i64 - c.wire_before.chars as i64;
         assert_eq!(
             listed, measured,
             "{}: the slot rows must sum to after - before",
@@ -269,7 +278,10 @@ fn the_cli_writes_reports_and_exits_non_zero_on_a_probe_failure() {
         "README.md",
         "content.json",
         "content.md",
-        "content.svg",
+        "content-session.svg",
+        "content-catalogue.svg",
+        "content-tools.svg",
+        "content-calls.svg",
         "last-run.md",
     ] {
         assert!(reports.path().join(file).is_file(), "{file} written");
@@ -287,5 +299,404 @@ fn the_cli_writes_reports_and_exits_non_zero_on_a_probe_failure() {
     assert!(
         String::from_utf8_lossy(&output.stderr).contains("FAILED"),
         "failures are listed on stderr"
+    );
+}
+
+#[test]
+fn the_committed_budget_holds() {
+    // The gate of `make test`: the check `modyo-lab measure --check` runs, over the shared run.
+    let path = budget::default_path();
+    let budget = Budget::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let findings = budget.check(&catalogue().reports, true);
+    assert!(
+        findings.is_empty(),
+        "the measurement does not keep to {} (raise a limit only on purpose, in the change that needs it):\n{}",
+        path.display(),
+        findings
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+#[test]
+fn context_is_the_wire_without_the_output_schemas() {
+    for report in &catalogue().reports {
+        let c = &report.catalogue;
+        let schemas: u64 = report
+            .tools
+            .iter()
+            .filter_map(|t| Some(t.after?.output_schema?.chars))
+            .sum();
+        // Our tools carry nothing else that stays off the model's context.
+        assert_eq!(
+            c.context_after.chars + schemas,
+            c.wire_after.chars,
+            "{}",
+            report.module
+        );
+        assert_eq!(
+            c.by_slot_after.output_schema.chars, schemas,
+            "{}",
+            report.module
+        );
+        for tool in &report.tools {
+            let a = tool.after.expect("every tool is listed after");
+            let slots = a.description.count() + a.input_schema.count() + a.other.count();
+            let slots = slots + a.output_schema.map_or_else(Default::default, |t| t.count());
+            assert_eq!(slots, a.wire.count(), "{}: the slots add up", tool.tool);
+        }
+        let wire: Vec<u64> = report
+            .tools
+            .iter()
+            .map(|t| t.after.map_or(0, |d| d.wire.chars))
+            .collect();
+        assert!(
+            wire.windows(2).all(|w| w[0] >= w[1]),
+            "{}: tools worst first",
+            report.module
+        );
+        // Every profile says which catalogue it prices, and prices that one.
+        for p in &report.profiles {
+            let expected = match p.catalogue {
+                report::CatalogueView::Context => (c.context_before, c.context_after),
+                report::CatalogueView::Wire => (c.wire_before, c.wire_after),
+                _ => unreachable!("a catalogue view this test does not know"),
+            };
+            assert_eq!(
+                (p.catalogue_before, p.catalogue_after),
+                expected,
+                "{}",
+                p.profile
+            );
+        }
+    }
+}
+
+#[test]
+fn every_chart_keeps_its_labels_on_the_canvas() {
+    let files = files(catalogue());
+    let mut charts = 0;
+    for (name, svg) in &files {
+        if !name.ends_with(".svg") {
+            continue;
+        }
+        charts += 1;
+        let problems = report::chart_problems(svg);
+        assert!(problems.is_empty(), "{name}:\n{}", problems.join("\n"));
+        let height: f64 = svg
+            .split("height=\"")
+            .nth(1)
+            .and_then(|h| h.split('"').next())
+            .and_then(|h| h.parse().ok())
+            .expect("a chart has a height");
+        assert!(height < 1_600.0, "{name} is {height} px tall");
+        // Axis values are shown: every chart labels its scale.
+        assert!(svg.contains("text-anchor=\"middle\""), "{name}");
+    }
+    for report in &catalogue().reports {
+        for kind in report::CHARTS {
+            assert!(
+                files.contains_key(&format!("{}-{kind}.svg", report.module)),
+                "{}: no {kind} chart",
+                report.module
+            );
+        }
+    }
+    assert_eq!(charts, 4 * catalogue().reports.len());
+}
+
+/// `modyo-lab measure ARGS`, with its exit status, stdout and stderr.
+fn lab(args: &[&std::ffi::OsStr]) -> (bool, String, String) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_modyo-lab"))
+        .arg("measure")
+        .args(args)
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("modyo-lab runs");
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn check_fails_naming_the_tool_the_figure_the_budget_and_the_overrun() {
+    let cassettes = one_scenario(false);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("budget.json");
+    let os = |s: &str| std::ffi::OsString::from(s);
+    let args = |extra: &[&str]| -> Vec<std::ffi::OsString> {
+        let mut args = vec![
+            os("--cassettes"),
+            cassettes.path().as_os_str().to_owned(),
+            os("--budget"),
+            path.as_os_str().to_owned(),
+        ];
+        args.extend(extra.iter().map(|a| os(a)));
+        args
+    };
+    let run = |extra: &[&str]| {
+        let args = args(extra);
+        lab(&args.iter().map(|a| a.as_os_str()).collect::<Vec<_>>())
+    };
+    let (ok, _, stderr) = run(&["--write-budget", "--headroom", "0"]);
+    assert!(ok, "{stderr}");
+    assert!(stderr.contains("headroom 0%"), "{stderr}");
+    let (ok, _, stderr) = run(&["--check"]);
+    assert!(ok, "a budget written from the figures holds: {stderr}");
+    assert!(stderr.contains("within budget"), "{stderr}");
+
+    let mut written: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("written")).expect("JSON");
+    let tool = &mut written["modules"]["content"]["tools"]["content-spaces-list"];
+    let wire = tool["catalogue_wire"].as_f64().expect("a wire limit");
+    assert!(tool["text_per_call"].as_f64().is_some(), "{tool}");
+    tool["catalogue_wire"] = json!(wire - 100.0);
+    written["modules"]["content"]["tools"]
+        .as_object_mut()
+        .expect("tools")
+        .remove("content-spaces-get");
+    written["modules"]["content"]["tools"]["content-gone"] = json!({"catalogue_wire": 1});
+    std::fs::write(&path, written.to_string()).expect("rewritten");
+    let (ok, _, stderr) = run(&["--check"]);
+    assert!(!ok, "an overrun fails the check");
+    let over = stderr
+        .lines()
+        .find(|l| l.contains("content-spaces-list"))
+        .unwrap_or_else(|| panic!("the overrun is named: {stderr}"));
+    assert!(over.contains("catalogue wire is"), "{over}");
+    // Limits are whole tokens rounded up: the excess is a little under the 100 taken off.
+    let limit = wire - 100.0;
+    assert!(
+        over.contains(&format!("over its budget of {limit} by 99.")),
+        "{over}"
+    );
+    assert!(
+        stderr.contains("content-spaces-get: measured but not in the budget"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("content-gone: in the budget but not measured"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("3 budget finding(s)"), "{stderr}");
+}
+
+/// The calls the any-server tests make on the shelf server; `shelf_count` is v2's only.
+fn shelf_calls(dir: &Path, count: bool) -> std::path::PathBuf {
+    let path = dir.join("calls.json");
+    let mut calls = json!([
+        {"name": "search o", "tool": "books_search", "arguments": {"query": "o"}},
+        {"tool": "books_search", "arguments": {"query": "Andes"}},
+        {"tool": "book_get", "arguments": {"isbn": "978-0-00-000004-4"}},
+        {"name": "missing", "tool": "book_get", "arguments": {"isbn": "none"}}
+    ]);
+    if count {
+        calls
+            .as_array_mut()
+            .expect("an array")
+            .push(json!({"tool": "shelf_count"}));
+    }
+    std::fs::write(&path, calls.to_string()).expect("calls written");
+    path
+}
+
+fn shelf(python: &Path, version: &str) -> String {
+    let server = workspace().join("tests/python/shelf_server.py");
+    format!(
+        "{} {} {version}",
+        shlex_quote(&python.to_string_lossy()),
+        shlex_quote(&server.to_string_lossy())
+    )
+}
+
+fn shlex_quote(word: &str) -> String {
+    format!("'{}'", word.replace('\'', r"'\''"))
+}
+
+/// `modyo-lab measure --after <shelf version> --calls FILE --name shelf EXTRA`.
+fn shelf_run(
+    python: &Path,
+    calls: &Path,
+    version: &str,
+    extra: &[&std::ffi::OsStr],
+) -> (bool, String, String) {
+    let after = shelf(python, version);
+    let mut args: Vec<&std::ffi::OsStr> = vec![
+        "--after".as_ref(),
+        after.as_ref(),
+        "--calls".as_ref(),
+        calls.as_os_str(),
+        "--name".as_ref(),
+        "shelf".as_ref(),
+    ];
+    args.extend_from_slice(extra);
+    lab(&args)
+}
+
+#[test]
+fn any_stdio_server_gets_the_same_report() {
+    let Some(python) = python() else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let calls = shelf_calls(dir.path(), true);
+    let reports = dir.path().join("reports");
+    let before = shelf(&python, "v1");
+    let args: [&std::ffi::OsStr; 4] = [
+        "--before".as_ref(),
+        before.as_ref(),
+        "--reports".as_ref(),
+        reports.as_os_str(),
+    ];
+    let (ok, _, stderr) = shelf_run(&python, &calls, "v2", &args);
+    assert!(ok, "{stderr}");
+    let read = |name: &str| {
+        std::fs::read_to_string(reports.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+    };
+    assert!(
+        !reports.join("README.md").exists(),
+        "only the server's own files"
+    );
+    let json: Value = serde_json::from_str(&read("shelf.json")).expect("JSON");
+    assert_eq!(json["module"], "shelf");
+    assert!(
+        json.get("envelope").is_none(),
+        "no envelope for a foreign server"
+    );
+    // The catalogue by tool and slot: v1 publishes no output schema, v2 one per tool.
+    let tools = json["tools"].as_array().expect("tools");
+    let names: Vec<&str> = tools.iter().filter_map(|t| t["tool"].as_str()).collect();
+    assert_eq!(names.len(), 3, "{names:?}");
+    for tool in tools {
+        if tool["tool"] == "shelf_count" {
+            // Only v2 lists it: measured after, not before.
+            assert!(tool["before"].is_null(), "{tool}");
+            assert_eq!(tool["calls_before"], 0);
+            assert_eq!(tool["calls_after"], 1);
+        } else {
+            assert!(tool["before"]["output_schema"].is_null(), "{tool}");
+        }
+        let schema = tool["after"]["output_schema"]["chars"]
+            .as_u64()
+            .expect("v2 has one");
+        let (wire, context) = (
+            tool["after"]["wire"]["chars"].as_u64().expect("wire"),
+            tool["after"]["context"]["chars"].as_u64().expect("context"),
+        );
+        assert_eq!(context + schema, wire, "{tool}");
+    }
+    let catalogue = &json["catalogue"];
+    assert_eq!(
+        catalogue["context_before"], catalogue["wire_before"],
+        "v1 sends nothing but context"
+    );
+    assert!(
+        catalogue["wire_after"]["chars"].as_u64() > catalogue["context_after"]["chars"].as_u64()
+    );
+    // Per call: text, structured, both, on both sides; the isError call is an error outcome.
+    let scenarios = json["scenarios"].as_array().expect("calls");
+    let ids: Vec<&str> = scenarios.iter().filter_map(|s| s["id"].as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "search o",
+            "02 books_search",
+            "03 book_get",
+            "missing",
+            "05 shelf_count"
+        ]
+    );
+    for s in &scenarios[..3] {
+        assert!(s["before"]["structured"].is_null(), "{s}");
+        assert!(s["after"]["structured"]["chars"].as_u64() > Some(0), "{s}");
+        assert!(s["delta"]["both"].is_object(), "{s}");
+    }
+    assert_eq!(scenarios[3]["after"]["outcome"], "error");
+    assert!(
+        scenarios[4]["before"]["skipped"]
+            .as_str()
+            .is_some_and(|s| s.contains("not listed")),
+        "{}",
+        scenarios[4]
+    );
+    assert_eq!(json["summary"]["comparable_calls"], 3);
+    // Profiles and their break-even, each naming its catalogue.
+    let profiles = json["profiles"].as_array().expect("profiles");
+    assert!(profiles.len() >= 4);
+    for p in profiles {
+        assert!(
+            p["catalogue"] == "context" || p["catalogue"] == "wire",
+            "{p}"
+        );
+        assert_eq!(p["evidence"]["basis"], "assumed", "{p}");
+        assert!(p["break_even_calls"].get("chars/2.902").is_some(), "{p}");
+    }
+    let markdown = read("shelf.md");
+    for section in [
+        "# Measurement report: shelf",
+        "## Per tool, worst first",
+        "## Per call (chars/2.902)",
+        "## Per-client profiles",
+        "`books_search`",
+    ] {
+        assert!(markdown.contains(section), "{section} in:\n{markdown}");
+    }
+    for kind in report::CHARTS {
+        let svg = read(&format!("shelf-{kind}.svg"));
+        let problems = report::chart_problems(&svg);
+        assert!(problems.is_empty(), "{kind}: {problems:?}");
+    }
+}
+
+#[test]
+fn any_stdio_server_can_be_held_to_a_budget() {
+    let Some(python) = python() else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let calls = shelf_calls(dir.path(), false);
+    let path = dir.path().join("budget.json");
+    let run = |version: &str, flag: &str| {
+        shelf_run(
+            &python,
+            &calls,
+            version,
+            &["--budget".as_ref(), path.as_os_str(), flag.as_ref()],
+        )
+    };
+    let (ok, _, stderr) = run("v1", "--write-budget");
+    assert!(ok, "{stderr}");
+    let (ok, _, stderr) = run("v1", "--check");
+    assert!(ok, "{stderr}");
+    // v2 adds output schemas: its wire outgrows v1's limits by more than the 10% headroom.
+    let (ok, _, stderr) = run("v2", "--check");
+    assert!(!ok, "{stderr}");
+    assert!(
+        stderr.contains("books_search: catalogue wire is") && stderr.contains("over its budget of"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("module shelf: catalogue wire is"),
+        "{stderr}"
+    );
+    // --after alone only makes sense for a budget.
+    let (ok, _, stderr) = shelf_run(&python, &calls, "v2", &[]);
+    assert!(!ok && stderr.contains("--after needs --before"), "{stderr}");
+    // A call no server lists fails the run.
+    let unknown = dir.path().join("unknown.json");
+    std::fs::write(&unknown, r#"[{"tool": "books_burn"}]"#).expect("written");
+    let (ok, _, stderr) = shelf_run(
+        &python,
+        &unknown,
+        "v2",
+        &["--budget".as_ref(), path.as_os_str(), "--check".as_ref()],
+    );
+    assert!(
+        !ok && stderr.contains("no server lists books_burn"),
+        "{stderr}"
     );
 }

@@ -24,7 +24,7 @@ use crate::util::http::Spawned;
 use crate::util::{lab_binary, workspace};
 
 /// The pinned Python client's interpreter, when `make python-client` installed it.
-fn python() -> Option<PathBuf> {
+pub(crate) fn python() -> Option<PathBuf> {
     installed(
         ".tools/venv/bin/python",
         "the pinned Python MCP client",

@@ -25,11 +25,14 @@
 //!   streamable HTTP;
 //! - [`probe`]: the built server as a child process, raw JSON-RPC, exact response bytes (M1);
 //! - [`tokens`]: the three counters, chars/2.902, o200k_base, cl100k_base (M2);
-//! - [`measure`]: `modyo-lab measure`, before and after per module, the slot breakdown (M3, M4);
+//! - [`measure`]: `modyo-lab measure`, before and after per module (or any two stdio servers),
+//!   the catalogue as context and as wire, by slot and by tool (M3, M4), the budget and its check;
 //! - [`report`]: the report model and its Markdown, JSON and SVG renderings (M5);
 //! - [`perf`]: `modyo-lab bench`, the performance report against the floor and mcp-recorder;
 //! - [`workspace`]: the checkout whose `cassettes/` and `reports/` are the defaults, found at
 //!   run time.
+//! - [`clients`]: `modyo-lab clients`, real MCP clients run headless against the offline server
+//!   and a scripted model, and what they put in the model's context.
 //!
 //! # Example
 //!
@@ -47,6 +50,7 @@
 
 pub mod cassette;
 pub mod check;
+pub mod clients;
 pub mod corrupt;
 pub mod fixtures;
 pub mod lifecycle;

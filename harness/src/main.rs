@@ -250,6 +250,9 @@ enum Command {
     Lint(LintArgs),
     /// Benchmark against the physical floor and mcp-recorder; write reports/performance.md.
     Bench(modyo_lab::perf::BenchArgs),
+    /// Run real MCP clients (Claude Code, the genai SDK) headless against the offline server
+    /// and a scripted model; write reports/clients/*.jsonl, clients.md and clients.json.
+    Clients(modyo_lab::clients::ClientsArgs),
     /// Record tool calls against the live account (MODYO_URL, MODYO_TOKEN) into a cassette,
     /// redacted; or, with `--mode none --diff`, report how the live API drifted from it.
     ///
@@ -284,11 +287,13 @@ async fn main() -> ExitCode {
     let cli = Cli::parse();
     // stdout is the MCP channel (serve) or the report (lint): logs go to stderr, warnings and
     // our own progress unless -v or RUST_LOG asks for more. Commands whose output is a report
-    // and whose server runs in-process as the subject (lint, spec, cassettes) are quieter: the
+    // and whose server runs in-process as the subject (lint, spec, cassettes, clients) are quieter: the
     // server's per-call lines (an expected `not_found` in a coverage scenario) are not progress.
     // A live token (`record`) is scrubbed from every line, as in the server.
     let quiet = match cli.command {
-        Command::Lint(_) | Command::Spec(_) | Command::Cassettes(_) => Quiet::Errors,
+        Command::Lint(_) | Command::Spec(_) | Command::Cassettes(_) | Command::Clients(_) => {
+            Quiet::Errors
+        }
         _ => Quiet::Progress,
     };
     let token = std::env::var("MODYO_TOKEN")
@@ -306,6 +311,7 @@ async fn main() -> ExitCode {
         } => generate(set, &cassettes, check),
         Command::Measure(args) => modyo_lab::measure::command(args).await.map_err(Into::into),
         Command::Bench(args) => modyo_lab::perf::command(args).await.map_err(Into::into),
+        Command::Clients(args) => modyo_lab::clients::command(args).await.map_err(Into::into),
         Command::Record(args) if args.suite.suite.is_some() => return suite(*args).await,
         Command::Record(args) => record(args.options).await,
         Command::Cassettes(CassettesCommand::Check(options)) => check_cassettes(options).await,

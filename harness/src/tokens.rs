@@ -216,6 +216,30 @@ pub fn round1(x: f64) -> f64 {
     if r == 0.0 { 0.0 } else { r }
 }
 
+/// `1234567.8` -> `1,234,567.8`: `decimals` places, thousands grouped, no sign for a value
+/// that rounds to zero.
+pub fn grouped(x: f64, decimals: usize) -> String {
+    let text = format!("{:.*}", decimals, x.abs());
+    let (int, frac) = text.split_once('.').unwrap_or((&text, ""));
+    let mut grouped = String::new();
+    for (i, c) in int.chars().enumerate() {
+        if i > 0 && (int.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    let sign = if x < 0.0 && text.chars().any(|c| c != '0' && c != '.') {
+        "-"
+    } else {
+        ""
+    };
+    if frac.is_empty() {
+        format!("{sign}{grouped}")
+    } else {
+        format!("{sign}{grouped}.{frac}")
+    }
+}
+
 /// Characters / 2.902 of a character count, one decimal.
 pub fn chars_to_tokens(chars: i64) -> f64 {
     round1(chars as f64 / CHARS_PER_TOKEN)

@@ -103,7 +103,8 @@ impl ServerCommand {
         }
     }
 
-    fn line(&self) -> String {
+    /// The command line, its words joined by spaces.
+    pub fn line(&self) -> String {
         std::iter::once(&self.program)
             .chain(&self.args)
             .map(|a| a.to_string_lossy().into_owned())
@@ -112,10 +113,14 @@ impl ServerCommand {
     }
 }
 
-/// One call a `--calls` file asks the lint to make, and whose result it checks (C8, C11, C12).
+/// One call a `--calls` file asks the lint to make, and whose result it checks (C8, C11, C12);
+/// `modyo-lab measure --calls` reads the same file.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PlannedCall {
+    /// A name for the call in reports (default: its index and tool).
+    #[serde(default)]
+    pub name: Option<String>,
     /// The tool.
     pub tool: String,
     /// Its arguments (an object; absent means none).

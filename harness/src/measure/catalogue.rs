@@ -1,4 +1,12 @@
-//! M3: the cost of `tools/list` before and after, broken down by slot.
+//! M3: the cost of `tools/list` before and after, broken down by slot, and what of it reaches
+//! the model.
+//!
+//! Two views of the same catalogue. The **wire** is the `tools` array as sent. The **context**
+//! is what a model sees when the client drops the output schema: each tool with only its
+//! [`CONTEXT_MEMBERS`] (`name`, `title`, `description`, `inputSchema`, `annotations`), the way
+//! the clients observed so far build their prompts. Each view is a real text, counted with every
+//! counter; [`definition`] prices one tool by slot (description, input schema, output schema,
+//! the rest).
 //!
 //! Everything here is in characters of the compact serialization the server sent (the probe
 //! checks every line is canonical, so the serialization of any sub-value is an exact slice of
@@ -12,7 +20,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::tokens::chars_to_tokens;
+use crate::tokens::{Count, Tokens, chars_to_tokens};
 
 /// The envelope slots (C1) besides `data`, in envelope order.
 pub const ENVELOPE_SLOTS: [&str; 4] = ["platform", "resource", "state", "control"];
@@ -223,6 +231,86 @@ pub fn breakdown(before: &[Value], after: &[Value]) -> Vec<SlotRow> {
 /// The compact `tools` array (what the breakdown's totals are measured on).
 pub fn tools_text(tools: &[Value]) -> String {
     compact(&Value::Array(tools.to_vec()))
+}
+
+/// The members of a tool definition that reach the model when the client drops the output
+/// schema; everything else (`outputSchema`, `_meta`, `icons`...) is wire only.
+pub const CONTEXT_MEMBERS: [&str; 5] =
+    ["name", "title", "description", "inputSchema", "annotations"];
+
+/// One tool as a client that drops the output schema puts it in context: only the
+/// [`CONTEXT_MEMBERS`], in the order the server listed them.
+pub fn context_view(tool: &Value) -> Value {
+    match tool {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(key, _)| CONTEXT_MEMBERS.contains(&key.as_str()))
+                .map(|(key, value)| (key.clone(), value.clone()))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// The context view of a whole catalogue, compact (the counterpart of [`tools_text`]).
+pub fn context_text(tools: &[Value]) -> String {
+    compact(&Value::Array(tools.iter().map(context_view).collect()))
+}
+
+/// One tool's definition by slot. Each named slot is priced as the member it is on the wire
+/// (its key, colon, value and the comma before it), counted as its own text; `other` is the
+/// remainder of the tool (`name`, `title`, `annotations`, any other member, the braces), so
+/// under every counter the four slots add up to `wire`. `context` and `wire` are the two views
+/// of the tool, each counted as one text.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Definition {
+    /// `"description":"..."`.
+    pub description: Tokens,
+    /// `"inputSchema":{...}`.
+    pub input_schema: Tokens,
+    /// `"outputSchema":{...}`, when the tool has one.
+    pub output_schema: Option<Tokens>,
+    /// The rest: `name`, `title`, `annotations`, any other member, the braces (`wire` minus
+    /// the three slots above).
+    pub other: Tokens,
+    /// The tool as a client that drops the output schema puts it in context.
+    pub context: Tokens,
+    /// The tool as sent.
+    pub wire: Tokens,
+}
+
+/// Prices one listed tool by slot (see [`Definition`]).
+pub fn definition(tool: &Value) -> Definition {
+    let wire = Count::of(&compact(tool));
+    let context = Count::of(&compact(&context_view(tool)));
+    let slot = |name: &str| -> Option<Count> {
+        let map = tool.as_object()?;
+        let (i, value) = map
+            .iter()
+            .enumerate()
+            .find(|(_, (k, _))| k.as_str() == name)
+            .map(|(i, (_, v))| (i, v))?;
+        let comma = if i > 0 { "," } else { "" };
+        let key = compact(&Value::String(name.to_owned()));
+        Some(Count::of(&format!("{comma}{key}:{}", compact(value))))
+    };
+    let description = slot("description").unwrap_or_default();
+    let input_schema = slot("inputSchema").unwrap_or_default();
+    let output_schema = slot("outputSchema");
+    let named = description + input_schema + output_schema.unwrap_or_default();
+    let other = Count {
+        chars: wire.chars.saturating_sub(named.chars),
+        o200k_base: wire.o200k_base.saturating_sub(named.o200k_base),
+        cl100k_base: wire.cl100k_base.saturating_sub(named.cl100k_base),
+    };
+    Definition {
+        description: description.tokens_all(),
+        input_schema: input_schema.tokens_all(),
+        output_schema: output_schema.map(|c| c.tokens_all()),
+        other: other.tokens_all(),
+        context: context.tokens_all(),
+        wire: wire.tokens_all(),
+    }
 }
 
 /// The characters of one tool's `outputSchema` member (`,"outputSchema":{...}`), zero when it

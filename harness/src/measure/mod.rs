@@ -14,9 +14,19 @@
 //! A probe failure (an outcome that differs from the cassette's `expect`, a contract problem,
 //! a replay miss, a leak of the token or of the replay address, a JSON-RPC error) is collected
 //! in [`Measurement::failures`]; a crash or a stale server binary aborts the run.
+//!
+//! The report itself (catalogue as context and as wire, per tool, profiles, break-even) is built
+//! by `compare`, which [`foreign`] shares for any two stdio servers; [`budget`] holds a
+//! measurement to the committed limits.
 
+pub mod budget;
 pub mod catalogue;
+mod command;
+mod compare;
+pub mod foreign;
 mod projection;
+
+pub use command::{MeasureArgs, command};
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -27,17 +37,14 @@ use serde_json::{Map, Value};
 
 use crate::cassette::{CassetteError, Outcome, Scenario};
 use crate::check::{self, Kind};
-use crate::probe::{PROTOCOL_VERSION, Probe, ProbeError, Response};
+use crate::probe::{Probe, ProbeError, Response};
 use crate::replay::{ReplayError, ReplayOptions, ReplayServer};
-use crate::report::{
-    BreakEven, Catalogue, Counters, Deltas, EnvelopeCost, EnvelopeSlot, EnvelopeSummary, FORMAT,
-    Measured, ModuleReport, Profile, ScenarioReport, Side, Summary,
-};
+use crate::report::{Compared, Deltas, EnvelopeCost, Measured, ModuleReport, ScenarioReport, Side};
 use crate::serve::{OFFLINE_PLATFORM_NAME, ServeError, offline_config};
 use crate::session::{CANARY_TOKEN, Library};
 use crate::tokens::{Count, Delta, round1};
 
-use catalogue::{ENVELOPE_SLOTS, breakdown, chars, compact, members, tools_text};
+use catalogue::{chars, compact, members};
 
 /// What to measure.
 #[derive(Debug, Clone)]
@@ -54,6 +61,8 @@ pub struct Options {
     /// Fail when the binary's `tools/list` differs from the server this lab links (a stale
     /// build); otherwise only warn.
     pub strict_binary: bool,
+    /// Measure the migrated side only (what a budget check needs): no "before", no projection.
+    pub after_only: bool,
 }
 
 /// Why a run could not complete.
@@ -94,96 +103,18 @@ pub enum MeasureError {
     /// The reports could not be written.
     #[error("writing reports: {0}")]
     Io(#[from] std::io::Error),
-}
-
-/// The arguments of `modyo-lab measure`.
-#[derive(Debug, Clone, clap::Args)]
-pub struct MeasureArgs {
-    /// Only this module (content, core, channels, customers, widgets).
-    #[arg(long)]
-    pub module: Option<String>,
-    /// Only scenarios whose `cassette#scenario` contains this; the reports then go to stdout
-    /// unless --reports is given.
-    #[arg(long)]
-    pub scenario: Option<String>,
-    /// Where to write the reports (default: the workspace's reports/).
-    #[arg(long)]
-    pub reports: Option<PathBuf>,
-    /// The server binary (default: modyo-mcp next to this executable).
-    #[arg(long)]
-    pub server: Option<PathBuf>,
-    /// The cassettes directory.
-    #[arg(long, default_value_os_t = crate::cassette::default_dir(), hide_default_value = true,
-        help = crate::workspace::cassettes_help("The cassettes directory."))]
-    pub cassettes: PathBuf,
-}
-
-/// `modyo-lab measure`: runs the probes, prints progress, failures and the wall time on
-/// stderr, and writes the reports (and `last-run.md`) unless a probe failed.
-pub async fn command(args: MeasureArgs) -> Result<(), MeasureError> {
-    let server = crate::probe::locate_server(args.server.as_deref())?;
-    let options = Options {
-        cassettes: args.cassettes.clone(),
-        server,
-        module: args.module.clone(),
-        scenario: args.scenario.clone(),
-        strict_binary: args.server.is_none(),
-    };
-    let started = Instant::now();
-    let measurement = run(&options, &mut |line: &str| eprintln!("measure: {line}")).await?;
-    let elapsed = started.elapsed();
-    eprintln!(
-        "measure: {} module(s) measured in {:.2} s",
-        measurement.reports.len(),
-        elapsed.as_secs_f64()
-    );
-    if !measurement.failures.is_empty() {
-        for failure in &measurement.failures {
-            eprintln!("measure: FAILED {failure}");
-        }
-        return Err(MeasureError::Failed(measurement.failures.len()));
-    }
-    let measured: Vec<String> = measurement
-        .reports
-        .iter()
-        .map(|r| r.module.clone())
-        .collect();
-    let dir = args
-        .reports
-        .clone()
-        .unwrap_or_else(crate::report::default_dir);
-    let mut all: Vec<Summary> = measurement
-        .reports
-        .iter()
-        .map(|r| r.summary.clone())
-        .collect();
-    let full = args.module.is_none() && args.scenario.is_none();
-    if !full {
-        all.extend(crate::report::existing_summaries(&dir, &measured));
-    }
-    let files = crate::report::render(&measurement.reports, &all);
-    if args.scenario.is_some() && args.reports.is_none() {
-        use std::io::Write as _;
-        let mut stdout = std::io::stdout().lock();
-        for report in &measurement.reports {
-            if let Some(text) = files.get(&format!("{}.md", report.module)) {
-                stdout.write_all(text.as_bytes())?;
-            }
-        }
-        return Ok(());
-    }
-    let written = crate::report::write(&dir, &files, full)?;
-    std::fs::write(
-        dir.join(crate::report::LAST_RUN),
-        crate::report::last_run(elapsed, &measurement.phases),
-    )?;
-    for path in written {
-        eprintln!(
-            "measure: wrote {}",
-            path.file_name().unwrap_or_default().to_string_lossy()
-        );
-    }
-    Ok(())
+    /// The budget could not be read or written.
+    #[error(transparent)]
+    Budget(#[from] budget::BudgetError),
+    /// The measurement broke the budget (each finding listed on stderr).
+    #[error("{0} budget finding(s): the measurement does not keep to the budget")]
+    OverBudget(usize),
+    /// The command line asks for something that cannot be done.
+    #[error("{0}")]
+    Usage(String),
+    /// A calls file is unreadable or malformed.
+    #[error(transparent)]
+    Calls(#[from] crate::lint::LintError),
 }
 
 /// The outcome of a run.
@@ -290,10 +221,11 @@ pub async fn run(
             .1
             .push(planned);
     }
-    let with_projection = options
-        .scenario
-        .as_deref()
-        .is_none_or(|f| f.contains("projection"))
+    let with_projection = !options.after_only
+        && options
+            .scenario
+            .as_deref()
+            .is_none_or(|f| f.contains("projection"))
         && only.is_none_or(|m| m == Module::Content)
         && projection::available(&library);
     if with_projection {
@@ -451,7 +383,12 @@ impl Lab<'_> {
         let mut catalogues: [Vec<Value>; 2] = [Vec::new(), Vec::new()];
         let mut before_projection = None;
         let mut after_projection = None;
-        for mode in [Mode::Before, Mode::After] {
+        let modes: &[Mode] = if self.options.after_only {
+            &[Mode::After]
+        } else {
+            &[Mode::Before, Mode::After]
+        };
+        for &mode in modes {
             let started = Instant::now();
             let slot = usize::from(mode == Mode::After);
             for (extra, indices) in &groups {
@@ -498,7 +435,11 @@ impl Lab<'_> {
             .zip(before_sides.into_iter().zip(after_sides))
             .map(|(p, (before, after))| {
                 let skipped = || Side::Skipped {
-                    skipped: "not run".into(),
+                    skipped: if self.options.after_only {
+                        "not measured: only the migrated side was measured".into()
+                    } else {
+                        "not run".into()
+                    },
                 };
                 scenario_report(
                     p,
@@ -512,13 +453,22 @@ impl Lab<'_> {
             _ => None,
         };
         let [before_tools, after_tools] = catalogues;
-        Ok(module_report(
-            module,
-            &before_tools,
-            &after_tools,
+        Ok(compare::report(compare::Input {
+            module: module.as_str().to_owned(),
+            compared: Compared {
+                before: format!(
+                    "the module in legacy mode (MODYO_MCP_LEGACY_MODULES={module}), only this module registered"
+                ),
+                after: "the module migrated, the same build (C21), only this module registered"
+                    .into(),
+                sizes: "exact: every response line is the compact serialization of its own parse, so every size is of bytes the server sent".into(),
+            },
+            before_tools: &before_tools,
+            after_tools: &after_tools,
             scenarios,
+            envelope: true,
             projection,
-        ))
+        }))
     }
 
     async fn scenario(
@@ -541,17 +491,7 @@ impl Lab<'_> {
             });
         };
         if mode == Mode::Before {
-            let declared = tool
-                .pointer("/inputSchema/properties")
-                .and_then(Value::as_object);
-            let new: Vec<&str> = scenario
-                .arguments
-                .as_object()
-                .into_iter()
-                .flat_map(Map::keys)
-                .filter(|k| declared.is_none_or(|d| !d.contains_key(*k)))
-                .map(String::as_str)
-                .collect();
+            let new = undeclared(Some(tool), &scenario.arguments);
             if !new.is_empty() {
                 return Ok(Side::Skipped {
                     skipped: format!(
@@ -580,6 +520,21 @@ impl Lab<'_> {
             .extend(problems.into_iter().map(|p| format!("{label}: {p}")));
         Ok(Side::Measured(Box::new(measured)))
     }
+}
+
+/// The arguments a call passes that `tool` (a `tools/list` entry; `None`: not listed) does
+/// not declare in its `inputSchema`.
+pub(crate) fn undeclared<'a>(tool: Option<&Value>, arguments: &'a Value) -> Vec<&'a str> {
+    let declared = tool
+        .and_then(|t| t.pointer("/inputSchema/properties"))
+        .and_then(Value::as_object);
+    arguments
+        .as_object()
+        .into_iter()
+        .flat_map(Map::keys)
+        .filter(|k| declared.is_none_or(|d| !d.contains_key(*k)))
+        .map(String::as_str)
+        .collect()
 }
 
 /// The sum of every text block of a result.
@@ -685,7 +640,7 @@ fn judge(
         Measured {
             outcome: outcome.into(),
             code: if mode == Mode::After { code } else { None },
-            http_requests,
+            http_requests: Some(http_requests),
             text: text.tokens_all(),
             structured: structured.map(|c| c.tokens_all()),
             both: (text + structured.unwrap_or_default()).tokens_all(),
@@ -737,19 +692,19 @@ fn expect_label(scenario: &Scenario) -> String {
     }
 }
 
+/// After minus before for each view of a result, when both sides were measured.
+fn deltas(before: &Side, after: &Side) -> Option<Deltas> {
+    let (b, a) = (before.measured()?, after.measured()?);
+    let s = |m: &Measured| m.structured.map_or(Count::default(), |t| t.count());
+    Some(Deltas {
+        text: Delta::between(b.text.count(), a.text.count()),
+        structured: Delta::between(s(b), s(a)),
+        both: Delta::between(b.both.count(), a.both.count()),
+    })
+}
+
 fn scenario_report(planned: &Planned, before: Side, after: Side) -> ScenarioReport {
-    let delta = match (before.measured(), after.measured()) {
-        (Some(b), Some(a)) => {
-            let zero = Count::default();
-            let s = |m: &Measured| m.structured.map_or(zero, |t| t.count());
-            Some(Deltas {
-                text: Delta::between(b.text.count(), a.text.count()),
-                structured: Delta::between(s(b), s(a)),
-                both: Delta::between(b.both.count(), a.both.count()),
-            })
-        }
-        _ => None,
-    };
+    let delta = deltas(&before, &after);
     ScenarioReport {
         id: planned.id(),
         cassette: planned.cassette.clone(),
@@ -764,196 +719,10 @@ fn scenario_report(planned: &Planned, before: Side, after: Side) -> ScenarioRepo
     }
 }
 
-fn envelope_summary(scenarios: &[ScenarioReport]) -> EnvelopeSummary {
-    let costs: Vec<EnvelopeCost> = scenarios
-        .iter()
-        .filter_map(|s| s.after.measured().and_then(|m| m.envelope))
-        .collect();
-    let slot = |name: &'static str, get: fn(&EnvelopeCost) -> u64| {
-        let values: Vec<u64> = costs.iter().map(get).filter(|v| *v > 0).collect();
-        EnvelopeSlot {
-            slot: name,
-            responses: values.len(),
-            mean_chars: round1(values.iter().sum::<u64>() as f64 / values.len().max(1) as f64),
-            min_chars: values.iter().copied().min().unwrap_or(0),
-            max_chars: values.iter().copied().max().unwrap_or(0),
-        }
-    };
-    let overhead: u64 = costs.iter().map(|c| c.overhead).sum();
-    let payload: u64 = costs.iter().map(|c| c.payload + c.overhead).sum();
-    EnvelopeSummary {
-        responses: costs.len(),
-        slots: vec![
-            slot(ENVELOPE_SLOTS[0], |c| c.platform),
-            slot(ENVELOPE_SLOTS[1], |c| c.resource),
-            slot(ENVELOPE_SLOTS[2], |c| c.state),
-            slot(ENVELOPE_SLOTS[3], |c| c.control),
-            slot("framing", |c| c.framing),
-        ],
-        mean_overhead_chars: (!costs.is_empty())
-            .then(|| round1(overhead as f64 / costs.len() as f64)),
-        mean_overhead_tokens: (!costs.is_empty())
-            .then(|| round1(overhead as f64 / costs.len() as f64 / crate::tokens::CHARS_PER_TOKEN)),
-        overhead_percent: (payload > 0).then(|| round1(overhead as f64 * 100.0 / payload as f64)),
-    }
-}
-
-/// How each client behaviour prices one call, and what it adds per call after the migration.
-struct Behaviour {
-    profile: &'static str,
-    behaviour: &'static str,
-    cost: fn(&Measured) -> Count,
-    schema_per_call: bool,
-}
-
-fn structured_or_text(m: &Measured) -> Count {
-    m.structured.map_or(m.text.count(), |s| s.count())
-}
-
-const BEHAVIOURS: [Behaviour; 4] = [
-    Behaviour {
-        profile: "text",
-        behaviour: "forwards content[].text only",
-        cost: |m| m.text.count(),
-        schema_per_call: false,
-    },
-    Behaviour {
-        profile: "structured",
-        behaviour: "forwards structuredContent only (the text when there is none: legacy results, errors)",
-        cost: structured_or_text,
-        schema_per_call: false,
-    },
-    Behaviour {
-        profile: "both",
-        behaviour: "forwards content[].text and structuredContent (pays twice)",
-        cost: |m| m.both.count(),
-        schema_per_call: false,
-    },
-    Behaviour {
-        profile: "schema-per-call",
-        behaviour: "forwards structuredContent and maps the tool's outputSchema into the request on every call",
-        cost: structured_or_text,
-        schema_per_call: true,
-    },
-];
-
-fn module_report(
-    module: Module,
-    before_tools: &[Value],
-    after_tools: &[Value],
-    scenarios: Vec<ScenarioReport>,
-    projection: Option<crate::report::Projection>,
-) -> ModuleReport {
-    let before_text = tools_text(before_tools);
-    let after_text = tools_text(after_tools);
-    let (catalogue_before, catalogue_after) = (Count::of(&before_text), Count::of(&after_text));
-    let rows = breakdown(before_tools, after_tools);
-    let slot_sum_chars = rows.iter().map(|r| r.chars).sum();
-    let catalogue = Catalogue {
-        measured: "the tools array of tools/list, compact JSON as sent",
-        tools_before: before_tools.len(),
-        tools_after: after_tools.len(),
-        before: catalogue_before.tokens_all(),
-        after: catalogue_after.tokens_all(),
-        delta: Delta::between(catalogue_before, catalogue_after),
-        slots: rows.into_iter().filter(|r| r.chars != 0).collect(),
-        slot_sum_chars,
-        difference_chars: catalogue_after.chars as i64 - catalogue_before.chars as i64,
-    };
-    let schema_cost: BTreeMap<&str, Count> = after_tools
-        .iter()
-        .filter_map(|t| {
-            Some((
-                t.get("name")?.as_str()?,
-                Count::of(&catalogue::output_schema_text(t)?),
-            ))
-        })
-        .collect();
-    let comparable: Vec<(&ScenarioReport, &Measured, &Measured)> = scenarios
-        .iter()
-        .filter(|s| s.expect == "success")
-        .filter_map(|s| {
-            let (b, a) = (s.before.measured()?, s.after.measured()?);
-            (b.outcome == "success" && a.outcome == "success").then_some((s, b, a))
-        })
-        .collect();
-    let n = comparable.len();
-    let profiles: Vec<Profile> = BEHAVIOURS
-        .iter()
-        .map(|b| {
-            let sum_before: Count = comparable.iter().map(|(_, m, _)| (b.cost)(m)).sum();
-            let sum_after: Count = comparable
-                .iter()
-                .map(|(s, _, m)| {
-                    let schema = if b.schema_per_call {
-                        schema_cost
-                            .get(s.tool.as_str())
-                            .copied()
-                            .unwrap_or_default()
-                    } else {
-                        Count::default()
-                    };
-                    (b.cost)(m) + schema
-                })
-                .sum();
-            Profile {
-                profile: b.profile,
-                behaviour: b.behaviour,
-                catalogue_before: catalogue_before.tokens_all(),
-                catalogue_after: catalogue_after.tokens_all(),
-                calls: n,
-                per_call_before: (n > 0).then(|| sum_before.per(n as u64)),
-                per_call_after: (n > 0).then(|| sum_after.per(n as u64)),
-                per_call_percent: Delta::between(sum_before, sum_after)
-                    .percent
-                    .map(|p| p.primary),
-                break_even_calls: BreakEven::of(
-                    catalogue_before,
-                    catalogue_after,
-                    sum_before,
-                    sum_after,
-                    n,
-                ),
-            }
-        })
-        .collect();
-    let per = |f: fn(&Measured) -> Count, after: bool| {
-        let sum: Count = comparable
-            .iter()
-            .map(|(_, b, a)| f(if after { a } else { b }))
-            .sum();
-        (n > 0).then(|| sum.per(n as u64))
-    };
-    let summary = Summary {
-        module: module.as_str().to_owned(),
-        tools: after_tools.len(),
-        scenarios: scenarios.len(),
-        catalogue_before: catalogue_before.tokens_all(),
-        catalogue_after: catalogue_after.tokens_all(),
-        comparable_calls: n,
-        text_per_call_before: per(|m| m.text.count(), false),
-        text_per_call_after: per(|m| m.text.count(), true),
-        both_per_call_after: per(|m| m.both.count(), true),
-        break_even_text: profiles[0].break_even_calls.primary,
-        break_even_both: profiles[2].break_even_calls.primary,
-    };
-    ModuleReport {
-        format: FORMAT,
-        module: module.as_str().to_owned(),
-        protocol_version: PROTOCOL_VERSION,
-        counters: Counters::default(),
-        summary,
-        catalogue,
-        envelope: envelope_summary(&scenarios),
-        scenarios,
-        projection,
-        profiles,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::BreakEven;
     use serde_json::json;
 
     #[test]
@@ -981,9 +750,11 @@ mod tests {
         let b = BreakEven::of(c(1000), c(1100), c(300), c(210), 3);
         assert_eq!(b.primary, Some(4));
         assert_eq!(
-            BreakEven::of(c(1000), c(900), c(1), c(2), 1).primary,
+            BreakEven::of(c(1000), c(900), c(2), c(2), 1).primary,
             Some(0)
         );
+        // A smaller catalogue does not pay back calls that cost more: cheaper only at first.
+        assert_eq!(BreakEven::of(c(1000), c(900), c(1), c(2), 1).primary, None);
         assert_eq!(
             BreakEven::of(c(1000), c(1100), c(10), c(10), 1).primary,
             None

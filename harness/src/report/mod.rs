@@ -1,13 +1,15 @@
 //! The report model (what `reports/<module>.json` holds), and the files written from it:
-//! `<module>.json` for tools, `<module>.md` for people, `<module>.svg` (the chart), and
-//! `README.md` summarizing every module.
+//! `<module>.json` for tools, `<module>.md` for people, `<module>-<kind>.svg` (the charts, see
+//! [`CHARTS`]), and `README.md` summarizing every module.
 //!
 //! Everything here is deterministic: no timestamps, no absolute paths, no ports, sorted
 //! collections, floats rounded to one decimal. The wall time of a run is not part of a report
 //! (see [`last_run`]).
 
-mod markdown;
-mod svg;
+mod chart;
+pub(crate) mod markdown;
+
+pub use chart::{problems as chart_problems, text_width as chart_text_width};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -15,11 +17,12 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::measure::catalogue::SlotRow;
+use crate::measure::budget::Budget;
+use crate::measure::catalogue::{Definition, SlotRow};
 use crate::tokens::{BPE, CHARS_PER_TOKEN, Count, Delta, PRIMARY, PerUnit, Tokens};
 
 /// The format tag of a module report.
-pub const FORMAT: &str = "modyo-lab-report/1";
+pub const FORMAT: &str = "modyo-lab-report/2";
 
 /// The file a run's wall time goes to (gitignored: it is not deterministic).
 pub const LAST_RUN: &str = "last-run.md";
@@ -30,30 +33,59 @@ pub fn default_dir() -> PathBuf {
     crate::workspace::dir("reports")
 }
 
-/// One module's report.
+/// One module's report, or one server's (`modyo-lab measure --before CMD --after CMD`: `module`
+/// is then the `--name`).
 #[derive(Debug, Clone, Serialize)]
 pub struct ModuleReport {
     /// [`FORMAT`].
     pub format: &'static str,
-    /// The module (`content`).
+    /// The module (`content`), or the name given to a measured server.
     pub module: String,
+    /// What "before" and "after" are, and how sizes relate to the bytes sent.
+    pub compared: Compared,
     /// The MCP protocol version the probe pinned.
     pub protocol_version: &'static str,
     /// Which counters the numbers use.
     pub counters: Counters,
     /// The headline figures (also what `README.md` shows).
     pub summary: Summary,
-    /// `tools/list` before and after, and the breakdown by slot (M3).
+    /// `tools/list` before and after, as context and as wire, and the breakdown by slot (M3).
     pub catalogue: Catalogue,
-    /// Every scenario, before and after (M4).
+    /// Every tool, worst first (the largest definition on the wire after), with what its calls
+    /// cost.
+    pub tools: Vec<ToolReport>,
+    /// Every scenario (or planned call), before and after (M4).
     pub scenarios: Vec<ScenarioReport>,
-    /// The fixed cost of the envelope per response (M4).
-    pub envelope: EnvelopeSummary,
+    /// The fixed cost of the envelope per response (M4; our server only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub envelope: Option<EnvelopeSummary>,
     /// `fields` against the N+1 path (content only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub projection: Option<Projection>,
-    /// What a session costs under each client behaviour, and the break-even call count.
+    /// What a session costs under each client profile, and the break-even call count.
     pub profiles: Vec<Profile>,
+}
+
+impl ModuleReport {
+    /// Adds profiles priced elsewhere (the measured clients) after the report's own, and their
+    /// break-even to the summary.
+    pub fn add_profiles(&mut self, profiles: Vec<Profile>) {
+        self.summary
+            .break_even
+            .extend(profiles.iter().map(ProfileBreakEven::of));
+        self.profiles.extend(profiles);
+    }
+}
+
+/// What a report compares.
+#[derive(Debug, Clone, Serialize)]
+pub struct Compared {
+    /// The "before" server.
+    pub before: String,
+    /// The "after" server.
+    pub after: String,
+    /// How the sizes relate to the bytes the servers sent.
+    pub sizes: String,
 }
 
 /// The counters every figure names.
@@ -82,14 +114,21 @@ impl Default for Counters {
 pub struct Summary {
     /// The module.
     pub module: String,
-    /// Tools listed after the migration.
+    /// Tools listed after.
     pub tools: usize,
     /// Scenarios measured.
     pub scenarios: usize,
-    /// `tools/list` before.
-    pub catalogue_before: Tokens,
-    /// `tools/list` after.
-    pub catalogue_after: Tokens,
+    /// The catalogue a model sees (output schemas dropped), before.
+    pub catalogue_context_before: Tokens,
+    /// The same after.
+    pub catalogue_context_after: Tokens,
+    /// The `tools` array as sent, before.
+    pub catalogue_wire_before: Tokens,
+    /// The same after.
+    pub catalogue_wire_after: Tokens,
+    /// What the output schemas add to the wire per listed tool, after (the schema diet's
+    /// figure); `None` without tools.
+    pub output_schema_per_tool_after: Option<PerUnit>,
     /// Scenarios measured on both sides with outcome success (the per-call means below).
     pub comparable_calls: usize,
     /// Mean `content[].text` per call before.
@@ -98,41 +137,157 @@ pub struct Summary {
     pub text_per_call_after: Option<PerUnit>,
     /// Mean text + structuredContent per call after.
     pub both_per_call_after: Option<PerUnit>,
-    /// Break-even call count of the text-only client (chars/2.902), `None`: never.
-    pub break_even_text: Option<u64>,
-    /// Break-even call count of the forwards-both client (chars/2.902), `None`: never.
-    pub break_even_both: Option<u64>,
+    /// Scenarios measured after, whatever their outcome.
+    pub measured_after: usize,
+    /// Mean `content[].text` over those (what the budget's `text_per_call` limits).
+    pub text_per_call_measured_after: Option<PerUnit>,
+    /// The break-even call count of every profile (chars/2.902), in profile order.
+    pub break_even: Vec<ProfileBreakEven>,
 }
 
-/// `tools/list` before and after (M3).
+/// One profile's break-even, for the summary.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ProfileBreakEven {
+    /// The profile.
+    pub profile: String,
+    /// Which catalogue it prices.
+    pub catalogue: CatalogueView,
+    /// Calls after which the session after is cheaper (chars/2.902); `None`: never.
+    pub calls: Option<u64>,
+}
+
+impl ProfileBreakEven {
+    /// A profile's break-even, as the summary keeps it.
+    pub fn of(profile: &Profile) -> ProfileBreakEven {
+        ProfileBreakEven {
+            profile: profile.profile.clone(),
+            catalogue: profile.catalogue,
+            calls: profile.break_even_calls.primary,
+        }
+    }
+}
+
+/// `tools/list` before and after (M3), as context and as wire.
 #[derive(Debug, Clone, Serialize)]
 pub struct Catalogue {
-    /// What is measured.
-    pub measured: &'static str,
+    /// What the wire figures measure.
+    pub wire_measured: &'static str,
+    /// What the context figures measure.
+    pub context_measured: &'static str,
     /// Tools listed before.
     pub tools_before: usize,
     /// Tools listed after.
     pub tools_after: usize,
     /// The `tools` array before.
-    pub before: Tokens,
+    pub wire_before: Tokens,
     /// The `tools` array after.
-    pub after: Tokens,
-    /// After minus before.
-    pub delta: Delta,
-    /// The difference by slot, in characters (zero rows left out).
+    pub wire_after: Tokens,
+    /// After minus before, wire.
+    pub wire_delta: Delta,
+    /// The context view before.
+    pub context_before: Tokens,
+    /// The context view after.
+    pub context_after: Tokens,
+    /// After minus before, context.
+    pub context_delta: Delta,
+    /// Every tool's definition summed by slot, before.
+    pub by_slot_before: SlotTotals,
+    /// The same after.
+    pub by_slot_after: SlotTotals,
+    /// The wire difference by slot, in characters (zero rows left out).
     pub slots: Vec<SlotRow>,
     /// The sum of every row: equals `difference_chars`.
     pub slot_sum_chars: i64,
-    /// `after.chars - before.chars`.
+    /// `wire_after.chars - wire_before.chars`.
     pub difference_chars: i64,
+}
+
+/// Every tool's [`Definition`] summed by slot (each slot's counts are sums of separately
+/// counted texts; the array's brackets and commas are in no slot).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct SlotTotals {
+    /// Descriptions.
+    pub description: Tokens,
+    /// Input schemas.
+    pub input_schema: Tokens,
+    /// Output schemas.
+    pub output_schema: Tokens,
+    /// Names, titles, annotations, braces, other members.
+    pub other: Tokens,
+    /// Tools that publish an output schema.
+    pub tools_with_output_schema: usize,
+    /// Output schemas per listed tool.
+    pub output_schema_per_tool: Option<PerUnit>,
+}
+
+impl SlotTotals {
+    /// The totals of a list of definitions.
+    pub fn of<'a>(definitions: impl IntoIterator<Item = &'a Definition>) -> SlotTotals {
+        let (mut d, mut i, mut o, mut r, mut with, mut tools) = (
+            Count::default(),
+            Count::default(),
+            Count::default(),
+            Count::default(),
+            0,
+            0_u64,
+        );
+        for def in definitions {
+            tools += 1;
+            d += def.description.count();
+            i += def.input_schema.count();
+            r += def.other.count();
+            if let Some(schema) = def.output_schema {
+                o += schema.count();
+                with += 1;
+            }
+        }
+        SlotTotals {
+            description: d.tokens_all(),
+            input_schema: i.tokens_all(),
+            output_schema: o.tokens_all(),
+            other: r.tokens_all(),
+            tools_with_output_schema: with,
+            output_schema_per_tool: (tools > 0).then(|| o.per(tools)),
+        }
+    }
+}
+
+/// One tool: its definition before and after, and what its calls cost.
+#[derive(Debug, Clone, Serialize)]
+pub struct ToolReport {
+    /// The tool.
+    pub tool: String,
+    /// Its definition before (`None`: not listed before).
+    pub before: Option<Definition>,
+    /// Its definition after (`None`: not listed after).
+    pub after: Option<Definition>,
+    /// After minus before on the wire, when listed on both sides.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wire_delta: Option<Delta>,
+    /// After minus before in context, when listed on both sides.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_delta: Option<Delta>,
+    /// Its scenarios measured before, whatever their outcome.
+    pub calls_before: usize,
+    /// Its scenarios measured after, whatever their outcome.
+    pub calls_after: usize,
+    /// Mean `content[].text` over its scenarios measured before.
+    pub text_per_call_before: Option<PerUnit>,
+    /// Mean `content[].text` over its scenarios measured after (the budget's `text_per_call`).
+    pub text_per_call_after: Option<PerUnit>,
+    /// Mean `structuredContent` over its scenarios measured after (absent ones count zero).
+    pub structured_per_call_after: Option<PerUnit>,
+    /// Mean text + structuredContent over its scenarios measured after.
+    pub both_per_call_after: Option<PerUnit>,
 }
 
 /// One scenario of a cassette, before and after.
 #[derive(Debug, Clone, Serialize)]
 pub struct ScenarioReport {
-    /// `cassette#scenario`.
+    /// `cassette#scenario` (a planned call: its name, or `<index> <tool>`).
     pub id: String,
-    /// The cassette.
+    /// The cassette (empty for a planned call).
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub cassette: String,
     /// The scenario.
     pub scenario: String,
@@ -143,7 +298,8 @@ pub struct ScenarioReport {
     /// Extra server environment.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub env: BTreeMap<String, String>,
-    /// The expected outcome (`success`, `error:not_found`).
+    /// The expected outcome (`success`, `error:not_found`; empty for a planned call).
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub expect: String,
     /// Legacy mode.
     pub before: Side,
@@ -185,8 +341,9 @@ pub struct Measured {
     /// The C16 error code or the control outcome.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub code: Option<String>,
-    /// HTTP requests the replay server received for this call.
-    pub http_requests: usize,
+    /// HTTP requests the replay server received for this call (our server only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub http_requests: Option<usize>,
     /// `content[].text`, every text block.
     pub text: Tokens,
     /// `structuredContent` as sent (compact JSON); absent in legacy mode and on errors.
@@ -348,14 +505,81 @@ pub struct Calibration {
     pub off_percent: f64,
 }
 
-/// One client behaviour.
+/// Which catalogue a profile assumes reaches the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum CatalogueView {
+    /// Each tool's `name`, `title`, `description`, `inputSchema` and `annotations`: the client
+    /// drops the output schema.
+    Context,
+    /// The whole `tools` array as sent, output schemas included.
+    Wire,
+    /// What a real client was captured sending once per session (`modyo-lab clients`): for
+    /// Claude Code the deferred tool names, our instructions and the definitions of the tools
+    /// the session loaded, without output schema; the profile's behaviour says which.
+    Captured,
+}
+
+impl CatalogueView {
+    /// How reports print it.
+    pub fn label(self) -> &'static str {
+        match self {
+            CatalogueView::Context => "context",
+            CatalogueView::Wire => "wire",
+            CatalogueView::Captured => "captured",
+        }
+    }
+}
+
+/// What a profile rests on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "basis", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Evidence {
+    /// A behaviour the lab assumes; `modelled_on` names the observations it follows, if any.
+    Assumed {
+        /// The clients (with versions and dates) seen to behave this way (`modelled on ...`),
+        /// or why the profile is kept without one.
+        modelled_on: String,
+    },
+    /// A behaviour measured on a real client: what reached its model, captured.
+    Measured {
+        /// The client.
+        client: String,
+        /// Its version.
+        version: String,
+        /// When it was measured (`YYYY-MM-DD`).
+        date: String,
+    },
+}
+
+impl Evidence {
+    /// `assumed` or `measured (client version, date)`.
+    pub fn label(&self) -> String {
+        match self {
+            Evidence::Assumed { .. } => "assumed".into(),
+            Evidence::Measured {
+                client,
+                version,
+                date,
+            } => format!("measured ({client} {version}, {date})"),
+        }
+    }
+}
+
+/// One client profile: what reaches the model, and what a session costs.
 #[derive(Debug, Clone, Serialize)]
 pub struct Profile {
-    /// Short name (`text`, `structured`, `both`, `schema-per-call`).
-    pub profile: &'static str,
-    /// What the client puts in the model's context.
-    pub behaviour: &'static str,
-    /// The catalogue, paid once per session.
+    /// Short name (`text`, `structured`, `both`, `text-wire`, `schema-per-call`).
+    pub profile: String,
+    /// What the client puts in the model's context per call.
+    pub behaviour: String,
+    /// Which catalogue it puts in context, once per session.
+    pub catalogue: CatalogueView,
+    /// Assumed or measured.
+    pub evidence: Evidence,
+    /// The catalogue before, in the view the profile assumes.
     pub catalogue_before: Tokens,
     /// The catalogue after.
     pub catalogue_after: Tokens,
@@ -367,12 +591,12 @@ pub struct Profile {
     pub per_call_after: Option<PerUnit>,
     /// Change per call in percent (chars/2.902).
     pub per_call_percent: Option<f64>,
-    /// Calls after which the migrated session is cheaper, per counter (`null`: never).
+    /// Calls after which the session after is cheaper, per counter (`null`: never).
     pub break_even_calls: BreakEven,
 }
 
 /// A break-even call count per counter; `None` means the migrated session never pays back.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct BreakEven {
     /// Characters / 2.902 (the same count as characters).
     #[serde(rename = "chars/2.902")]
@@ -384,8 +608,10 @@ pub struct BreakEven {
 }
 
 impl BreakEven {
-    /// Smallest `n` with `catalogue_after + n * after <= catalogue_before + n * before`, given
-    /// per-call sums over `calls` calls.
+    /// The smallest `n` from which on the session after costs no more than before:
+    /// `catalogue_after + m * after <= catalogue_before + m * before` for every `m >= n`, given
+    /// per-call sums over `calls` calls. `None` (never) when the calls after cost more, even if
+    /// the catalogue after is smaller: that session is cheaper only for its first few calls.
     pub fn of(
         catalogue_before: Count,
         catalogue_after: Count,
@@ -394,10 +620,13 @@ impl BreakEven {
         calls: usize,
     ) -> BreakEven {
         let one = |cb: u64, ca: u64, sb: u64, sa: u64| -> Option<u64> {
+            if sa > sb {
+                return None;
+            }
             if ca <= cb {
                 return Some(0);
             }
-            if calls == 0 || sa >= sb {
+            if calls == 0 || sa == sb {
                 return None;
             }
             // n >= (ca - cb) / ((sb - sa) / calls)
@@ -428,16 +657,34 @@ impl BreakEven {
     }
 }
 
-/// The files of a set of module reports, by name relative to the reports directory, and the
-/// summary over `all` (the measured modules plus those read back from existing reports).
-pub fn render(reports: &[ModuleReport], all: &[Summary]) -> BTreeMap<String, String> {
+/// The charts of a module report, by file suffix: `<module>-<kind>.svg`.
+pub const CHARTS: [&str; 4] = ["session", "catalogue", "tools", "calls"];
+
+/// The files of one report (`<module>.json`, `<module>.md`, its charts), by name relative to
+/// the reports directory. With a budget, the Markdown shows the module's figures against it.
+pub fn render_module(report: &ModuleReport, budget: Option<&Budget>) -> BTreeMap<String, String> {
+    let m = &report.module;
+    let mut files = BTreeMap::new();
+    let mut json = serde_json::to_string_pretty(report).unwrap_or_default();
+    json.push('\n');
+    files.insert(format!("{m}.json"), json);
+    files.insert(format!("{m}.md"), markdown::module(report, budget));
+    for (kind, svg) in chart::all(report) {
+        files.insert(format!("{m}-{kind}.svg"), svg);
+    }
+    files
+}
+
+/// The files of a set of module reports and the summary `README.md` over `all` (the measured
+/// modules plus those read back from existing reports).
+pub fn render(
+    reports: &[ModuleReport],
+    all: &[Summary],
+    budget: Option<&Budget>,
+) -> BTreeMap<String, String> {
     let mut files = BTreeMap::new();
     for report in reports {
-        let mut json = serde_json::to_string_pretty(report).unwrap_or_default();
-        json.push('\n');
-        files.insert(format!("{}.json", report.module), json);
-        files.insert(format!("{}.md", report.module), markdown::module(report));
-        files.insert(format!("{}.svg", report.module), svg::chart(report));
+        files.extend(render_module(report, budget));
     }
     files.insert("README.md".into(), markdown::summary(all));
     files
@@ -466,7 +713,8 @@ pub fn existing_summaries(dir: &Path, except: &[String]) -> Vec<Summary> {
 }
 
 /// Writes rendered files into `dir` (created if missing). With `prune`, the report files of
-/// modules not in `reports` are removed (their cassettes are gone).
+/// modules not in `files` are removed (their cassettes are gone), and so is every module's
+/// single chart of report format 1 (`<module>.svg`).
 pub fn write(
     dir: &Path,
     files: &BTreeMap<String, String>,
@@ -475,10 +723,16 @@ pub fn write(
     std::fs::create_dir_all(dir)?;
     if prune {
         for module in modyo_mcp::Module::ALL {
-            for ext in ["json", "md", "svg"] {
-                let name = format!("{}.{ext}", module.as_str());
+            let m = module.as_str();
+            let measured = files.contains_key(&format!("{m}.json"));
+            let mut names = vec![format!("{m}.svg")];
+            if !measured {
+                names.extend([format!("{m}.json"), format!("{m}.md")]);
+                names.extend(CHARTS.iter().map(|kind| format!("{m}-{kind}.svg")));
+            }
+            for name in names {
                 let path = dir.join(&name);
-                if !files.contains_key(&name) && path.exists() {
+                if path.exists() {
                     std::fs::remove_file(path)?;
                 }
             }

@@ -1,0 +1,166 @@
+//! The committed client captures (`reports/clients/*.jsonl`, written by `make clients`): they
+//! parse, the committed `clients.md` and `clients.json` are byte for byte a rebuild from them,
+//! they still match what the server as built answers, and the module reports mark the
+//! measured profiles. No client runs here: CI needs neither Node nor Claude Code.
+
+use std::path::Path;
+
+use modyo_lab::clients::capture::Forwarded;
+use modyo_lab::clients::{self, Side};
+
+fn reports() -> std::path::PathBuf {
+    modyo_lab::report::default_dir()
+}
+
+fn captures() -> Vec<(String, clients::Capture)> {
+    match clients::load_captures(&reports()) {
+        Ok(captures) => captures,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn capture(id: &str) -> clients::Capture {
+    captures()
+        .into_iter()
+        .map(|(_, c)| c)
+        .find(|c| c.header.client == id)
+        .unwrap_or_else(|| panic!("no committed capture of {id}: run make clients"))
+}
+
+#[test]
+fn the_committed_report_is_a_rebuild_of_the_committed_captures() {
+    let dir = reports();
+    let files = clients::regenerate(&dir).expect("the captures price");
+    for (name, text) in &files {
+        let committed = std::fs::read_to_string(dir.join(name)).unwrap_or_default();
+        assert!(
+            committed == *text,
+            "reports/{name} is not a rebuild of the captures: run `cargo run -p modyo-lab -- clients --report-only` (or make clients)"
+        );
+    }
+    for (file, capture) in captures() {
+        let text = std::fs::read_to_string(dir.join(&file)).expect("readable");
+        assert_eq!(
+            capture.to_jsonl(),
+            text,
+            "{file} is not in the writer's layout"
+        );
+    }
+}
+
+#[test]
+fn the_committed_captures_still_match_the_server_as_built() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let problems = runtime
+        .block_on(clients::stale(
+            &reports(),
+            &modyo_lab::cassette::default_dir(),
+        ))
+        .expect("the reference runs");
+    assert!(
+        problems.is_empty(),
+        "the server or the cassettes changed what a client session gets; run make clients:\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn every_module_has_both_sides_in_every_capture_and_nothing_of_the_clients_own() {
+    for (file, capture) in captures() {
+        let mut modules: Vec<&str> = capture.sessions.iter().map(|s| s.module.as_str()).collect();
+        modules.dedup();
+        assert_eq!(
+            modules,
+            ["channels", "content", "core", "customers", "widgets"],
+            "{file}"
+        );
+        let text = std::fs::read_to_string(reports().join(&file)).expect("readable");
+        // Session and device ids, the endpoint's port, the session's temporary home, the client's
+        // own tools: none of it is ours.
+        for foreign in [
+            "session_id",
+            "device_id",
+            "127.0.0.1:",
+            "/.tmp",
+            "ToolSearch",
+        ] {
+            assert!(!text.contains(foreign), "{file} holds {foreign}");
+        }
+        assert!(
+            !text.contains(&*Path::new(env!("CARGO_MANIFEST_DIR")).to_string_lossy()),
+            "{file} holds an absolute path"
+        );
+    }
+}
+
+#[test]
+fn claude_code_defers_definitions_drops_output_schemas_and_forwards_text() {
+    let capture = capture("claude-code");
+    for s in &capture.sessions {
+        let label = format!("{} {}", s.module, s.side.as_str());
+        assert_eq!(s.names.len(), s.listed, "{label}: every tool named");
+        assert_eq!(s.requests[0].definitions, 0, "{label}: none up front");
+        assert!(
+            s.definitions
+                .iter()
+                .all(|d| !d.carries.iter().any(|c| c == "outputSchema")),
+            "{label}: no outputSchema"
+        );
+        assert!(
+            s.results.iter().all(|r| r.forwarded == Forwarded::Text),
+            "{label}: text only"
+        );
+    }
+}
+
+#[test]
+fn the_genai_adapter_sends_every_output_schema_after_the_migration() {
+    let capture = capture("genai");
+    for s in capture.sessions.iter().filter(|s| s.side == Side::After) {
+        assert_eq!(s.definitions.len(), s.listed, "{}", s.module);
+        assert!(
+            s.definitions
+                .iter()
+                .all(|d| d.carries.iter().any(|c| c == "outputSchema")),
+            "{}",
+            s.module
+        );
+        assert!(
+            s.results.iter().all(|r| r.forwarded == Forwarded::Result),
+            "{}",
+            s.module
+        );
+    }
+}
+
+#[test]
+fn the_module_reports_say_which_profiles_are_measured() {
+    let claude = capture("claude-code");
+    // A measured profile names its catalogue view (`captured`) and its basis, like the assumed
+    // ones name theirs.
+    let mark = format!(
+        "| captured | measured ({} {}, {}) |",
+        claude.header.name, claude.header.version, claude.header.date
+    );
+    for module in ["channels", "content", "core", "customers", "widgets"] {
+        let text = std::fs::read_to_string(reports().join(format!("{module}.md")))
+            .expect("the module report");
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with("| `claude-code` |") && l.contains(&mark)),
+            "{module}.md lacks the measured Claude Code row: run make measure"
+        );
+        assert!(
+            text.contains("| `text` | forwards content[].text only | context | assumed |"),
+            "{module}.md"
+        );
+    }
+    let summary = std::fs::read_to_string(reports().join("README.md")).expect("the summary");
+    assert!(
+        summary.contains("`claude-code` (captured)"),
+        "the summary's break-even table lacks the measured Claude Code column: run make measure"
+    );
+}
