@@ -19,6 +19,21 @@ pub struct Slots {
     pub state: bool,
     /// The tool can answer with `control` (C18): gated tools, and confirmations.
     pub control: bool,
+    /// The `state` keys few tools write, declared only by the tools that can write them.
+    pub rare: RareState,
+}
+
+/// The `state` keys only a few tools write (C5): a tool that never writes one does not
+/// declare it, since a key it cannot emit tells a client nothing. The other keys of a face are
+/// declared by every tool of its class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RareState {
+    /// `searched` (coverage): the tool walks a corpus and says how big it was.
+    pub searched: bool,
+    /// `live_version` (post-condition): the tool publishes and reads the live version back.
+    pub live_version: bool,
+    /// `pending` (post-condition): the tool queues work that may still be running.
+    pub pending: bool,
 }
 
 /// A string.
@@ -161,37 +176,44 @@ pub fn resource() -> Value {
     )
 }
 
-fn coverage_properties() -> Vec<(&'static str, Value)> {
+fn coverage_properties(rare: RareState) -> Vec<(&'static str, Value)> {
     let count = json!({"type": "integer", "minimum": 0});
-    vec![
-        ("returned", count.clone()),
-        ("total", count.clone()),
-        ("searched", count.clone()),
-        ("page", count.clone()),
-        ("per_page", count),
-        ("complete", boolean()),
+    [
+        ("returned", count.clone(), true),
+        ("total", count.clone(), true),
+        ("searched", count.clone(), rare.searched),
+        ("page", count.clone(), true),
+        ("per_page", count, true),
+        ("complete", boolean(), true),
     ]
+    .into_iter()
+    .filter_map(|(key, schema, declared)| declared.then_some((key, schema)))
+    .collect()
 }
 
-fn post_properties() -> Vec<(&'static str, Value)> {
-    vec![
-        ("status", string()),
-        ("published", boolean()),
-        ("live_version", id()),
-        ("pending", boolean()),
-        ("affected", json!({"type": "integer", "minimum": 0})),
+fn post_properties(rare: RareState) -> Vec<(&'static str, Value)> {
+    [
+        ("status", string(), true),
+        ("published", boolean(), true),
+        ("live_version", id(), rare.live_version),
+        ("pending", boolean(), rare.pending),
+        ("affected", json!({"type": "integer", "minimum": 0}), true),
     ]
+    .into_iter()
+    .filter_map(|(key, schema, declared)| declared.then_some((key, schema)))
+    .collect()
 }
 
 /// The `state` slot for a class (C5): coverage for reads, post-condition for mutations, and
-/// one object with both sets of keys for gated tools (no union, C9).
-pub fn state(class: ToolClass) -> Value {
+/// one object with both sets of keys for gated tools (no union, C9); of the [`RareState`]
+/// keys, only those the tool can write.
+pub fn state(class: ToolClass, rare: RareState) -> Value {
     match class {
-        ToolClass::Read => strict(&coverage_properties(), &["returned"]),
-        ToolClass::Mutation => strict(&post_properties(), &[]),
+        ToolClass::Read => strict(&coverage_properties(rare), &["returned"]),
+        ToolClass::Mutation => strict(&post_properties(rare), &[]),
         ToolClass::Gated => {
-            let mut both = coverage_properties();
-            both.extend(post_properties());
+            let mut both = coverage_properties(rare);
+            both.extend(post_properties(rare));
             strict(&both, &[])
         }
     }
@@ -221,7 +243,7 @@ pub fn output_schema(class: ToolClass, slots: Slots, data: Value) -> Map<String,
         properties.insert("resource".into(), resource());
     }
     if slots.state {
-        properties.insert("state".into(), state(class));
+        properties.insert("state".into(), state(class, slots.rare));
     }
     if slots.control {
         properties.insert("control".into(), control());
@@ -414,11 +436,47 @@ mod tests {
 
     #[test]
     fn gated_state_has_both_faces_in_one_object() {
-        let s = state(ToolClass::Gated);
+        let s = state(ToolClass::Gated, RareState::default());
         let props = s["properties"].as_object().unwrap();
         assert!(props.contains_key("returned") && props.contains_key("affected"));
         assert_eq!(s["additionalProperties"], json!(false));
         assert!(s.get("required").is_none());
+    }
+
+    #[test]
+    fn rare_state_keys_are_declared_only_when_the_tool_writes_them() {
+        let keys = |class, rare| {
+            let s = state(class, rare);
+            s["properties"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .cloned()
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            keys(ToolClass::Read, RareState::default()),
+            ["returned", "total", "page", "per_page", "complete"]
+        );
+        assert_eq!(
+            keys(ToolClass::Mutation, RareState::default()),
+            ["status", "published", "affected"]
+        );
+        let all = RareState {
+            searched: true,
+            live_version: true,
+            pending: true,
+        };
+        assert_eq!(
+            keys(ToolClass::Read, all),
+            [
+                "returned", "total", "searched", "page", "per_page", "complete"
+            ]
+        );
+        assert_eq!(
+            keys(ToolClass::Mutation, all),
+            ["status", "published", "live_version", "pending", "affected"]
+        );
     }
 
     #[test]
@@ -433,6 +491,7 @@ mod tests {
                 resource: true,
                 state: true,
                 control: true,
+                ..Slots::default()
             },
             loose(&[], &[]),
         );

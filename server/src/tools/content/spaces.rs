@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 use super::entries::{copied_field_values, read_entry};
 use super::{Need, SPACES, Space, id_key, numeric_id, resolve_space, space_schema, unconfirmed};
 use crate::config::Module;
+use crate::contract::schema::RareState;
 use crate::contract::schema::{array, integer, strict, string};
 use crate::contract::{
     Coverage, ErrorCode, PostCondition, Reply, Resource, ToolClass, ToolError, legacy, schema,
@@ -126,6 +127,10 @@ starts Modyo's background deletion: data null, state.status queued, state.pendin
         .state()
         .actions(&["list", "get"], &["create", "update", "delete"])
         .handle(manage)
+        .writes_state(RareState {
+            pending: true,
+            ..RareState::default()
+        })
 }
 
 async fn manage(call: Call, args: ManageArgs) -> ToolResult {

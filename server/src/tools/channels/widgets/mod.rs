@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 
 use super::{Site, in_site};
 use crate::config::Module;
+use crate::contract::schema::RareState;
 use crate::contract::{ErrorCode, Resource, ToolError};
 use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, is_id, pick};
@@ -147,6 +148,10 @@ coverage; others: the widget as persisted (publish: state.published and live_ver
         .action("publish", publish)
         .on_target()
         .build()
+        .writes_state(RareState {
+            live_version: true,
+            ..RareState::default()
+        })
 }
 
 /// The `widget` argument of `-manage`: an id directly, a name through the lookup; the
