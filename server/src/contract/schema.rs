@@ -248,12 +248,57 @@ pub fn output_schema(class: ToolClass, slots: Slots, data: Value) -> Map<String,
     if slots.control {
         properties.insert("control".into(), control());
     }
+    let shared = share_listed_items(properties.get_mut("data"));
     let mut schema = Map::new();
     schema.insert("type".into(), json!("object"));
     schema.insert("properties".into(), Value::Object(properties));
     schema.insert("required".into(), json!(["platform", "data"]));
     schema.insert("additionalProperties".into(), json!(false));
+    if !shared.is_empty() {
+        schema.insert("$defs".into(), Value::Object(shared));
+    }
     schema
+}
+
+/// The fewest keys a listed item must declare before it is written once and referenced.
+const SHARED_MIN_KEYS: usize = 3;
+
+/// A `-manage` tool's `data` is one object (get, create, ...) that also lists objects of the
+/// same kind (`list`: `data.<plural>`), so the same keys were declared twice. When every key of
+/// a list's items is declared the same way on `data` itself, the keys are written once under
+/// `$defs/<plural>` and both places reference them (`$ref` beside `type`, JSON Schema
+/// 2020-12): the same values validate, nothing is looser and no union is introduced (C9).
+/// Returns the `$defs` to publish.
+fn share_listed_items(data: Option<&mut Value>) -> Map<String, Value> {
+    let mut defs = Map::new();
+    let Some(Value::Object(data)) = data else {
+        return defs;
+    };
+    let Some(Value::Object(own)) = data.get("properties") else {
+        return defs;
+    };
+    let listed = own.iter().find_map(|(key, list)| {
+        let item = list.get("items")?.as_object()?;
+        let keys = item.get("properties")?.as_object()?;
+        let plain = item.keys().all(|k| k == "type" || k == "properties")
+            && item.get("type") == Some(&json!("object"));
+        let same = keys.iter().all(|(k, v)| own.get(k) == Some(v));
+        (plain && same && keys.len() >= SHARED_MIN_KEYS).then(|| (key.clone(), keys.clone()))
+    });
+    let Some((list, keys)) = listed else {
+        return defs;
+    };
+    let reference = json!(format!("#/$defs/{list}"));
+    if let Some(Value::Object(own)) = data.get_mut("properties") {
+        own.retain(|k, _| !keys.contains_key(k));
+        if let Some(Value::Object(item)) = own.get_mut(&list).and_then(|l| l.get_mut("items")) {
+            item.remove("properties");
+            item.insert("$ref".into(), reference.clone());
+        }
+    }
+    data.insert("$ref".into(), reference);
+    defs.insert(list, json!({"properties": keys}));
+    defs
 }
 
 /// The schema of a `data` type, derived from the type (schemars) and written in this module's
@@ -477,6 +522,60 @@ mod tests {
             keys(ToolClass::Mutation, all),
             ["status", "published", "live_version", "pending", "affected"]
         );
+    }
+
+    #[test]
+    fn a_listed_item_declared_like_data_itself_is_written_once() {
+        let keys = [("id", Kind::Int), ("name", Kind::Str), ("path", Kind::Str)];
+        let mut data = echo(&keys);
+        data["properties"]["pages"] = array(echo(&keys));
+        let slots = Slots {
+            control: true,
+            ..Slots::default()
+        };
+        let schema = Value::Object(output_schema(ToolClass::Gated, slots, data));
+        assert_eq!(
+            schema["properties"]["data"],
+            json!({"type": ["object", "null"], "properties": {"pages": {"type": "array",
+                "items": {"type": "object", "$ref": "#/$defs/pages"}}}, "$ref": "#/$defs/pages"})
+        );
+        assert_eq!(
+            schema["$defs"]["pages"]["properties"]
+                .as_object()
+                .unwrap()
+                .len(),
+            3
+        );
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        let answer = |data: Value| json!({"platform": {"name": "a", "host": "h"}, "data": data});
+        for good in [
+            json!(null),
+            json!({"id": 1, "extra": true}),
+            json!({"pages": [{"id": 2, "name": null}]}),
+        ] {
+            assert!(validator.is_valid(&answer(good.clone())), "{good}");
+        }
+        for bad in [
+            json!({"id": "1"}),
+            json!({"pages": [{"path": 3}]}),
+            json!({"pages": [null]}),
+            json!({"pages": {}}),
+        ] {
+            assert!(!validator.is_valid(&answer(bad.clone())), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_listed_item_that_differs_from_data_stays_inline() {
+        let mut data = echo(&[("id", Kind::Int), ("name", Kind::Str), ("path", Kind::Str)]);
+        data["properties"]["pages"] = array(echo(&[
+            ("id", Kind::Str),
+            ("name", Kind::Str),
+            ("path", Kind::Str),
+        ]));
+        let schema = output_schema(ToolClass::Read, Slots::default(), data.clone());
+        assert_eq!(schema["properties"]["data"], data);
+        assert!(!schema.contains_key("$defs"));
     }
 
     #[test]
