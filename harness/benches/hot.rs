@@ -55,6 +55,7 @@ fn envelope(c: &mut Criterion) {
         resource: true,
         state: true,
         control: false,
+        ..Slots::default()
     };
     let validator = OutputValidator::new(&schema::output_schema(
         ToolClass::Read,

@@ -240,7 +240,7 @@ impl Lint {
             let Some(output) = &tool.output_schema else {
                 continue;
             };
-            let output = Value::Object((**output).clone());
+            let output = schema::inline_refs(&Value::Object((**output).clone()));
             let name = tool.name.as_ref();
             let props = output.get("properties").and_then(Value::as_object);
             let missing: Vec<&str> = ["platform", "data"]

@@ -26,7 +26,7 @@ pub(crate) fn check(tool: &Tool, result: &CallToolResult, origin: &str) -> Vec<V
     if envelope.contains_key("control") {
         return out;
     }
-    let output = Value::Object((**output).clone());
+    let output = schema::inline_refs(&Value::Object((**output).clone()));
     let data = envelope.get("data").unwrap_or(&Value::Null);
     c11(&tool.name, &output, data, origin, &mut out);
     c12(&tool.name, envelope, data, origin, &mut out);

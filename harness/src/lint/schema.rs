@@ -105,6 +105,62 @@ fn resolve<'a>(root: &'a Value, mut schema: &'a Value) -> &'a Value {
     schema
 }
 
+/// Keywords whose value is a value, not a subschema.
+const VALUES: [&str; 4] = ["enum", "const", "default", "examples"];
+
+/// `schema` with every local `$ref` (`#/...`) replaced by what it points to, merged with the
+/// keywords beside it (JSON Schema 2020-12 applies both): `properties` and `required` are
+/// joined, any other keyword beside the `$ref` wins. The rules then read one object where a
+/// server wrote a shared definition once; a reference deeper than a few hops (a cycle) stays.
+pub(crate) fn inline_refs(root: &Value) -> Value {
+    inline(root, root, 0)
+}
+
+fn inline(root: &Value, schema: &Value, depth: usize) -> Value {
+    match schema {
+        Value::Object(map) => {
+            let target = map
+                .get("$ref")
+                .and_then(Value::as_str)
+                .filter(|_| depth < 8)
+                .and_then(|r| r.strip_prefix('#'))
+                .and_then(|pointer| root.pointer(pointer));
+            let mut out = match target.map(|t| inline(root, t, depth + 1)) {
+                Some(Value::Object(target)) => target,
+                _ => Map::new(),
+            };
+            for (key, value) in map {
+                if key == "$ref" && target.is_some() {
+                    continue;
+                }
+                let value = if VALUES.contains(&key.as_str()) {
+                    value.clone()
+                } else {
+                    inline(root, value, depth)
+                };
+                match (key.as_str(), out.get_mut(key), value) {
+                    ("properties", Some(Value::Object(joined)), Value::Object(own)) => {
+                        joined.extend(own);
+                    }
+                    ("required", Some(Value::Array(joined)), Value::Array(own)) => {
+                        for name in own {
+                            if !joined.contains(&name) {
+                                joined.push(name);
+                            }
+                        }
+                    }
+                    (_, _, value) => {
+                        out.insert(key.clone(), value);
+                    }
+                }
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(|i| inline(root, i, depth)).collect()),
+        other => other.clone(),
+    }
+}
+
 /// The `type` keyword as a list of names (empty when absent).
 fn types(schema: &Value) -> Vec<&str> {
     match schema.get("type") {
@@ -458,6 +514,31 @@ mod tests {
         let mut out = Vec::new();
         c9("t", &schema, &mut out);
         out.into_iter().map(|v| v.pointer).collect()
+    }
+
+    #[test]
+    fn a_shared_definition_is_read_with_the_keywords_beside_its_ref() {
+        let output = json!({
+            "type": "object",
+            "properties": {"data": {"type": ["object", "null"], "$ref": "#/$defs/page",
+                "properties": {"pages": {"type": "array", "items": {"type": "object", "$ref": "#/$defs/page"}}}}},
+            "$defs": {"page": {"properties": {"id": {"type": "integer"}}, "required": ["id"]}}
+        });
+        let inlined = inline_refs(&output);
+        let data = data(&inlined).unwrap();
+        assert_eq!(data["type"], json!(["object", "null"]));
+        let keys: Vec<&String> = declared(&inlined, data).unwrap().keys().collect();
+        assert_eq!(keys, ["id", "pages"]);
+        assert_eq!(data["required"], json!(["id"]));
+        let item = items(&inlined, &data["properties"]["pages"]).unwrap();
+        assert_eq!(item["type"], "object");
+        assert!(declared(&inlined, item).unwrap().contains_key("id"));
+        assert_eq!(
+            root(&inlined, data, "/properties/data".into()).0,
+            Root::Loose
+        );
+        let cycle = json!({"$defs": {"a": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"});
+        let _ = inline_refs(&cycle);
     }
 
     #[test]

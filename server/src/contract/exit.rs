@@ -139,6 +139,7 @@ mod tests {
                 resource: true,
                 state: true,
                 control: false,
+                ..Slots::default()
             },
             schema::array(schema::loose(&[], &[])),
         );
@@ -182,11 +183,34 @@ mod tests {
     }
 
     #[test]
+    fn a_rare_state_key_the_tool_did_not_declare_is_a_server_bug() {
+        let post = crate::contract::PostCondition::status("queued").pending(true);
+        let slots = Slots {
+            state: true,
+            ..Slots::default()
+        };
+        let v = validator(ToolClass::Mutation, slots, schema::any());
+        let reply = || Reply::new(json!(1)).state(post.clone());
+        let err = respond(&platform(), Mode::Migrated, Some(&v), reply().into()).unwrap_err();
+        assert!(matches!(err, Invalid::Server(_)), "{err:?}");
+        let slots = Slots {
+            rare: schema::RareState {
+                pending: true,
+                ..schema::RareState::default()
+            },
+            ..slots
+        };
+        let v = validator(ToolClass::Mutation, slots, schema::any());
+        assert!(respond(&platform(), Mode::Migrated, Some(&v), reply().into()).is_ok());
+    }
+
+    #[test]
     fn control_validates_with_null_data() {
         let slots = Slots {
             resource: true,
             state: true,
             control: true,
+            ..Slots::default()
         };
         let v = validator(ToolClass::Gated, slots, schema::loose(&[], &[]));
         let control = Control::refused_read_only("content-spaces-manage", "delete");

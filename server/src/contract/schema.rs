@@ -19,6 +19,21 @@ pub struct Slots {
     pub state: bool,
     /// The tool can answer with `control` (C18): gated tools, and confirmations.
     pub control: bool,
+    /// The `state` keys few tools write, declared only by the tools that can write them.
+    pub rare: RareState,
+}
+
+/// The `state` keys only a few tools write (C5): a tool that never writes one does not
+/// declare it, since a key it cannot emit tells a client nothing. The other keys of a face are
+/// declared by every tool of its class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RareState {
+    /// `searched` (coverage): the tool walks a corpus and says how big it was.
+    pub searched: bool,
+    /// `live_version` (post-condition): the tool publishes and reads the live version back.
+    pub live_version: bool,
+    /// `pending` (post-condition): the tool queues work that may still be running.
+    pub pending: bool,
 }
 
 /// A string.
@@ -161,37 +176,44 @@ pub fn resource() -> Value {
     )
 }
 
-fn coverage_properties() -> Vec<(&'static str, Value)> {
+fn coverage_properties(rare: RareState) -> Vec<(&'static str, Value)> {
     let count = json!({"type": "integer", "minimum": 0});
-    vec![
-        ("returned", count.clone()),
-        ("total", count.clone()),
-        ("searched", count.clone()),
-        ("page", count.clone()),
-        ("per_page", count),
-        ("complete", boolean()),
+    [
+        ("returned", count.clone(), true),
+        ("total", count.clone(), true),
+        ("searched", count.clone(), rare.searched),
+        ("page", count.clone(), true),
+        ("per_page", count, true),
+        ("complete", boolean(), true),
     ]
+    .into_iter()
+    .filter_map(|(key, schema, declared)| declared.then_some((key, schema)))
+    .collect()
 }
 
-fn post_properties() -> Vec<(&'static str, Value)> {
-    vec![
-        ("status", string()),
-        ("published", boolean()),
-        ("live_version", id()),
-        ("pending", boolean()),
-        ("affected", json!({"type": "integer", "minimum": 0})),
+fn post_properties(rare: RareState) -> Vec<(&'static str, Value)> {
+    [
+        ("status", string(), true),
+        ("published", boolean(), true),
+        ("live_version", id(), rare.live_version),
+        ("pending", boolean(), rare.pending),
+        ("affected", json!({"type": "integer", "minimum": 0}), true),
     ]
+    .into_iter()
+    .filter_map(|(key, schema, declared)| declared.then_some((key, schema)))
+    .collect()
 }
 
 /// The `state` slot for a class (C5): coverage for reads, post-condition for mutations, and
-/// one object with both sets of keys for gated tools (no union, C9).
-pub fn state(class: ToolClass) -> Value {
+/// one object with both sets of keys for gated tools (no union, C9); of the [`RareState`]
+/// keys, only those the tool can write.
+pub fn state(class: ToolClass, rare: RareState) -> Value {
     match class {
-        ToolClass::Read => strict(&coverage_properties(), &["returned"]),
-        ToolClass::Mutation => strict(&post_properties(), &[]),
+        ToolClass::Read => strict(&coverage_properties(rare), &["returned"]),
+        ToolClass::Mutation => strict(&post_properties(rare), &[]),
         ToolClass::Gated => {
-            let mut both = coverage_properties();
-            both.extend(post_properties());
+            let mut both = coverage_properties(rare);
+            both.extend(post_properties(rare));
             strict(&both, &[])
         }
     }
@@ -221,17 +243,62 @@ pub fn output_schema(class: ToolClass, slots: Slots, data: Value) -> Map<String,
         properties.insert("resource".into(), resource());
     }
     if slots.state {
-        properties.insert("state".into(), state(class));
+        properties.insert("state".into(), state(class, slots.rare));
     }
     if slots.control {
         properties.insert("control".into(), control());
     }
+    let shared = share_listed_items(properties.get_mut("data"));
     let mut schema = Map::new();
     schema.insert("type".into(), json!("object"));
     schema.insert("properties".into(), Value::Object(properties));
     schema.insert("required".into(), json!(["platform", "data"]));
     schema.insert("additionalProperties".into(), json!(false));
+    if !shared.is_empty() {
+        schema.insert("$defs".into(), Value::Object(shared));
+    }
     schema
+}
+
+/// The fewest keys a listed item must declare before it is written once and referenced.
+const SHARED_MIN_KEYS: usize = 3;
+
+/// A `-manage` tool's `data` is one object (get, create, ...) that also lists objects of the
+/// same kind (`list`: `data.<plural>`), so the same keys were declared twice. When every key of
+/// a list's items is declared the same way on `data` itself, the keys are written once under
+/// `$defs/<plural>` and both places reference them (`$ref` beside `type`, JSON Schema
+/// 2020-12): the same values validate, nothing is looser and no union is introduced (C9).
+/// Returns the `$defs` to publish.
+fn share_listed_items(data: Option<&mut Value>) -> Map<String, Value> {
+    let mut defs = Map::new();
+    let Some(Value::Object(data)) = data else {
+        return defs;
+    };
+    let Some(Value::Object(own)) = data.get("properties") else {
+        return defs;
+    };
+    let listed = own.iter().find_map(|(key, list)| {
+        let item = list.get("items")?.as_object()?;
+        let keys = item.get("properties")?.as_object()?;
+        let plain = item.keys().all(|k| k == "type" || k == "properties")
+            && item.get("type") == Some(&json!("object"));
+        let same = keys.iter().all(|(k, v)| own.get(k) == Some(v));
+        (plain && same && keys.len() >= SHARED_MIN_KEYS).then(|| (key.clone(), keys.clone()))
+    });
+    let Some((list, keys)) = listed else {
+        return defs;
+    };
+    let reference = json!(format!("#/$defs/{list}"));
+    if let Some(Value::Object(own)) = data.get_mut("properties") {
+        own.retain(|k, _| !keys.contains_key(k));
+        if let Some(Value::Object(item)) = own.get_mut(&list).and_then(|l| l.get_mut("items")) {
+            item.remove("properties");
+            item.insert("$ref".into(), reference.clone());
+        }
+    }
+    data.insert("$ref".into(), reference);
+    defs.insert(list, json!({"properties": keys}));
+    defs
 }
 
 /// The schema of a `data` type, derived from the type (schemars) and written in this module's
@@ -414,11 +481,101 @@ mod tests {
 
     #[test]
     fn gated_state_has_both_faces_in_one_object() {
-        let s = state(ToolClass::Gated);
+        let s = state(ToolClass::Gated, RareState::default());
         let props = s["properties"].as_object().unwrap();
         assert!(props.contains_key("returned") && props.contains_key("affected"));
         assert_eq!(s["additionalProperties"], json!(false));
         assert!(s.get("required").is_none());
+    }
+
+    #[test]
+    fn rare_state_keys_are_declared_only_when_the_tool_writes_them() {
+        let keys = |class, rare| {
+            let s = state(class, rare);
+            s["properties"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .cloned()
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            keys(ToolClass::Read, RareState::default()),
+            ["returned", "total", "page", "per_page", "complete"]
+        );
+        assert_eq!(
+            keys(ToolClass::Mutation, RareState::default()),
+            ["status", "published", "affected"]
+        );
+        let all = RareState {
+            searched: true,
+            live_version: true,
+            pending: true,
+        };
+        assert_eq!(
+            keys(ToolClass::Read, all),
+            [
+                "returned", "total", "searched", "page", "per_page", "complete"
+            ]
+        );
+        assert_eq!(
+            keys(ToolClass::Mutation, all),
+            ["status", "published", "live_version", "pending", "affected"]
+        );
+    }
+
+    #[test]
+    fn a_listed_item_declared_like_data_itself_is_written_once() {
+        let keys = [("id", Kind::Int), ("name", Kind::Str), ("path", Kind::Str)];
+        let mut data = echo(&keys);
+        data["properties"]["pages"] = array(echo(&keys));
+        let slots = Slots {
+            control: true,
+            ..Slots::default()
+        };
+        let schema = Value::Object(output_schema(ToolClass::Gated, slots, data));
+        assert_eq!(
+            schema["properties"]["data"],
+            json!({"type": ["object", "null"], "properties": {"pages": {"type": "array",
+                "items": {"type": "object", "$ref": "#/$defs/pages"}}}, "$ref": "#/$defs/pages"})
+        );
+        assert_eq!(
+            schema["$defs"]["pages"]["properties"]
+                .as_object()
+                .unwrap()
+                .len(),
+            3
+        );
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        let answer = |data: Value| json!({"platform": {"name": "a", "host": "h"}, "data": data});
+        for good in [
+            json!(null),
+            json!({"id": 1, "extra": true}),
+            json!({"pages": [{"id": 2, "name": null}]}),
+        ] {
+            assert!(validator.is_valid(&answer(good.clone())), "{good}");
+        }
+        for bad in [
+            json!({"id": "1"}),
+            json!({"pages": [{"path": 3}]}),
+            json!({"pages": [null]}),
+            json!({"pages": {}}),
+        ] {
+            assert!(!validator.is_valid(&answer(bad.clone())), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_listed_item_that_differs_from_data_stays_inline() {
+        let mut data = echo(&[("id", Kind::Int), ("name", Kind::Str), ("path", Kind::Str)]);
+        data["properties"]["pages"] = array(echo(&[
+            ("id", Kind::Str),
+            ("name", Kind::Str),
+            ("path", Kind::Str),
+        ]));
+        let schema = output_schema(ToolClass::Read, Slots::default(), data.clone());
+        assert_eq!(schema["properties"]["data"], data);
+        assert!(!schema.contains_key("$defs"));
     }
 
     #[test]
@@ -433,6 +590,7 @@ mod tests {
                 resource: true,
                 state: true,
                 control: true,
+                ..Slots::default()
             },
             loose(&[], &[]),
         );

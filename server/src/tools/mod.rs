@@ -16,6 +16,7 @@ use serde_json::{Map, Value};
 
 use crate::app::App;
 use crate::config::Module;
+use crate::contract::schema::RareState;
 use crate::contract::{Mode, Outcome, Slots, ToolClass, ToolError, schema};
 use crate::modyo::{CmsError, ModyoClient};
 use engine::Data;
@@ -94,6 +95,16 @@ pub(crate) struct ToolDef {
     /// Parameters the migrated tool added; the legacy input schema does not have them (C21).
     pub(crate) new_params: &'static [&'static str],
     pub(crate) handler: Handler,
+}
+
+impl ToolDef {
+    /// Declares the rare `state` keys (C5) this tool's handler can write; the others stay out
+    /// of its `outputSchema`. A key written but not declared fails the answer's own validation
+    /// (a server bug, C8), so a wrong declaration cannot pass a replayed scenario silently.
+    pub(crate) fn writes_state(mut self, rare: RareState) -> ToolDef {
+        self.slots.rare = rare;
+        self
+    }
 }
 
 /// Starts the declaration of a tool.

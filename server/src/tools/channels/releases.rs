@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 
 use super::{Need, Site, resolve_site};
 use crate::config::Module;
+use crate::contract::schema::RareState;
 use crate::contract::{
     Coverage, ErrorCode, Evidence, Legacy, PostCondition, Reply, ToolClass, ToolError,
 };
@@ -278,6 +279,11 @@ release, the items released and those still pending; state: published, live_vers
         .resource()
         .state()
         .handle(publish)
+        .writes_state(RareState {
+            live_version: true,
+            pending: true,
+            ..RareState::default()
+        })
 }
 
 /// The old payload of a publish: `{message, action, result: data}`.

@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::config::Module;
+use crate::contract::schema::RareState;
 use crate::contract::schema::{array, integer, strict, string};
 use crate::contract::{
     Coverage, ErrorCode, Evidence, PostCondition, Reply, Resource, ToolClass, ToolError, legacy,
@@ -423,6 +424,10 @@ data.errors [{index, errors}]. cancel: stops a running job.",
         .state()
         .actions(&["list", "get"], &["cancel"])
         .handle(manage)
+        .writes_state(RareState {
+            pending: true,
+            ..RareState::default()
+        })
 }
 
 async fn manage(call: Call, args: ManageArgs) -> ToolResult {

@@ -11,6 +11,7 @@ use super::entries::{copied_field_values, read_entry};
 use super::types::{copied_field, create_type};
 use super::{Need, SPACES, Space, id_key, numeric_id, resolve_space, space_schema, unconfirmed};
 use crate::config::Module;
+use crate::contract::schema::RareState;
 use crate::contract::schema::{array, integer, strict, string};
 use crate::contract::{
     Coverage, ErrorCode, PostCondition, Reply, Resource, ToolClass, ToolError, legacy, schema,
@@ -127,6 +128,10 @@ starts Modyo's background deletion: data null, state.status queued, state.pendin
         .state()
         .actions(&["list", "get"], &["create", "update", "delete"])
         .handle(manage)
+        .writes_state(RareState {
+            pending: true,
+            ..RareState::default()
+        })
 }
 
 async fn manage(call: Call, args: ManageArgs) -> ToolResult {

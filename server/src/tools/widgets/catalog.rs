@@ -9,6 +9,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::config::Module;
+use crate::contract::schema::RareState;
 use crate::contract::{Coverage, Evidence, Reply, Resource, ToolClass, ToolError, schema};
 use crate::tools::args::Ident;
 use crate::tools::{Call, ToolDef, ToolResult, tool};
@@ -32,6 +33,10 @@ id, name, category, description. Props: widgets-get-component-props.",
         .data(schema::array(schemas::summary()))
         .state()
         .handle(list_components)
+        .writes_state(RareState {
+            searched: true,
+            ..RareState::default()
+        })
 }
 
 fn contains(haystack: &str, needle: &str) -> bool {
@@ -144,6 +149,10 @@ and JSX, ready to paste or to scaffold (widgets-scaffold pattern).",
         .data(schema::array(schemas::pattern()))
         .state()
         .handle(list_patterns)
+        .writes_state(RareState {
+            searched: true,
+            ..RareState::default()
+        })
 }
 
 async fn list_patterns(call: Call, args: ListPatternsArgs) -> ToolResult {

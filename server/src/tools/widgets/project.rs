@@ -11,6 +11,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::config::Module;
+use crate::contract::schema::RareState;
 use crate::contract::{
     Coverage, ErrorCode, Evidence, PostCondition, Reply, Resource, ToolClass, ToolError, schema,
 };
@@ -166,6 +167,10 @@ unknown components or props, missing required props, wrong prop types or values.
         .resource()
         .state()
         .handle(validate_project)
+        .writes_state(RareState {
+            searched: true,
+            ..RareState::default()
+        })
 }
 
 async fn validate_project(call: Call, args: ValidateArgs) -> ToolResult {

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 use super::{Need as SiteNeed, Site, in_site, resolve_site};
 use crate::config::Module;
+use crate::contract::schema::RareState;
 use crate::contract::{Coverage, ErrorCode, Evidence, Legacy, Reply, ToolClass, ToolError};
 use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, is_id, pick};
@@ -290,6 +291,10 @@ when none has it; state.searched: templates looked at.",
         .resource()
         .state()
         .handle(find)
+        .writes_state(RareState {
+            searched: true,
+            ..RareState::default()
+        })
 }
 
 async fn find(call: Call, args: FindArgs) -> Answer<Option<Echo<Template>>> {

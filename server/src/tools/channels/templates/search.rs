@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use super::super::{Need as SiteNeed, resolve_site};
 use super::{Category, Template, all_templates, in_category, no_template, pick_named};
 use crate::config::Module;
+use crate::contract::schema::RareState;
 use crate::contract::{Coverage, Evidence, Legacy, PostCondition, Reply, ToolClass, ToolError};
 use crate::modyo::resolve::is_id;
 use crate::tools::args::Ident;
@@ -73,6 +74,10 @@ Stops after {MAX_SEARCH_LINES} lines (complete: false)."
         .resource()
         .state()
         .handle(search)
+        .writes_state(RareState {
+            searched: true,
+            ..RareState::default()
+        })
 }
 
 /// The matching lines of `text`: `(line number, line)`.

@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 
 use super::{Site, in_site};
 use crate::config::Module;
+use crate::contract::schema::RareState;
 use crate::contract::{ErrorCode, Resource, ToolError};
 use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, is_id, pick};
@@ -148,6 +149,10 @@ documents no other update key).",
         .action("publish", publish)
         .on_target()
         .build()
+        .writes_state(RareState {
+            live_version: true,
+            ..RareState::default()
+        })
 }
 
 async fn create(ctx: Ctx<ManageArgs, Widget>) -> Answer<Managed<Widget>> {

@@ -19,6 +19,7 @@ use super::super::types::fetch_type;
 use super::super::{Need, Space, categories, numeric_id, resolve_space, unconfirmed};
 use super::write::encode_fields;
 use crate::config::Module;
+use crate::contract::schema::RareState;
 use crate::contract::schema::{strict, string};
 use crate::contract::{ErrorCode, PostCondition, Reply, ToolClass, ToolError};
 use crate::modyo::resolve::{is_id, is_uuid};
@@ -110,6 +111,10 @@ get (wait_s). delete needs confirmDelete: true.",
         .state()
         .control()
         .handle(bulk)
+        .writes_state(RareState {
+            pending: true,
+            ..RareState::default()
+        })
 }
 
 async fn bulk(call: Call, args: BulkArgs) -> ToolResult {

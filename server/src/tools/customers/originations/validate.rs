@@ -13,6 +13,7 @@ use super::super::forms::Form;
 use super::super::{Realm, resolve_realm};
 use super::{Origination, id, label, read_origination, rules_of, steps_of};
 use crate::config::Module;
+use crate::contract::schema::RareState;
 use crate::contract::{Coverage, Evidence, Legacy, Reply, ToolClass, ToolError};
 use crate::modyo::list::walk;
 use crate::modyo::{ModyoClient, Query};
@@ -65,6 +66,10 @@ state.searched: steps + rules checked.",
         .resource()
         .state()
         .handle(validate)
+        .writes_state(RareState {
+            searched: true,
+            ..RareState::default()
+        })
 }
 
 /// One structural fault with the ids involved (each id named once).
