@@ -124,20 +124,6 @@ pub const KNOWN_CONTRADICTIONS: &[Known] = &[
     ),
     known(
         "content-spaces-copy",
-        "POST /api/admin/content/spaces",
-        Kind::Status,
-        "409",
-        "the operation declares 201, 422",
-    ),
-    known(
-        "content-categories-manage",
-        "POST /api/admin/content/spaces/{space_id}/categories",
-        Kind::Status,
-        "409",
-        "the operation declares 201, 404, 422",
-    ),
-    known(
-        "content-spaces-copy",
         "POST /api/admin/content/spaces/{space_id}/entries",
         Kind::BodyType,
         "$.field_values[].value",
@@ -152,24 +138,10 @@ pub const KNOWN_CONTRADICTIONS: &[Known] = &[
     ),
     known(
         "content-entries-manage",
-        "POST /api/admin/content/spaces/{space_id}/entries",
-        Kind::Status,
-        "409",
-        "the operation declares 201, 422",
-    ),
-    known(
-        "content-entries-manage",
         "POST /api/admin/content/spaces/{space_id}/entries/{entry_id}/publish",
         Kind::Status,
         "409",
         "the operation declares 200, 404",
-    ),
-    known(
-        "content-types-copy",
-        "POST /api/admin/content/spaces/{space_id}/types",
-        Kind::Status,
-        "409",
-        "the operation declares 201, 422",
     ),
     known(
         "customers-users-bulk",

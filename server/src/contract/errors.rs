@@ -23,7 +23,7 @@ pub enum ErrorCode {
     Forbidden,
     /// 409 (Modyo's default for a failed operation) and other refusals.
     Rejected,
-    /// 409 with a `{field, messages}` list.
+    /// 409 or 422 with a `{field, messages}` list (Modyo's documented validation answer).
     ValidationFailed,
     /// 422 or 400: bad parameters as the API saw them, or a local check of the same kind.
     InvalidParameters,

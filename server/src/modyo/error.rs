@@ -1,8 +1,10 @@
 //! What can go wrong between the server and Modyo, and how each case maps to a C16 code.
 //!
 //! The mapping follows the error table of `server/CONTRACT.md`: 401 with a JSON body is `unauthorized`, 401
-//! or 403 with an empty body is `forbidden`, 404 `not_found`, 409 `rejected` (or
-//! `validation_failed` with a field list), 422 `invalid_parameters`, 429 `rate_limited` (with
+//! or 403 with an empty body is `forbidden`, 404 `not_found`, 409 `rejected`, 400/422
+//! `invalid_parameters`; a 409 or 422 whose body lists `{field, messages}` (Modyo's documented
+//! validation answer is a 422 with that list) is `validation_failed` with the fields, whichever of
+//! the two statuses carried it; 429 `rate_limited` (with
 //! `retry_after_s`), 5xx / timeout / connection failure `upstream_unavailable`, and a 2xx that
 //! cannot be parsed or lacks its root `invalid_upstream_response`, as is an answer past the body
 //! cap or a redirect the client refused (to another origin, or too many). A request the client
@@ -188,7 +190,7 @@ fn upstream_messages(body: Option<&Value>) -> Vec<String> {
     out
 }
 
-/// The `{field, messages}` list of a 409 validation body, if it is one.
+/// The `{field, messages}` list of a 409 or 422 validation body, if it is one.
 fn validation_fields(body: Option<&Value>) -> Option<Value> {
     let errors = body?.get("errors")?.as_array()?;
     let fields: Vec<Value> = errors
@@ -230,12 +232,13 @@ impl From<CmsError> for ToolError {
                         format!("{at} answered {status}{upstream}: the token's user lacks the permission for this operation"),
                     ),
                     404 => ToolError::new(ErrorCode::NotFound, format!("{at} answered 404{upstream}: it does not exist or is not visible to this token")),
-                    409 => match validation_fields(body.as_ref()) {
-                        Some(fields) => ToolError::new(ErrorCode::ValidationFailed, format!("{at} was rejected{upstream}"))
+                    409 | 422 => match validation_fields(body.as_ref()) {
+                        Some(fields) => ToolError::new(ErrorCode::ValidationFailed, format!("{at} was rejected ({status}){upstream}"))
                             .detail("fields", fields),
-                        None => ToolError::new(ErrorCode::Rejected, format!("{at} was rejected (409){upstream}")),
+                        None if status == 409 => ToolError::new(ErrorCode::Rejected, format!("{at} was rejected (409){upstream}")),
+                        None => ToolError::new(ErrorCode::InvalidParameters, format!("{at} answered 422{upstream}: the API refused the parameters")),
                     },
-                    400 | 422 => ToolError::new(ErrorCode::InvalidParameters, format!("{at} answered {status}{upstream}: the API refused the parameters")),
+                    400 => ToolError::new(ErrorCode::InvalidParameters, format!("{at} answered 400{upstream}: the API refused the parameters")),
                     429 => {
                         let wait = retry_after.map(|s| format!("; retry after {s}s")).unwrap_or_default();
                         let e = ToolError::new(ErrorCode::RateLimited, format!("{at} was rate limited (429){upstream}{wait}")).retryable(true);
@@ -340,6 +343,32 @@ mod tests {
         assert_eq!(
             status(503, None, true).code(),
             ErrorCode::UpstreamUnavailable
+        );
+    }
+
+    #[test]
+    fn a_documented_422_with_fields_is_a_validation_failure_and_without_them_invalid_parameters() {
+        let e = status(
+            422,
+            Some(
+                json!({"errors": [{"field": "slug", "messages": ["Slug has already been taken"], "details": [{"error": "taken"}]}]}),
+            ),
+            false,
+        );
+        assert_eq!(e.code(), ErrorCode::ValidationFailed);
+        assert_eq!(
+            e.to_value()["fields"],
+            json!([{"field": "slug", "messages": ["Slug has already been taken"]}])
+        );
+        assert!(e.message().contains("(422)"), "{}", e.message());
+        assert_eq!(
+            status(
+                422,
+                Some(json!({"errors": ["Name has already been taken"]})),
+                false
+            )
+            .code(),
+            ErrorCode::InvalidParameters
         );
     }
 
