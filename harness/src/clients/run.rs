@@ -50,6 +50,12 @@ impl Setup {
     /// The installed version of `client`'s package, checked against what the client itself
     /// reports when it can say.
     pub(crate) async fn version(&self, client: Client) -> Result<String, ClientsError> {
+        if !self.node.is_file() {
+            return Err(ClientsError::Setup(format!(
+                "Node is not installed at {}; run make node-tools (make clients installs it), or pass --node",
+                self.node.display()
+            )));
+        }
         let manifest = self
             .node_modules
             .join(client.package())
@@ -272,5 +278,27 @@ mod tests {
             Some("done".into())
         );
         assert_eq!(final_text(Client::Genai, "not json"), None);
+    }
+
+    #[tokio::test]
+    async fn a_missing_node_names_itself_and_the_command_that_installs_it() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let setup = Setup {
+            node: dir.path().join("no-node"),
+            node_modules: dir.path().join("node_modules"),
+            genai_script: dir.path().join("genai.mjs"),
+            lab: dir.path().join("modyo-lab"),
+            cassettes: dir.path().join("cassettes"),
+            timeout: Duration::from_secs(1),
+        };
+        let error = setup
+            .version(Client::ClaudeCode)
+            .await
+            .expect_err("no Node, no version")
+            .to_string();
+        assert!(
+            error.contains("no-node") && error.contains("make node-tools"),
+            "{error}"
+        );
     }
 }
