@@ -170,13 +170,6 @@ its tools to `ai.models.generateContent` with automatic function calling; `httpO
     }
 }
 
-/// `path` under the workspace found at run time ([`crate::workspace`]), else under `.`.
-fn workspace_path(path: &str) -> PathBuf {
-    crate::workspace::root()
-        .unwrap_or_else(|| PathBuf::from("."))
-        .join(path)
-}
-
 /// The help of an option whose default is `path` under the workspace.
 fn path_help(what: &str, path: &str) -> String {
     format!(
@@ -202,15 +195,15 @@ pub struct ClientsArgs {
     #[arg(long)]
     pub check: bool,
     /// The Node binary that runs the clients.
-    #[arg(long, default_value_os_t = workspace_path(".tools/node/node_modules/.bin/node"), hide_default_value = true,
+    #[arg(long, default_value_os_t = crate::workspace::dir(".tools/node/node_modules/.bin/node"), hide_default_value = true,
         help = path_help("The Node binary that runs the clients.", ".tools/node/node_modules/.bin/node"))]
     pub node: PathBuf,
     /// The clients' installed packages (`make clients` installs them).
-    #[arg(long, default_value_os_t = workspace_path(".tools/clients/node_modules"), hide_default_value = true,
+    #[arg(long, default_value_os_t = crate::workspace::dir(".tools/clients/node_modules"), hide_default_value = true,
         help = path_help("The clients' installed packages (`make clients` installs them).", ".tools/clients/node_modules"))]
     pub node_modules: PathBuf,
     /// The genai session script.
-    #[arg(long, default_value_os_t = workspace_path("tests/clients/genai.mjs"), hide_default_value = true,
+    #[arg(long, default_value_os_t = crate::workspace::dir("tests/clients/genai.mjs"), hide_default_value = true,
         help = path_help("The genai session script.", "tests/clients/genai.mjs"))]
     pub genai_script: PathBuf,
     /// Where the reports and captures are (default: the workspace's reports/).
