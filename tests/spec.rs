@@ -12,6 +12,7 @@ use modyo_lab::cassette::{Evidence, Undocumented};
 use modyo_lab::lifecycle::{self, CheckOptions, ProblemKind};
 use modyo_lab::spec::check::{self, Standing};
 use modyo_lab::spec::conform::{Kind, ResponseHeld, WarningKind};
+use modyo_lab::spec::errata::{Erratum, Evidence as ErratumEvidence, Part, Place as ErratumPlace};
 use modyo_lab::spec::import::{ImportInput, import};
 use modyo_lab::spec::known::{KNOWN_CONTRADICTIONS, Known};
 use modyo_lab::spec::pull::{self, PullOptions};
@@ -670,6 +671,206 @@ fn the_known_list_only_shrinks() {
         "{:?}",
         result.problems
     );
+}
+
+// ---------------------------------------------------------------------------------------
+// Errata
+
+/// A correction of the fixture's books list: ids answered as strings, shown by a docs page.
+const BOOK_ID_ERRATUM: Erratum = Erratum {
+    name: "book-id",
+    subject: "library definitions.Book.properties.id",
+    places: &[ErratumPlace {
+        api: "library",
+        operation: "GET /shelves/{shelf_id}/books",
+        part: Part::Response("200"),
+        at: "$.books[].id",
+    }],
+    declared: Some("\"integer\""),
+    corrected: "\"string\"",
+    evidence: &[ErratumEvidence::Source {
+        source: "modyo-docs:docs/en/platform/core/api.md",
+        shows: "ids are strings",
+    }],
+    reason: "a test",
+};
+
+/// A key the fixture's create body lacks, shown by the same operation's answer.
+const BOOK_SHELF_ERRATUM: Erratum = Erratum {
+    name: "book-shelf",
+    subject: "library definitions.BookInput",
+    places: &[ErratumPlace {
+        api: "library",
+        operation: "POST /shelves/{shelf_id}/books",
+        part: Part::Body,
+        at: "$.isbn",
+    }],
+    declared: None,
+    corrected: "\"string\"",
+    evidence: &[ErratumEvidence::Spec {
+        place: ErratumPlace {
+            api: "library",
+            operation: "GET /shelves/{shelf_id}/books",
+            part: Part::Response("200"),
+            at: "$.meta.total_entries",
+        },
+        shape: "\"integer\"",
+    }],
+    reason: "a test",
+};
+
+fn library_with(errata: &[Erratum]) -> Surfaces {
+    Surfaces::with_errata(
+        vec![import_fixture("library-swagger.json", "library")],
+        errata,
+    )
+    .expect("indexes")
+}
+
+fn string_ids() -> Cassette {
+    library_cassette("library/string-ids").interaction(
+        Interaction::get(shelf("/3/books"))
+            .respond(200, json!({"books": [{"id": "7", "title": "Rayuela"}]})),
+    )
+}
+
+#[test]
+fn an_erratum_corrects_the_surface_where_it_has_evidence() {
+    // Without it, the published text contradicts the cassette.
+    let result = check::run(&[string_ids()], &library(), &[]);
+    assert_eq!(result.problems.len(), 1, "{:?}", result.problems);
+    assert_eq!(result.problems[0].kind, ProblemKind::Contradiction);
+
+    // With it: agreement, and the erratum counts what it resolves.
+    let surfaces = library_with(&[BOOK_ID_ERRATUM]);
+    assert!(surfaces.refused().is_empty(), "{:?}", surfaces.refused());
+    assert_eq!(surfaces.errata(), &[BOOK_ID_ERRATUM]);
+    let result = check::run(&[string_ids()], &surfaces, &[]);
+    assert!(result.problems.is_empty(), "{:?}", result.problems);
+    assert_eq!(result.totals.documented, 1);
+    assert_eq!(result.errata.len(), 1);
+    assert_eq!(
+        (result.errata[0].name, result.errata[0].resolved),
+        ("book-id", 1)
+    );
+
+    // A key the document lacks is added where the evidence puts it.
+    let create = library_cassette("library/isbn").interaction(
+        Interaction::post(shelf("/3/books"))
+            .body(json!({"title": "Rayuela", "isbn": "978-84-376-0494-7"}))
+            .respond(201, json!({"id": 9, "title": "Rayuela"})),
+    );
+    let result = check::run(std::slice::from_ref(&create), &library(), &[]);
+    assert_eq!(
+        result
+            .contradictions
+            .iter()
+            .map(|c| (c.kind, c.subject.as_str()))
+            .collect::<Vec<_>>(),
+        vec![(Kind::BodyKey, "$.isbn")]
+    );
+    let result = check::run(&[create], &library_with(&[BOOK_SHELF_ERRATUM]), &[]);
+    assert!(result.problems.is_empty(), "{:?}", result.problems);
+}
+
+#[test]
+fn an_erratum_no_interaction_needs_is_unused() {
+    // An empty list: agreement with the published text and the correction alike.
+    let empty = library_cassette("library/empty")
+        .interaction(Interaction::get(shelf("/3/books")).respond(200, json!({"books": []})));
+    let result = check::run(&[empty], &library_with(&[BOOK_ID_ERRATUM]), &[]);
+    assert_eq!(result.problems.len(), 1, "{:?}", result.problems);
+    assert_eq!(result.problems[0].kind, ProblemKind::Erratum);
+    assert!(
+        result.problems[0].detail.contains("unused erratum book-id"),
+        "{:?}",
+        result.problems
+    );
+}
+
+#[test]
+fn a_stale_or_unevidenced_erratum_is_refused_and_fails_the_check() {
+    let cases: Vec<(Erratum, &str)> = vec![
+        // The surface declares something else there now.
+        (
+            Erratum {
+                declared: Some("\"boolean\""),
+                ..BOOK_ID_ERRATUM
+            },
+            "the surface declares \"integer\", the erratum expects \"boolean\"",
+        ),
+        // The place is gone.
+        (
+            Erratum {
+                places: &[ErratumPlace {
+                    api: "library",
+                    operation: "GET /racks",
+                    part: Part::Response("200"),
+                    at: "$.id",
+                }],
+                ..BOOK_ID_ERRATUM
+            },
+            "no such place",
+        ),
+        // No evidence, or `none`.
+        (
+            Erratum {
+                evidence: &[],
+                ..BOOK_ID_ERRATUM
+            },
+            "no evidence",
+        ),
+        (
+            Erratum {
+                evidence: &[ErratumEvidence::Source {
+                    source: "none",
+                    shows: "nothing",
+                }],
+                ..BOOK_ID_ERRATUM
+            },
+            "`none` is no evidence",
+        ),
+        // Evidence in the surface that no longer says what the erratum cites.
+        (
+            Erratum {
+                evidence: &[ErratumEvidence::Spec {
+                    place: ErratumPlace {
+                        api: "library",
+                        operation: "GET /shelves/{shelf_id}/books",
+                        part: Part::Response("200"),
+                        at: "$.meta.total_entries",
+                    },
+                    shape: "\"string\"",
+                }],
+                ..BOOK_ID_ERRATUM
+            },
+            "the erratum cites \"string\"",
+        ),
+    ];
+    for (erratum, why) in cases {
+        let surfaces = library_with(&[erratum]);
+        assert!(surfaces.errata().is_empty(), "{why}: applied");
+        let result = check::run(&[string_ids()], &surfaces, &[]);
+        let refused: Vec<&str> = result
+            .problems
+            .iter()
+            .filter(|p| p.kind == ProblemKind::Erratum)
+            .map(|p| p.detail.as_str())
+            .collect();
+        assert_eq!(refused.len(), 1, "{why}: {:?}", result.problems);
+        assert!(
+            refused[0].contains("stale or invalid erratum book-id") && refused[0].contains(why),
+            "{why}: {refused:?}"
+        );
+        // Not applied: the published text still contradicts the cassette.
+        assert!(
+            result
+                .problems
+                .iter()
+                .any(|p| p.kind == ProblemKind::Contradiction),
+            "{why}"
+        );
+    }
 }
 
 #[test]

@@ -35,6 +35,7 @@ use crate::record::redact::{PLACEHOLDER, Redactor, is_placeholder};
 use crate::replay::ReplayOptions;
 use crate::session::Session;
 use crate::spec::check::Conformance;
+use crate::spec::errata::{ERRATA, Erratum};
 use crate::spec::known::{KNOWN_CONTRADICTIONS, Known};
 
 /// What `modyo-lab cassettes check` checks; also its arguments.
@@ -69,6 +70,10 @@ pub struct CheckOptions {
     /// problem.
     #[arg(skip)]
     pub known: Vec<Known>,
+    /// The corrections of the published specification applied to the surface (the
+    /// workspace's own list when the surface is the workspace's).
+    #[arg(skip)]
+    pub errata: Vec<Erratum>,
 }
 
 impl CheckOptions {
@@ -84,13 +89,16 @@ impl CheckOptions {
             no_spec: false,
             token: None,
             known: Vec::new(),
+            errata: Vec::new(),
         }
     }
 
     /// Holds every interaction to the surfaces in `dir`, with `known` as the list of known
     /// contradictions.
     pub fn spec(mut self, dir: impl Into<PathBuf>, known: &[Known]) -> CheckOptions {
-        self.spec = Some(dir.into());
+        let dir = dir.into();
+        self.errata = errata_for(&dir, &self.cassettes);
+        self.spec = Some(dir);
         self.known = known.to_vec();
         self
     }
@@ -102,9 +110,8 @@ impl CheckOptions {
             self.spec = None;
             return self;
         }
-        if self.spec.is_none() {
-            self.spec = Some(crate::spec::default_dir());
-        }
+        let spec = self.spec.get_or_insert_with(crate::spec::default_dir);
+        self.errata = errata_for(spec, &self.cassettes);
         let ours = |p: &std::path::Path| p.canonicalize().ok();
         if ours(&self.cassettes).is_some()
             && ours(&self.cassettes) == ours(&cassette::default_dir())
@@ -125,6 +132,20 @@ impl CheckOptions {
         let token = token.into();
         self.token = (!token.is_empty()).then_some(token);
         self
+    }
+}
+
+/// The workspace's errata when `spec` is the workspace's surface directory and `cassettes`
+/// its cassettes (an erratum no interaction needs is a problem only there), else none.
+fn errata_for(spec: &std::path::Path, cassettes: &std::path::Path) -> Vec<Erratum> {
+    let canonical = |p: &std::path::Path| p.canonicalize().ok();
+    let ours = |p: &std::path::Path, default: PathBuf| {
+        canonical(p).is_some() && canonical(p) == canonical(&default)
+    };
+    if ours(spec, crate::spec::default_dir()) && ours(cassettes, cassette::default_dir()) {
+        ERRATA.to_vec()
+    } else {
+        Vec::new()
     }
 }
 
@@ -150,6 +171,9 @@ pub enum ProblemKind {
     UndocumentedMark,
     /// An entry of the known-contradictions list is stale or names the wrong tool.
     KnownList,
+    /// An erratum no longer matches the specification, lacks evidence, or corrects nothing
+    /// an interaction needs.
+    Erratum,
 }
 
 /// One problem with one cassette.
@@ -301,7 +325,7 @@ pub async fn check(options: &CheckOptions) -> Result<CheckReport, CassetteError>
 
     let mut conformance = None;
     if let Some(dir) = &options.spec {
-        match crate::spec::Surfaces::load(dir) {
+        match crate::spec::Surfaces::load_with_errata(dir, &options.errata) {
             Ok(surfaces) => {
                 let all: Vec<Cassette> = parsed.values().cloned().collect();
                 let result = crate::spec::check::run(&all, &surfaces, &options.known);

@@ -126,11 +126,25 @@ pub struct Conformance {
     pub contradictions: Vec<Contradiction>,
     /// Known (listed) contradictions per module of the entry's tool.
     pub known_per_module: BTreeMap<String, usize>,
+    /// Every applied erratum and how many contradictions it resolves.
+    pub errata: Vec<ErratumUse>,
     /// Every interaction's verdict, sorted by cassette and index (not in the JSON report).
     #[serde(skip)]
     pub verdicts: Vec<Verdict>,
     /// Problems: unlisted contradictions, bad marks, stale list entries.
     pub problems: Vec<Problem>,
+}
+
+/// What one applied erratum does to the cassettes.
+#[derive(Debug, Clone, Serialize)]
+pub struct ErratumUse {
+    /// The erratum's name.
+    pub name: &'static str,
+    /// Contradictions the published text would give that the correction resolves, counted
+    /// per interaction.
+    pub resolved: usize,
+    /// Interactions with at least one of those.
+    pub interactions: usize,
 }
 
 /// The module of a tool (`content-entries-list` is in `content`).
@@ -310,6 +324,7 @@ pub fn run(cassettes: &[Cassette], surfaces: &Surfaces, known: &[Known]) -> Conf
             ),
         });
     }
+    let errata = errata_use(cassettes, surfaces, &verdicts, &mut problems);
     problems.sort();
 
     let mut totals = Counts::default();
@@ -346,9 +361,89 @@ pub fn run(cassettes: &[Cassette], surfaces: &Surfaces, known: &[Known]) -> Conf
         ),
         contradictions: grouped.into_values().collect(),
         known_per_module,
+        errata,
         verdicts,
         problems,
     }
+}
+
+/// What each applied erratum resolves: every interaction on one of its places' endpoints
+/// judged again without it. An erratum that resolves nothing is unused, and one the surfaces
+/// refused is stale: both are problems.
+fn errata_use(
+    cassettes: &[Cassette],
+    surfaces: &Surfaces,
+    verdicts: &[Verdict],
+    problems: &mut Vec<Problem>,
+) -> Vec<ErratumUse> {
+    let list = super::errata::LIST_FILE;
+    for (erratum, why) in surfaces.refused() {
+        problems.push(Problem {
+            cassette: list.into(),
+            kind: ProblemKind::Erratum,
+            detail: format!(
+                "stale or invalid erratum {}: {why}; correct or remove it",
+                erratum.name
+            ),
+        });
+    }
+    let interactions: Vec<(&Cassette, &crate::cassette::Interaction)> = cassettes
+        .iter()
+        .flat_map(|c| c.interactions.iter().map(move |i| (c, i)))
+        .collect();
+    let mut uses = Vec::new();
+    for (index, erratum) in surfaces.errata().iter().enumerate() {
+        let endpoints: BTreeSet<String> = erratum
+            .places
+            .iter()
+            .filter_map(|p| surfaces.endpoint_of(p))
+            .collect();
+        let without = match surfaces.without_erratum(index) {
+            Ok(without) => without,
+            Err(e) => {
+                problems.push(Problem {
+                    cassette: list.into(),
+                    kind: ProblemKind::Erratum,
+                    detail: format!("erratum {}: {e}", erratum.name),
+                });
+                continue;
+            }
+        };
+        let mut used = ErratumUse {
+            name: erratum.name,
+            resolved: 0,
+            interactions: 0,
+        };
+        for ((cassette, interaction), verdict) in interactions.iter().zip(verdicts) {
+            if !endpoints.contains(&verdict.judgement.endpoint) {
+                continue;
+            }
+            let again = without.judge(
+                interaction,
+                &cassette.undocumented,
+                cassette.has_tag("fault"),
+            );
+            let resolved = again
+                .contradictions
+                .iter()
+                .filter(|f| !verdict.judgement.contradictions.contains(f))
+                .count();
+            used.resolved += resolved;
+            used.interactions += usize::from(resolved > 0);
+        }
+        if used.resolved == 0 {
+            problems.push(Problem {
+                cassette: list.into(),
+                kind: ProblemKind::Erratum,
+                detail: format!(
+                    "unused erratum {}: no interaction contradicts the published text it corrects; remove it",
+                    erratum.name
+                ),
+            });
+        }
+        uses.push(used);
+    }
+    uses
 }
 
 impl Conformance {

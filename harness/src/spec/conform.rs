@@ -36,6 +36,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::SpecError;
+use super::errata::{Erratum, Place};
 use super::shape::{Mismatch, Shape, conform};
 use super::surface::{Operation, Surface};
 use super::template::{self, Segment as TemplateSegment, Template};
@@ -207,11 +208,18 @@ struct IndexedOperation {
     template: Template,
 }
 
-/// Every surface, indexed for matching request paths.
+/// Every surface, indexed for matching request paths; corrected by the errata it was given
+/// ([`Surfaces::with_errata`]).
 #[derive(Debug)]
 pub struct Surfaces {
     surfaces: Vec<Surface>,
     operations: Vec<IndexedOperation>,
+    /// The surfaces as published (before any erratum).
+    published: Vec<Surface>,
+    /// The errata applied, in the given order.
+    applied: Vec<Erratum>,
+    /// The errata refused (stale or malformed), each with why.
+    refused: Vec<(Erratum, String)>,
 }
 
 impl fmt::Debug for IndexedOperation {
@@ -239,19 +247,83 @@ impl Surfaces {
             }
         }
         Ok(Surfaces {
+            published: surfaces.clone(),
             surfaces,
             operations,
+            applied: Vec::new(),
+            refused: Vec::new(),
         })
+    }
+
+    /// Indexes `surfaces` corrected by `errata`: each erratum that matches the surfaces is
+    /// applied; one that does not (stale, or without valid evidence) is refused, with why
+    /// ([`Surfaces::refused`]).
+    pub fn with_errata(surfaces: Vec<Surface>, errata: &[Erratum]) -> Result<Surfaces, SpecError> {
+        let mut corrected = surfaces.clone();
+        let mut applied = Vec::new();
+        let mut refused = Vec::new();
+        for erratum in errata {
+            match super::errata::apply(&mut corrected, erratum) {
+                Ok(()) => applied.push(*erratum),
+                Err(why) => refused.push((*erratum, why)),
+            }
+        }
+        let mut indexed = Surfaces::new(corrected)?;
+        indexed.published = surfaces;
+        indexed.applied = applied;
+        indexed.refused = refused;
+        Ok(indexed)
     }
 
     /// Loads every surface file of `dir`.
     pub fn load(dir: &std::path::Path) -> Result<Surfaces, SpecError> {
-        Surfaces::new(
+        Surfaces::load_with_errata(dir, &[])
+    }
+
+    /// Loads every surface file of `dir`, corrected by `errata`.
+    pub fn load_with_errata(
+        dir: &std::path::Path,
+        errata: &[Erratum],
+    ) -> Result<Surfaces, SpecError> {
+        Surfaces::with_errata(
             super::surface::read_dir(dir)?
                 .into_iter()
                 .map(|(_, _, s)| s)
                 .collect(),
+            errata,
         )
+    }
+
+    /// The errata applied.
+    pub fn errata(&self) -> &[Erratum] {
+        &self.applied
+    }
+
+    /// The errata refused, each with why.
+    pub fn refused(&self) -> &[(Erratum, String)] {
+        &self.refused
+    }
+
+    /// The published surfaces corrected by every applied erratum but the one at `skip`.
+    pub fn without_erratum(&self, skip: usize) -> Result<Surfaces, SpecError> {
+        let others: Vec<Erratum> = self
+            .applied
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != skip)
+            .map(|(_, e)| *e)
+            .collect();
+        Surfaces::with_errata(self.published.clone(), &others)
+    }
+
+    /// `METHOD /full/template` of a place, as judgements name endpoints.
+    pub fn endpoint_of(&self, place: &Place) -> Option<String> {
+        let (method, path) = place.operation.split_once(' ')?;
+        let surface = self.surfaces.iter().find(|s| s.api == place.api)?;
+        Some(format!(
+            "{method} {}",
+            template::join(&surface.base_path, path)
+        ))
     }
 
     /// The surfaces, in file order.

@@ -20,6 +20,7 @@ use serde::Serialize;
 
 use super::check::{self, Standing, tool_module};
 use super::conform::{Class, Surfaces};
+use super::errata::ERRATA;
 use super::known::KNOWN_CONTRADICTIONS;
 use crate::cassette::{Cassette, CassetteError};
 use crate::replay::ReplayOptions;
@@ -152,8 +153,31 @@ pub struct Coverage {
     pub documented_only: usize,
     /// Those that made no HTTP request.
     pub without_requests: usize,
+    /// The corrections of the published specification applied, with their evidence.
+    pub errata: Vec<ErratumLine>,
     /// Per module.
     pub modules: Vec<ModuleCoverage>,
+}
+
+/// One erratum as the report shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ErratumLine {
+    /// Its name.
+    pub name: String,
+    /// What the published document gets wrong.
+    pub subject: String,
+    /// Every place of the surface it corrects.
+    pub places: Vec<String>,
+    /// What the surface declares there.
+    pub declared: String,
+    /// The correction.
+    pub corrected: String,
+    /// The evidence.
+    pub evidence: Vec<String>,
+    /// Why the evidence proves it.
+    pub reason: String,
+    /// Contradictions of the published text it resolves in the cassettes (per interaction).
+    pub resolved: usize,
 }
 
 /// What one scenario played.
@@ -170,7 +194,7 @@ pub async fn build(
     concurrency: usize,
 ) -> Result<Coverage, CoverageError> {
     let library = Library::load(cassettes)?;
-    let surfaces = Surfaces::load(spec)?;
+    let surfaces = Surfaces::load_with_errata(spec, ERRATA)?;
     let all: Vec<Cassette> = library.cassettes().cloned().collect();
     let conformance = check::run(&all, &surfaces, KNOWN_CONTRADICTIONS);
     let verdicts: BTreeMap<(String, usize), &check::Verdict> = conformance
@@ -339,6 +363,24 @@ pub async fn build(
         scenarios: modules.iter().map(|m| m.scenarios).sum(),
         documented_only: modules.iter().map(|m| m.documented_only).sum(),
         without_requests: modules.iter().map(|m| m.without_requests).sum(),
+        errata: surfaces
+            .errata()
+            .iter()
+            .map(|e| ErratumLine {
+                name: e.name.to_owned(),
+                subject: e.subject.to_owned(),
+                places: e.places.iter().map(ToString::to_string).collect(),
+                declared: e.declared.unwrap_or("(absent)").to_owned(),
+                corrected: e.corrected.to_owned(),
+                evidence: e.evidence.iter().map(ToString::to_string).collect(),
+                reason: e.reason.to_owned(),
+                resolved: conformance
+                    .errata
+                    .iter()
+                    .find(|u| u.name == e.name)
+                    .map_or(0, |u| u.resolved),
+            })
+            .collect(),
         modules,
     })
 }
@@ -519,6 +561,30 @@ impl Coverage {
                         .map(|e| format!("`{e}`"))
                         .collect::<Vec<_>>()
                         .join(", ")
+                );
+            }
+        }
+        out.push_str("\n## Errata: where the published specification is corrected\n\n");
+        if self.errata.is_empty() {
+            out.push_str("None.\n");
+        } else {
+            out.push_str("The check holds the cassettes to the surface corrected by these errata (`harness/src/spec/errata.rs`), each with the evidence that the published text is wrong; the committed surface files stay as published. An erratum that no longer matches the surface, or that no interaction needs, fails the check.\n");
+            for e in &self.errata {
+                let _ = write!(
+                    out,
+                    "\n### `{}`\n\n- published: {}\n- places: {}\n- declared: `{}`; corrected: `{}`\n- evidence: {}\n- why: {}\n- contradictions of the published text it resolves in the cassettes: {}\n",
+                    e.name,
+                    e.subject,
+                    e.places
+                        .iter()
+                        .map(|p| format!("`{p}`"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    e.declared,
+                    e.corrected,
+                    e.evidence.join("; "),
+                    e.reason,
+                    e.resolved
                 );
             }
         }

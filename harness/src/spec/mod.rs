@@ -9,6 +9,7 @@
 //!   and the regeneration of the committed surfaces from them, byte for byte;
 //! - [`pull`]: `modyo-lab spec pull`, an account's own specification over HTTP;
 //! - [`conform`]: one interaction judged against the surfaces;
+//! - [`errata`]: the corrections of the published specification, each with its evidence;
 //! - [`check`]: every cassette judged, the shrink-only list of [`known`] contradictions applied
 //!   (part of `modyo-lab cassettes check`);
 //! - [`command`]: the `modyo-lab spec` subcommands;
@@ -19,6 +20,7 @@ pub mod check;
 pub mod command;
 pub mod conform;
 pub mod coverage;
+pub mod errata;
 pub mod import;
 pub mod known;
 pub mod pull;
