@@ -88,13 +88,6 @@ pub const KNOWN_CONTRADICTIONS: &[Known] = &[
         "specification inconsistency: the Template definition types site_id string while the templates list types it integer; the cassette answers integer",
     ),
     known(
-        "content-entries-manage",
-        "POST /api/admin/content/spaces/{space_id}/entries/{entry_id}/publish",
-        Kind::Status,
-        "409",
-        "the operation declares 200, 404",
-    ),
-    known(
         "channels-menus-upsert",
         "POST /api/admin/sites/{site_id}/menus",
         Kind::Status,
@@ -121,13 +114,6 @@ pub const KNOWN_CONTRADICTIONS: &[Known] = &[
         Kind::BodyKey,
         "$.content",
         "not a documented key; the body takes contentType, name, type, and a template's body is saved with POST .../templates/{template_id}/save",
-    ),
-    known(
-        "channels-widgets-copy",
-        "POST /api/admin/sites/{site_id}/widget_definitions",
-        Kind::Status,
-        "409",
-        "the operation declares 200",
     ),
     known(
         "channels-menus-upsert",
@@ -163,12 +149,5 @@ pub const KNOWN_CONTRADICTIONS: &[Known] = &[
         Kind::ResponseType,
         "$.site_id",
         "specification inconsistency: the Template definition types site_id string while the templates list types it integer; the cassette answers integer",
-    ),
-    known(
-        "channels-widgets-code-edit",
-        "PUT /api/admin/sites/{site_id}/widget_definitions/{id}",
-        Kind::Status,
-        "409",
-        "the operation declares 200",
     ),
 ];
