@@ -256,7 +256,10 @@ pub async fn run(
 
     // Everything that can fail offline fails before the account is touched.
     let ours_cassettes = Cassette::load_all(&ours_dir)?;
-    let ours = Ours::new(&ours_cassettes, Surfaces::load(&spec_dir)?);
+    // The surface corrected as `cassettes check` corrects it (an erratum that does not match
+    // another surface, such as an account's own, is left out).
+    let surfaces = Surfaces::load_with_errata(&spec_dir, crate::spec::errata::ERRATA)?;
+    let ours = Ours::new(&ours_cassettes, surfaces);
     drop(ours_cassettes);
     let tools = read_only_tools().await?;
     let plan = suite.plan(&tools)?;
