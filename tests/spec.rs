@@ -695,7 +695,15 @@ const BOOK_ID_ERRATUM: Erratum = Erratum {
     reason: "a test",
 };
 
-/// A key the fixture's create body lacks, shown by the same operation's answer.
+/// The books list's `meta.total_entries` (an integer), cited as evidence.
+const TOTAL_ENTRIES: ErratumPlace = ErratumPlace {
+    api: "library",
+    operation: "GET /shelves/{shelf_id}/books",
+    part: Part::Response("200"),
+    at: "$.meta.total_entries",
+};
+
+/// A key the fixture's create body lacks, with evidence elsewhere in the surface.
 const BOOK_SHELF_ERRATUM: Erratum = Erratum {
     name: "book-shelf",
     subject: "library definitions.BookInput",
@@ -708,12 +716,7 @@ const BOOK_SHELF_ERRATUM: Erratum = Erratum {
     declared: None,
     corrected: "\"string\"",
     evidence: &[ErratumEvidence::Spec {
-        place: ErratumPlace {
-            api: "library",
-            operation: "GET /shelves/{shelf_id}/books",
-            part: Part::Response("200"),
-            at: "$.meta.total_entries",
-        },
+        place: TOTAL_ENTRIES,
         shape: "\"integer\"",
     }],
     reason: "a test",
@@ -834,12 +837,7 @@ fn a_stale_or_unevidenced_erratum_is_refused_and_fails_the_check() {
         (
             Erratum {
                 evidence: &[ErratumEvidence::Spec {
-                    place: ErratumPlace {
-                        api: "library",
-                        operation: "GET /shelves/{shelf_id}/books",
-                        part: Part::Response("200"),
-                        at: "$.meta.total_entries",
-                    },
+                    place: TOTAL_ENTRIES,
                     shape: "\"string\"",
                 }],
                 ..BOOK_ID_ERRATUM
