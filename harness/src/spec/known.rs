@@ -53,13 +53,6 @@ pub const KNOWN_CONTRADICTIONS: &[Known] = &[
         "menu items are part of the menu: edited through PUT /sites/{site_id}/menus/{id}, not a resource of their own",
     ),
     known(
-        "channels-templates-manage",
-        "DELETE /api/admin/sites/{site_id}/templates/{template_id}",
-        Kind::Status,
-        "409",
-        "the operation declares 200, 404",
-    ),
-    known(
         "content-spaces-copy",
         "GET /api/admin/content/spaces/{space_id}/entries/{entry_id}",
         Kind::ResponseType,
@@ -179,20 +172,6 @@ pub const KNOWN_CONTRADICTIONS: &[Known] = &[
         "menu items are part of the menu: edited through PUT /sites/{site_id}/menus/{id}, not a resource of their own",
     ),
     known(
-        "channels-templates-copy",
-        "POST /api/admin/sites/{site_id}/templates",
-        Kind::BodyKey,
-        "$.category",
-        "not a documented key; the body takes contentType, name, type (the kind of template is `type`)",
-    ),
-    known(
-        "channels-templates-copy",
-        "POST /api/admin/sites/{site_id}/templates",
-        Kind::BodyKey,
-        "$.content",
-        "not a documented key; the body takes contentType, name, type, and a template's body is saved with POST .../templates/{template_id}/save",
-    ),
-    known(
         "channels-widgets-copy",
         "POST /api/admin/sites/{site_id}/widget_definitions",
         Kind::Status,
@@ -240,20 +219,6 @@ pub const KNOWN_CONTRADICTIONS: &[Known] = &[
         Kind::Path,
         "",
         "menu items are part of the menu: edited through PUT /sites/{site_id}/menus/{id}, not a resource of their own",
-    ),
-    known(
-        "channels-templates-manage",
-        "PUT /api/admin/sites/{site_id}/templates/{template_id}",
-        Kind::BodyKey,
-        "$.content",
-        "not a documented key; the body takes contentType, name, type, and a template's body is saved with POST .../templates/{template_id}/save",
-    ),
-    known(
-        "channels-templates-manage",
-        "PUT /api/admin/sites/{site_id}/templates/{template_id}",
-        Kind::ResponseType,
-        "$.site_id",
-        "specification inconsistency: the Template definition types site_id string while the templates list types it integer; the cassette answers integer",
     ),
     known(
         "channels-widgets-code-edit",
