@@ -46,13 +46,6 @@ const fn known(
 /// Every contradiction the cassettes still carry.
 pub const KNOWN_CONTRADICTIONS: &[Known] = &[
     known(
-        "channels-menu-items-manage",
-        "DELETE /api/admin/sites/{site_id}/menus/{id}/items/{id}",
-        Kind::Path,
-        "",
-        "menu items are part of the menu: edited through PUT /sites/{site_id}/menus/{id}, not a resource of their own",
-    ),
-    known(
         "content-spaces-copy",
         "GET /api/admin/content/spaces/{space_id}/entries/{entry_id}",
         Kind::ResponseType,
@@ -65,27 +58,6 @@ pub const KNOWN_CONTRADICTIONS: &[Known] = &[
         Kind::ResponseType,
         "$.status",
         "the specification declares integer; the cassette answers string",
-    ),
-    known(
-        "channels-menus-copy",
-        "GET /api/admin/sites/{site_id}/menus/{id}",
-        Kind::ResponseType,
-        "$.items[].id",
-        "the specification declares string; the cassette answers integer",
-    ),
-    known(
-        "channels-menus-copy",
-        "GET /api/admin/sites/{site_id}/menus/{id}",
-        Kind::ResponseType,
-        "$.items[].position",
-        "the specification declares string; the cassette answers integer",
-    ),
-    known(
-        "channels-menus-copy",
-        "GET /api/admin/sites/{site_id}/menus/{id}",
-        Kind::Status,
-        "404",
-        "the operation declares 200",
     ),
     known(
         "channels-templates-manage",
@@ -158,20 +130,6 @@ pub const KNOWN_CONTRADICTIONS: &[Known] = &[
         "the specification declares integer; the cassette answers string",
     ),
     known(
-        "channels-menus-upsert",
-        "POST /api/admin/sites/{site_id}/menus",
-        Kind::Status,
-        "409",
-        "the operation declares 201",
-    ),
-    known(
-        "channels-menu-items-manage",
-        "POST /api/admin/sites/{site_id}/menus/{id}/items",
-        Kind::Path,
-        "",
-        "menu items are part of the menu: edited through PUT /sites/{site_id}/menus/{id}, not a resource of their own",
-    ),
-    known(
         "channels-widgets-copy",
         "POST /api/admin/sites/{site_id}/widget_definitions",
         Kind::Status,
@@ -198,27 +156,6 @@ pub const KNOWN_CONTRADICTIONS: &[Known] = &[
         Kind::ResponseType,
         "$.status",
         "the specification declares integer; the cassette answers string",
-    ),
-    known(
-        "channels-menus-upsert",
-        "PUT /api/admin/sites/{site_id}/menus/{id}",
-        Kind::ResponseType,
-        "$.items[].id",
-        "the specification declares string; the cassette answers integer",
-    ),
-    known(
-        "channels-menus-upsert",
-        "PUT /api/admin/sites/{site_id}/menus/{id}",
-        Kind::ResponseType,
-        "$.items[].position",
-        "the specification declares string; the cassette answers integer",
-    ),
-    known(
-        "channels-menu-items-manage",
-        "PUT /api/admin/sites/{site_id}/menus/{id}/items/{id}",
-        Kind::Path,
-        "",
-        "menu items are part of the menu: edited through PUT /sites/{site_id}/menus/{id}, not a resource of their own",
     ),
     known(
         "channels-widgets-code-edit",
