@@ -1,13 +1,18 @@
 //! `channels-menu-items-manage`: a site's menus read with their item trees, and their items
 //! written (create, update, move, delete).
+//!
+//! Modyo documents no endpoint for a single menu item: every write reads the menu, edits its
+//! item tree ([`Tree`]) and writes the whole tree back with `PUT .../menus/{id}`, whose answer
+//! (the menu) says what was persisted.
 
 use futures::{StreamExt, TryStreamExt, stream};
 use reqwest::Method;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize, Serializer};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::super::in_site;
+use super::tree::{Node, Place, Tree, id_text};
 use super::{Menu, resolve_menu};
 use crate::config::Module;
 use crate::contract::{ErrorCode, Legacy, Resource, ToolError};
@@ -24,10 +29,10 @@ echoed! {
     /// A menu with its item tree, or one menu item, as the API returns them: the `data` of
     /// every action but `list`, one loose object (C15).
     MenuOrItem = "menu" {
-        id: i64, uuid: String, name: String, site_id: i64, status: String, published: bool,
-        items: List, created_at: String, updated_at: String, label: String, url: String,
-        position: i64, target: String, classes: String, description: String, parent_id: i64,
-        menu_id: i64, child_items: List
+        id: Value, uuid: String, name: String, slug: String, site_id: i64, status: String,
+        published: bool, items: List, created_at: String, updated_at: String, label: String,
+        url: String, position: Value, target_blank: Value, classes: String, description: String,
+        parent_id: Value
     }
 }
 
@@ -99,15 +104,16 @@ pub(crate) struct ItemsArgs {
     label: Option<String>,
     /// URL (create, update).
     url: Option<String>,
-    /// Link target, such as _blank (create, update).
-    target: Option<String>,
+    /// Modyo's target_blank (create, update), sent as given: the specification types it as a
+    /// string; a get shows the values the menu's items hold.
+    target_blank: Option<String>,
     /// CSS classes (create, update).
     classes: Option<String>,
     /// Description (create, update).
     description: Option<String>,
     /// Parent item id (create, move).
     parent_id: Option<u64>,
-    /// Zero-based position among its siblings (create, move).
+    /// Zero-based position among its siblings (create, move; default: last).
     position: Option<u32>,
     /// Must be true for delete.
     #[serde(rename = "confirmDelete")]
@@ -122,12 +128,14 @@ pub(crate) fn items_manage_tool() -> ToolDef {
     )
     .describe(
         "Read a site's menus with their item trees, and write menu items. list: data.menus (each with items) + \
-coverage; get (default): one menu with its tree; create/update/move: the item as persisted; delete (confirmDelete: \
-true): data null.",
+coverage; get (default): one menu with its tree. Modyo has no item endpoint: create/update/move/delete read the menu, \
+edit its tree and write the whole menu back (PUT of the menu); two levels only (top-level items and their \
+children: a parent_id must be a top-level item). create/update/move: the item as persisted; delete \
+(confirmDelete: true; removes the item's children too): data null.",
     )
     .target("menu", "id or name")
     .resolve(menu)
-    .fields(&["label", "url", "target", "classes", "description"])
+    .fields(&["label", "url", "target_blank", "classes", "description"])
     .mutating(&["parent_id", "position"])
     .action("list", list)
     .get()
@@ -203,24 +211,6 @@ async fn list(ctx: Items) -> Answer<MenuData> {
         .into())
 }
 
-/// The item `id` anywhere in a menu's tree.
-fn find_item(menu: &Value, id: u64) -> Option<&Value> {
-    let mut stack: Vec<&Value> = menu
-        .get("items")
-        .and_then(Value::as_array)
-        .map(|items| items.iter().collect())
-        .unwrap_or_default();
-    while let Some(item) = stack.pop() {
-        if item.get("id").and_then(Value::as_u64) == Some(id) {
-            return Some(item);
-        }
-        if let Some(children) = item.get("child_items").and_then(Value::as_array) {
-            stack.extend(children.iter());
-        }
-    }
-    None
-}
-
 fn item_resource(object: &Value) -> Resource {
     let resource = Resource::from_object("menu_item", object, None);
     match object
@@ -242,32 +232,29 @@ enum Write {
 }
 
 impl Write {
-    fn sent(self, args: &ItemsArgs) -> Result<Value, CallError> {
+    /// The item keys the call sets (create, update); empty for a move.
+    fn fields(self, args: &ItemsArgs) -> Result<Map<String, Value>, CallError> {
         let text = |v: &Option<String>| v.clone().map(Value::from);
-        let place = [
-            ("parent_id", args.parent_id.map(Value::from)),
-            ("position", args.position.map(Value::from)),
-        ];
-        let mut fields = vec![
+        let fields = persist::body(vec![
             ("label", text(&args.label)),
             ("url", text(&args.url)),
-            ("target", text(&args.target)),
+            ("target_blank", text(&args.target_blank)),
             ("classes", text(&args.classes)),
             ("description", text(&args.description)),
-        ];
+        ]);
+        let Value::Object(fields) = fields else {
+            return Ok(Map::new());
+        };
         match self {
-            Write::Create => fields.extend(place),
-            Write::Update => {}
-            Write::Move => fields = place.to_vec(),
+            Write::Move if args.parent_id.is_none() && args.position.is_none() => Err(
+                CallError::Arguments("move needs parent_id or position".into()),
+            ),
+            Write::Move => Ok(Map::new()),
+            Write::Update if fields.is_empty() => Err(CallError::Arguments(
+                "update needs label, url, target_blank, classes or description".into(),
+            )),
+            _ => Ok(fields),
         }
-        let sent = persist::body(fields);
-        if self != Write::Create && persist::is_empty(&sent) {
-            return Err(CallError::Arguments(match self {
-                Write::Move => "move needs parent_id or position".into(),
-                _ => "update needs label, url, target, classes or description".into(),
-            }));
-        }
-        Ok(sent)
     }
 
     fn status(self) -> &'static str {
@@ -279,35 +266,124 @@ impl Write {
     }
 }
 
+/// The menu read whole, and its item tree.
+async fn read_tree(ctx: &Items) -> Result<(Found, Tree, String), CallError> {
+    let found = ctx.found(Need::Object).await?;
+    let label = format!("menu {}", found.id);
+    let tree = Tree::of(&found.object(), &label)?;
+    Ok((found, tree, label))
+}
+
+fn no_item(label: &str, id: u64) -> ToolError {
+    ToolError::not_found(format!(
+        "{label} has no item {id}; call channels-menu-items-manage (action get) to see its tree"
+    ))
+}
+
+/// Writes the edited tree back (`PUT` of the menu): the menu as persisted.
+async fn put_tree(ctx: &Items, found: &Found, tree: &Tree) -> Result<Value, CallError> {
+    let path = ctx.coll.item(found.id);
+    Ok(
+        persist::write(ctx.client()?, Method::PUT, &path, Some(&tree.body()), &path)
+            .await
+            .map_err(ctx.coll.missing(found.id))?,
+    )
+}
+
+/// The items of a persisted menu, however nested.
+fn persisted_items(menu: &Value) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut stack: Vec<&Value> = menu
+        .get("items")
+        .and_then(Value::as_array)
+        .map(|items| items.iter().collect())
+        .unwrap_or_default();
+    while let Some(item) = stack.pop() {
+        if let Some(children) = item.get("children").and_then(Value::as_array) {
+            stack.extend(children.iter());
+        }
+        out.push(item.clone());
+    }
+    out
+}
+
 async fn write(ctx: Items, how: Write) -> Answer<MenuData> {
-    let sent = how.sent(&ctx.args)?;
-    let client = ctx.client()?;
-    let found = ctx.found(Need::Id).await?;
-    let items = ctx.coll.item(format!("{}/items", found.id));
-    let (method, target) = match (how, ctx.args.item_id) {
-        (Write::Create, _) | (_, None) => (Method::POST, items),
-        (_, Some(id)) => (Method::PUT, format!("{items}/{id}")),
-    };
-    let response = client
-        .send(method, &target, &Query::new(), Some(&sent))
-        .await?;
-    let object = if response.is_object() {
-        response
-    } else {
-        // No body: the menu's tree says what was persisted.
-        let menu = ctx.coll.fetch(client, found.id).await?;
-        match ctx.args.item_id.and_then(|id| find_item(&menu, id)) {
-            Some(item) if how != Write::Create => item.clone(),
-            _ => {
-                return Err(ToolError::new(
-                    ErrorCode::InvalidUpstreamResponse,
-                    format!("{target} answered without the item; read the menu to check what was written"),
-                )
-                .into());
+    let fields = how.fields(&ctx.args)?;
+    let (found, mut tree, label) = read_tree(&ctx).await?;
+    let parent = ctx.args.parent_id.map(|p| p.to_string());
+    let position = ctx.args.position.map(|p| p as usize);
+    let before = tree.ids();
+    let wanted = match (how, ctx.args.item_id) {
+        (Write::Create, _) => {
+            tree.insert(
+                Node::new(fields.clone()),
+                parent.as_deref(),
+                position,
+                &label,
+            )?;
+            None
+        }
+        (_, Some(id)) => {
+            let place = tree
+                .find(&id.to_string())
+                .ok_or_else(|| no_item(&label, id))?;
+            match how {
+                Write::Update => tree.node_mut(place).item.extend(fields.clone()),
+                _ => {
+                    let parent = match (&parent, place) {
+                        (Some(parent), _) => Some(parent.clone()),
+                        (None, Place::Top(_)) => None,
+                        (None, Place::Child(i, _)) => {
+                            tree.items[i].item.get("id").and_then(id_text)
+                        }
+                    };
+                    if parent.as_deref() == Some(id.to_string().as_str()) {
+                        return Err(CallError::Arguments(
+                            "an item cannot be moved under itself".into(),
+                        ));
+                    }
+                    let node = tree.remove(place);
+                    tree.insert(node, parent.as_deref(), position, &label)?;
+                }
             }
+            Some(id.to_string())
+        }
+        (_, None) => {
+            return Err(CallError::Arguments(format!(
+                "{} needs item_id",
+                how.status()
+            )));
         }
     };
-    persist::check_sent("menu item", &object, &sent)?;
+    let menu = put_tree(&ctx, &found, &tree).await?;
+    let items = persisted_items(&menu);
+    let item = match &wanted {
+        Some(id) => items
+            .into_iter()
+            .find(|i| i.get("id").and_then(id_text).as_deref() == Some(id.as_str())),
+        None => {
+            let mut new: Vec<Value> = items
+                .into_iter()
+                .filter(|i| {
+                    i.get("id")
+                        .and_then(id_text)
+                        .is_none_or(|id| !before.contains(&id))
+                })
+                .filter(|i| i.get("label") == fields.get("label"))
+                .collect();
+            (new.len() == 1).then(|| new.remove(0))
+        }
+    };
+    let Some(object) = item else {
+        return Err(ToolError::new(
+            ErrorCode::InvalidUpstreamResponse,
+            format!(
+                "{label} was written, but its answer does not show the item; read the menu (action get) to check what was persisted"
+            ),
+        )
+        .into());
+    };
+    persist::check_sent("menu item", &object, &Value::Object(fields))?;
     let resource = item_resource(&object);
     let status = how.status();
     let post = reply::post::<Menu>(status, &object);
@@ -317,24 +393,23 @@ async fn write(ctx: Items, how: Write) -> Answer<MenuData> {
 
 async fn delete(ctx: Items) -> Answer<MenuData> {
     let id = ctx.args.item_id.unwrap_or_default();
-    let found = ctx.found(Need::Object).await?;
-    let menu = found.object();
-    let Some(item) = find_item(&menu, id) else {
-        return Err(ToolError::not_found(format!(
-            "menu {} has no item {id}; call channels-menu-items-manage (action get) to see its tree",
-            found.id
-        ))
-        .into());
-    };
-    let resource = item_resource(item);
-    ctx.client()?
-        .send(
-            Method::DELETE,
-            &ctx.coll.item(format!("{}/items/{id}", found.id)),
-            &Query::new(),
-            None,
+    let (found, mut tree, label) = read_tree(&ctx).await?;
+    let place = tree
+        .find(&id.to_string())
+        .ok_or_else(|| no_item(&label, id))?;
+    let removed = tree.remove(place);
+    let resource = item_resource(&Value::Object(removed.item));
+    let menu = put_tree(&ctx, &found, &tree).await?;
+    if persisted_items(&menu)
+        .iter()
+        .any(|i| i.get("id").and_then(id_text) == Some(id.to_string()))
+    {
+        return Err(ToolError::new(
+            ErrorCode::PersistedMismatch,
+            format!("{label} was written without item {id}, but its answer still has it; read the menu to check"),
         )
-        .await?;
+        .into());
+    }
     let old = Legacy::gone("deleted", "Menu item permanently deleted", "itemId", id);
     Ok(reply::gone_as::<Managed<Menu>>(resource, "deleted", old)
         .map(MenuData)
@@ -345,17 +420,6 @@ async fn delete(ctx: Items) -> Answer<MenuData> {
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn items_are_found_at_any_depth() {
-        let menu = json!({"items": [
-            {"id": 1, "label": "A", "child_items": [{"id": 2, "label": "B", "child_items": []}]},
-            {"id": 3, "label": "C"}
-        ]});
-        assert_eq!(find_item(&menu, 2).unwrap()["label"], "B");
-        assert!(find_item(&menu, 9).is_none());
-        assert!(find_item(&json!({}), 1).is_none());
-    }
 
     #[test]
     fn an_item_resource_is_named_by_its_label() {

@@ -2,15 +2,13 @@
 //! `channels-menu-items-manage` ([`items`]) reads menus (each with its item tree) and writes
 //! their items.
 //!
-//! A menu is addressed by id or by exact name within the site. Items nest through
-//! `child_items`.
-
-use std::collections::VecDeque;
+//! A menu is addressed by id or by exact name within the site. Its items are part of it: read
+//! with the menu and written with a `PUT` of the menu ([`tree`]).
 
 use reqwest::Method;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::{Need as SiteNeed, Site, resolve_site};
 use crate::config::Module;
@@ -26,14 +24,17 @@ use crate::tools::engine::{
 use crate::tools::{Call, ToolDef, tool};
 
 mod items;
+mod tree;
+
+use tree::Tree;
 
 pub(crate) use items::items_manage_tool;
 
 echoed! {
     /// A menu (with its item tree) as the API returns it.
     Menu = "menu" {
-        id: i64, uuid: String, name: String, site_id: i64, status: String, published: bool,
-        items: List, created_at: String, updated_at: String
+        id: i64, uuid: String, name: String, slug: String, site_id: i64, status: String,
+        published: bool, items: List, created_at: String, updated_at: String
     }
 }
 
@@ -152,69 +153,16 @@ pub(crate) struct CopyArgs {
     name: Option<String>,
 }
 
-/// Item attributes a copy carries over.
-const ITEM_COPIED: [&str; 6] = [
-    "label",
-    "url",
-    "position",
-    "target",
-    "classes",
-    "description",
-];
-
 pub(crate) fn copy_tool() -> ToolDef {
     tool("channels-menus-copy", Module::Channels, ToolClass::Mutation)
         .describe(
-            "Copy a menu with its whole item tree, within a site or to another site. data: the copy as persisted \
-(re-read); state.affected: items created.",
+            "Copy a menu with its item tree (two levels: top-level items and their children), within a site or to \
+another site: the menu is created, then its tree written with a PUT of the new menu (Modyo has no item endpoint). \
+data: the copy as persisted; state.affected: items written.",
         )
         .resource()
         .state()
         .handle(copy)
-}
-
-/// Copies the item tree of `source` under the menu at `items`, breadth first, parents before
-/// children, each child under its parent's new id; the number of items created.
-async fn copy_items(
-    client: &ModyoClient,
-    source: &Value,
-    items: &str,
-    made: impl Fn(usize) -> String,
-) -> Result<usize, ToolError> {
-    let mut queue: VecDeque<(&Value, Option<u64>)> = source
-        .get("items")
-        .and_then(Value::as_array)
-        .map(|items| items.iter().map(|i| (i, None)).collect())
-        .unwrap_or_default();
-    let mut created = 0;
-    while let Some((item, parent)) = queue.pop_front() {
-        let mut sent: Map<String, Value> = ITEM_COPIED
-            .iter()
-            .filter_map(|k| {
-                item.get(*k)
-                    .filter(|v| !v.is_null())
-                    .map(|v| ((*k).to_owned(), v.clone()))
-            })
-            .collect();
-        if let Some(parent) = parent {
-            sent.insert("parent_id".into(), Value::from(parent));
-        }
-        let response = client
-            .send(
-                Method::POST,
-                items,
-                &Query::new(),
-                Some(&Value::Object(sent)),
-            )
-            .await
-            .map_err(|e| ToolError::from(e).context(made(created)))?;
-        created += 1;
-        let new_id = id_of(&response, "menu item")?;
-        if let Some(children) = item.get("child_items").and_then(Value::as_array) {
-            queue.extend(children.iter().map(|c| (c, Some(new_id))));
-        }
-    }
-    Ok(created)
 }
 
 async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<Menu>> {
@@ -242,25 +190,29 @@ async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<Menu>> {
                 format!("menu {} has no name to copy; pass name", found.id),
             )
         })?;
+    // Refused before anything is created when the source cannot be written back whole.
+    let tree = Tree::of(&source, &format!("menu {}", found.id))?.copied();
     let copies = target.collection::<Menu>();
     let sent = json!({"name": name});
-    let created = client
-        .send(Method::POST, &copies.path, &Query::new(), Some(&sent))
-        .await?;
+    let created = persist::create(client, &copies.path, &sent, Menu::NAME).await?;
     let copy_id = id_of(&created, "menu")?;
-    let items = copies.item(format!("{copy_id}/items"));
-    let made = |n: usize| {
-        format!(
-            "menu {copy_id} was created in site {} with {n} item(s), then copying an item failed",
-            target.id
-        )
+    let path = copies.item(copy_id);
+    // The copy as persisted, with the items it now has (C7): the answer of the write.
+    let object = if tree.len() == 0 {
+        created
+    } else {
+        persist::write(client, Method::PUT, &path, Some(&tree.body()), &path)
+            .await
+            .map_err(|e| {
+                e.context(format!(
+                    "menu {copy_id} was created in site {} without items, then writing its item tree failed",
+                    target.id
+                ))
+            })?
     };
-    let created_items = copy_items(client, &source, &items, made).await?;
-    // The copy as persisted, with the items it now has (C7).
-    let object = copies.fetch(client, copy_id).await?;
     persist::check_sent("menu copy", &object, &sent)?;
     let resource = copies.resource(&object, None);
-    let post = PostCondition::status("created").affected(created_items);
+    let post = PostCondition::status("created").affected(tree.len());
     let message = "Menu copied successfully";
     Ok(reply::saved_as::<Menu, _>(object, resource, post, "created", message).into())
 }

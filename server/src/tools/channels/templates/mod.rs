@@ -3,6 +3,12 @@
 //!
 //! A template is addressed by id, or by `name` + `category` over every page of the site's
 //! templates ([`resolve`]). Bodies are read one template at a time (`GET .../templates/{id}`).
+//!
+//! The tools' `category` is Modyo's template `type` and their `content` its `body`. Modyo
+//! creates a template from its name and type only (`POST .../templates`, answering its id) and
+//! saves a body with `POST .../templates/{id}/save` (answering the lock and the versions, not the
+//! template); `PUT .../templates/{id}` takes the name and type. So every write that sets a body
+//! saves it and then re-reads the template to say what was persisted.
 
 use reqwest::Method;
 use schemars::JsonSchema;
@@ -31,9 +37,9 @@ pub(crate) use search::{replace_tool, search_tool};
 echoed! {
     /// A template as the API returns it.
     Template = "template" {
-        id: i64, uuid: String, name: String, category: String, content: String, path: String,
-        status: String, published: bool, version: Value, site_id: i64, created_at: String,
-        updated_at: String, published_at: String
+        id: i64, uuid: String, name: String, r#type: String, body: String, path: String,
+        status: String, published: bool, site_id: Value, updated_at: String,
+        publish_at: String, unpublish_at: String, deletable: bool
     }
 }
 
@@ -43,7 +49,7 @@ impl Member for Template {
         .hint("call channels-templates-manage (action list) to see its templates");
 }
 
-/// Template categories.
+/// Template categories: the values of Modyo's template `type`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum Category {
@@ -51,6 +57,7 @@ pub(crate) enum Category {
     Snippet,
     Css,
     Js,
+    View,
 }
 
 impl Category {
@@ -60,6 +67,7 @@ impl Category {
             Category::Snippet => "snippet",
             Category::Css => "css",
             Category::Js => "js",
+            Category::View => "view",
         }
     }
 
@@ -82,7 +90,7 @@ fn in_category(rows: Vec<Value>, category: Option<Category>) -> Vec<Value> {
     match category {
         Some(c) => rows
             .into_iter()
-            .filter(|r| r.get("category").and_then(Value::as_str) == Some(c.as_str()))
+            .filter(|r| r.get("type").and_then(Value::as_str) == Some(c.as_str()))
             .collect(),
         None => rows,
     }
@@ -134,6 +142,55 @@ async fn template_id(
     }
 }
 
+/// Saves `body` as the body of template `id` (`POST .../templates/{id}/save`, which answers
+/// the lock and versions, not the template) and re-reads the template: as persisted, its body
+/// checked.
+async fn save_body(
+    client: &ModyoClient,
+    templates: &Collection<Template>,
+    id: u64,
+    body: &str,
+) -> Result<Value, ToolError> {
+    let sent = json!({"body": body});
+    client
+        .send(
+            Method::POST,
+            &templates.item(format!("{id}/save")),
+            &Query::new(),
+            Some(&sent),
+        )
+        .await
+        .map_err(|e| templates.missing(id)(ToolError::from(e)))?;
+    let object = templates.fetch(client, id).await?;
+    persist::check_sent(Template::NAME, &object, &sent)?;
+    Ok(object)
+}
+
+/// Creates a template from its name and type (`POST .../templates`, answering its id and
+/// path), saves its body when given, and answers the template as persisted (re-read).
+async fn create_template(
+    client: &ModyoClient,
+    templates: &Collection<Template>,
+    name: &str,
+    kind: &str,
+    body: Option<&str>,
+) -> Result<Value, ToolError> {
+    let sent = json!({"name": name, "type": kind});
+    let created = persist::create(client, &templates.path, &sent, Template::NAME).await?;
+    let id = id_of(&created, "template")?;
+    let object = match body {
+        Some(body) => save_body(client, templates, id, body).await.map_err(|e| {
+            e.context(format!(
+                "template {id} ('{name}') was created in {} without its body, then saving the body failed",
+                templates.place()
+            ))
+        })?,
+        None => templates.fetch(client, id).await?,
+    };
+    persist::check_sent(Template::NAME, &object, &sent)?;
+    Ok(object)
+}
+
 /// The `template` argument of a `-manage` call, by id or by name within `category`; a body
 /// is always read whole (list rows carry none).
 async fn resolve(
@@ -162,13 +219,13 @@ pub(crate) struct ManageArgs {
     site: Ident,
     /// Template id or name (every action but list and create).
     template: Option<Ident>,
-    /// layout, snippet, css or js: narrows a name lookup; required for create.
+    /// layout, snippet, css, js or view (Modyo's template type): narrows a name lookup; required for create.
     category: Option<Category>,
     #[serde(flatten)]
     paging: Paging,
     /// Name (create, update).
     name: Option<String>,
-    /// Template body (create, update).
+    /// Template body (create, update): saved as the template's body.
     content: Option<String>,
     /// Must be true for delete.
     #[serde(rename = "confirmDelete")]
@@ -178,9 +235,10 @@ pub(crate) struct ManageArgs {
 pub(crate) fn manage_tool() -> ToolDef {
     manage::<ManageArgs, Template>("channels-templates-manage", Module::Channels, in_site())
         .describe(
-            "List, get, create, update, delete or unpublish a site's templates (by id, or name + category). list: \
-data.templates (no bodies) + coverage; get/create/update/unpublish: the template as persisted, with its content; \
-delete (confirmDelete: true): data null.",
+            "List, get, create, update, delete or unpublish a site's templates (by id, or name + category; category \
+is Modyo's template type). list: data.templates + coverage; get/create/update/unpublish: the template as persisted, \
+its content in body; create/update save content as the template body, then re-read it; delete (confirmDelete: \
+true): data null.",
         )
         .target("template", "id, or name with category")
         .resolve(resolve)
@@ -189,7 +247,8 @@ delete (confirmDelete: true): data null.",
         .get()
         .action("create", create)
         .needs(&["name", "category"])
-        .update()
+        .action("update", update)
+        .on_target()
         .delete()
         .action("unpublish", unpublish)
         .on_target()
@@ -209,16 +268,68 @@ async fn unpublish(ctx: Ctx<ManageArgs, Template>) -> Answer<Managed<Template>> 
 }
 
 async fn create(ctx: Ctx<ManageArgs, Template>) -> Answer<Managed<Template>> {
-    let category = ctx.args.category.map(Category::as_str);
-    let sent = persist::body(vec![
-        ("name", ctx.args.name.clone().map(Value::from)),
-        ("category", category.map(Value::from)),
-        ("content", ctx.args.content.clone().map(Value::from)),
-    ]);
-    let object = persist::create(ctx.client()?, &ctx.coll.path, &sent, Template::NAME).await?;
-    persist::check_sent(Template::NAME, &object, &sent)?;
+    let (Some(name), Some(category)) = (ctx.args.name.as_deref(), ctx.args.category) else {
+        return Err(CallError::Arguments(
+            "create needs name and category".into(),
+        ));
+    };
+    let object = create_template(
+        ctx.client()?,
+        &ctx.coll,
+        name,
+        category.as_str(),
+        ctx.args.content.as_deref(),
+    )
+    .await?;
     let resource = ctx.coll.resource(&object, None);
     Ok(reply::saved::<Template, _>(object, resource, "created").into())
+}
+
+/// Renames a template (`PUT` of its name with its type, both of which Modyo requires) and/or
+/// saves its body, then answers it as persisted.
+async fn update(ctx: Ctx<ManageArgs, Template>) -> Answer<Managed<Template>> {
+    let (name, content) = (ctx.args.name.as_deref(), ctx.args.content.as_deref());
+    if name.is_none() && content.is_none() {
+        return Err(CallError::Arguments("update needs name or content".into()));
+    }
+    let client = ctx.client()?;
+    let found = ctx.found(Need::Id).await?;
+    let mut object = None;
+    if let Some(name) = name {
+        let kind = match ctx.args.category {
+            Some(category) => Value::from(category.as_str()),
+            None => ctx
+                .coll
+                .fetch(client, found.id)
+                .await?
+                .get("type")
+                .cloned()
+                .unwrap_or(Value::Null),
+        };
+        if !kind.is_string() {
+            return Err(ToolError::new(
+                ErrorCode::InvalidUpstreamResponse,
+                format!(
+                    "template {} has no type to rename it with; pass category",
+                    found.id
+                ),
+            )
+            .into());
+        }
+        let sent = json!({"name": name, "type": kind});
+        let path = ctx.coll.item(found.id);
+        let renamed = persist::write(client, Method::PUT, &path, Some(&sent), &path)
+            .await
+            .map_err(ctx.coll.missing(found.id))?;
+        persist::check_sent(Template::NAME, &renamed, &sent)?;
+        object = Some(renamed);
+    }
+    if let Some(content) = content {
+        object = Some(save_body(client, &ctx.coll, found.id, content).await?);
+    }
+    let object = object.unwrap_or_default();
+    let resource = ctx.coll.resource(&object, Some(found.id));
+    Ok(reply::saved::<Template, _>(object, resource, "updated").into())
 }
 
 /// Arguments of `channels-templates-upsert`.
@@ -228,7 +339,7 @@ pub(crate) struct UpsertArgs {
     site: Ident,
     /// Exact template name.
     name: String,
-    /// layout, snippet, css or js.
+    /// layout, snippet, css, js or view (Modyo's template type).
     category: Category,
     /// Template body.
     content: String,
@@ -237,8 +348,9 @@ pub(crate) struct UpsertArgs {
 pub(crate) fn upsert_tool() -> ToolDef {
     tool("channels-templates-upsert", Module::Channels, ToolClass::Mutation)
         .describe(
-            "Create a template, or replace the body of the one with this name and category. data: the template as \
-persisted; state.status created or updated.",
+            "Create a template, or replace the body of the one with this name and category (Modyo's template type); \
+the body is saved, then the template re-read. data: the template as persisted (content in body); state.status \
+created or updated.",
         )
         .resource()
         .state()
@@ -253,17 +365,14 @@ async fn upsert(call: Call, args: UpsertArgs) -> Answer<Echo<Template>> {
     let (rows, _) = all_templates(client, &templates).await?;
     let (object, status) = match pick_named(&rows, name, Some(args.category))? {
         Some(row) => {
-            let sent = json!({"content": args.content});
-            let path = templates.item(id_of(&row, "template")?);
-            let object = persist::write(client, Method::PUT, &path, Some(&sent), &path).await?;
-            persist::check_sent(Template::NAME, &object, &sent)?;
+            let id = id_of(&row, "template")?;
+            let object = save_body(client, &templates, id, &args.content).await?;
             (object, "updated")
         }
         None => {
-            let sent =
-                json!({"name": name, "category": args.category.as_str(), "content": args.content});
-            let object = persist::create(client, &templates.path, &sent, Template::NAME).await?;
-            persist::check_sent(Template::NAME, &object, &sent)?;
+            let kind = args.category.as_str();
+            let object =
+                create_template(client, &templates, name, kind, Some(&args.content)).await?;
             (object, "created")
         }
     };
@@ -278,7 +387,7 @@ pub(crate) struct FindArgs {
     site: Ident,
     /// Exact template name.
     name: String,
-    /// layout, snippet, css or js.
+    /// layout, snippet, css, js or view (Modyo's template type).
     category: Category,
 }
 
@@ -326,7 +435,7 @@ pub(crate) struct CopyArgs {
     site: Ident,
     /// Source template id or name.
     template: Ident,
-    /// layout, snippet, css or js: narrows a name lookup.
+    /// layout, snippet, css, js or view (Modyo's template type): narrows a name lookup.
     category: Option<Category>,
     /// Target site id, host, uuid or name (default: the same site).
     target_site: Option<Ident>,
@@ -336,7 +445,10 @@ pub(crate) struct CopyArgs {
 
 pub(crate) fn copy_tool() -> ToolDef {
     tool("channels-templates-copy", Module::Channels, ToolClass::Mutation)
-        .describe("Copy a template (name, category, body) within a site or to another site. data: the copy as persisted.")
+        .describe(
+            "Copy a template (name, type, body) within a site or to another site: created from its name and type, \
+its body saved, then re-read. data: the copy as persisted.",
+        )
         .resource()
         .state()
         .handle(copy)
@@ -352,18 +464,16 @@ async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<Template>> {
         Some(t) => resolve_site(client, t, SiteNeed::Id).await?,
         None => site.clone(),
     };
-    let keep = |key: &str| source.get(key).filter(|v| !v.is_null()).cloned();
-    let sent = persist::body(vec![
-        (
-            "name",
-            args.name.clone().map(Value::from).or_else(|| keep("name")),
-        ),
-        ("category", keep("category")),
-        ("content", keep("content")),
-    ]);
+    let text = |key: &str| source.get(key).and_then(Value::as_str);
+    let (Some(name), Some(kind)) = (args.name.as_deref().or(text("name")), text("type")) else {
+        return Err(ToolError::new(
+            ErrorCode::InvalidUpstreamResponse,
+            format!("template {id} has no name or type to copy; pass name"),
+        )
+        .into());
+    };
     let copies = target.collection::<Template>();
-    let object = persist::create(client, &copies.path, &sent, Template::NAME).await?;
-    persist::check_sent("template copy", &object, &sent)?;
+    let object = create_template(client, &copies, name, kind, text("body")).await?;
     let resource = copies.resource(&object, None);
     let post = reply::post::<Template>("created", &object);
     let message = "Template copied successfully";
@@ -377,8 +487,8 @@ mod tests {
     #[test]
     fn names_are_picked_within_the_category() {
         let rows = vec![
-            json!({"id": 1, "name": "home", "category": "layout"}),
-            json!({"id": 2, "name": "home", "category": "css"}),
+            json!({"id": 1, "name": "home", "type": "layout"}),
+            json!({"id": 2, "name": "home", "type": "css"}),
         ];
         assert_eq!(
             pick_named(&rows, "home", Some(Category::Css))

@@ -4,20 +4,19 @@
 //! list.
 
 use futures::{StreamExt, TryStreamExt, stream};
-use reqwest::Method;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::super::{Need as SiteNeed, resolve_site};
-use super::{Category, Template, all_templates, in_category, no_template, pick_named};
+use super::{Category, Template, all_templates, in_category, no_template, pick_named, save_body};
 use crate::config::Module;
 use crate::contract::schema::RareState;
 use crate::contract::{Coverage, Evidence, Legacy, PostCondition, Reply, ToolClass, ToolError};
 use crate::modyo::resolve::is_id;
 use crate::tools::args::Ident;
 use crate::tools::engine::collection::{id_of, parse_id};
-use crate::tools::engine::{Answer, Collection, Data, Echoed, Id, Nullable, persist};
+use crate::tools::engine::{Answer, Collection, Data, Id, Nullable};
 use crate::tools::{Call, CallError, ToolDef, tool};
 
 /// How many matching lines a search returns before it stops (`complete: false`).
@@ -100,9 +99,10 @@ fn matching_lines(text: &str, query: &str, ignore_case: bool) -> Vec<(usize, Str
         .collect()
 }
 
+/// A template's body (Modyo's `body`).
 fn content_of(template: &Value) -> &str {
     template
-        .get("content")
+        .get("body")
         .and_then(Value::as_str)
         .unwrap_or_default()
 }
@@ -124,7 +124,7 @@ async fn bodies(
             let client = client.clone();
             let templates = templates.clone();
             async move {
-                if row.get("content").is_some_and(Value::is_string) {
+                if row.get("body").is_some_and(Value::is_string) {
                     return Ok(row);
                 }
                 templates.fetch(&client, id_of(&row, "template")?).await
@@ -161,7 +161,7 @@ async fn search(call: Call, args: SearchArgs) -> Answer<Vec<Hit>> {
             id: Id(id.cloned().unwrap_or(Value::Null)),
             uuid: Nullable(text(template, "uuid")),
             name: Nullable(text(template, "name")),
-            category: Nullable(text(template, "category")),
+            category: Nullable(text(template, "type")),
             matches: found
                 .into_iter()
                 .map(|(line, text)| Line { line, text })
@@ -331,20 +331,15 @@ async fn replace(call: Call, args: ReplaceArgs) -> Answer<Replaced> {
         if replacements == 0 {
             continue;
         }
-        let sent = json!({"content": before.replace(args.find.as_str(), &args.replace)});
-        let path = templates.item(id);
-        let result = persist::write(client, Method::PUT, &path, Some(&sent), &path)
-            .await
-            .and_then(|object| {
-                persist::check_sent(Template::NAME, &object, &sent).map(|()| object)
-            });
+        let after = before.replace(args.find.as_str(), &args.replace);
+        let result = save_body(client, &templates, id, &after).await;
         match result {
             Ok(object) => {
                 done.changed.push(Changed {
                     id: Id(Value::from(id)),
                     uuid: Nullable(text(&object, "uuid")),
                     name: Nullable(text(&object, "name")),
-                    category: Nullable(text(&object, "category")),
+                    category: Nullable(text(&object, "type")),
                     replacements,
                 });
                 last_object = Some(object);
