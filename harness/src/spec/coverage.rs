@@ -385,6 +385,9 @@ pub async fn build(
     })
 }
 
+/// The server's client timeout variable, which coverage runs leave at its default.
+const TIMEOUT_ENV: &str = "MODYO_TIMEOUT_MS";
+
 /// Runs one scenario in its own session and returns the interactions it played.
 async fn replay(
     cassette: &str,
@@ -393,9 +396,13 @@ async fn replay(
 ) -> Result<Run, CoverageError> {
     let label = format!("{cassette}#{}", scenario.name);
     tracing::debug!(scenario = %label, "replaying");
+    // Latency is ignored here, so a scenario's client timeout only decides whether a loaded
+    // machine gets its request out in time: coverage would change with the load. What a call
+    // plays does not depend on timing, so the timeout is left at its default.
     let env: Vec<(String, String)> = scenario
         .env
         .iter()
+        .filter(|(k, _)| *k != TIMEOUT_ENV)
         .map(|(k, v)| (k.to_owned(), v.clone()))
         .collect();
     let options = ReplayOptions::default().ignore_latency(true);
