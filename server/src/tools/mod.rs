@@ -249,16 +249,3 @@ pub(crate) fn catalog() -> Vec<ToolDef> {
     all.extend(widgets::tools());
     all
 }
-
-/// The persisted object after a write (C7): the response body when it is an object, else a
-/// re-read of `read_path`. Values reported after a write never come from the input.
-pub(crate) async fn persisted(
-    client: &ModyoClient,
-    response: Value,
-    read_path: &str,
-) -> Result<Value, ToolError> {
-    if response.is_object() {
-        return Ok(response);
-    }
-    Ok(client.get(read_path, &crate::modyo::Query::new()).await?)
-}

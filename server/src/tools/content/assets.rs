@@ -25,7 +25,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{id_key, read_one, unconfirmed};
+use super::{id_key, read_one};
 use crate::config::Module;
 use crate::contract::schema::{self, Kind, array, integer, strict, string};
 use crate::contract::{
@@ -34,8 +34,12 @@ use crate::contract::{
 use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, is_id, is_uuid, pick};
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::args::{Ident, Paging, any_given};
-use crate::tools::{Call, CallError, ToolDef, ToolResult, fanout, tool};
+use crate::tools::args::{Ident, Paging};
+use crate::tools::{Call, ToolDef, ToolResult, fanout, tool};
+
+mod manage;
+
+pub(crate) use manage::manage_tool;
 
 /// The account's asset library (documented, account-level).
 const ASSETS: &str = "/api/admin/content/assets";
@@ -194,6 +198,11 @@ pub(crate) fn get_tool() -> ToolDef {
 async fn get(call: Call, args: GetArgs) -> ToolResult {
     let client = call.client()?;
     let object = resolve(client, &args.asset).await?;
+    get_reply(&call, object)
+}
+
+/// The answer of an asset read: the asset, echoed by its `resource`.
+fn get_reply(call: &Call, object: Value) -> ToolResult {
     let resource = Resource::from_object("asset", &object, None);
     let legacy_object = object.clone();
     Ok(Reply::new(object)
@@ -398,185 +407,6 @@ async fn upload(client: &ModyoClient, spec: &FileSpec) -> Result<Value, ToolErro
         }
     };
     update_and_read(client, &id, &metadata).await
-}
-
-/// Actions of `content-assets-manage`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-enum Action {
-    List,
-    Get,
-    Upload,
-    Update,
-    Delete,
-}
-
-/// Arguments of `content-assets-manage`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub(crate) struct ManageArgs {
-    /// list, get (default), upload, update or delete.
-    action: Option<Action>,
-    /// Asset id, uuid or exact file name (get, update, delete).
-    asset: Option<Ident>,
-    #[serde(flatten)]
-    paging: Paging,
-    /// list: keywords, searched in the file name and the author's name.
-    query: Option<String>,
-    /// list: only files with these extensions (e.g. jpg, pdf).
-    extensions: Option<Vec<String>>,
-    /// Local path of the file to upload (upload).
-    file: Option<String>,
-    /// Title (upload, update).
-    title: Option<String>,
-    /// Alternative text (upload, update).
-    alt_text: Option<String>,
-    /// Description (upload, update).
-    description: Option<String>,
-    /// Tags to set (upload, update); list: only assets carrying them.
-    tags: Option<Vec<String>>,
-    /// Must be true for delete.
-    #[serde(rename = "confirmDelete")]
-    confirm_delete: Option<bool>,
-    /// Accepted for compatibility; writes are always read back.
-    verify: Option<bool>,
-}
-
-fn manage_schema() -> Value {
-    let mut data = asset_schema();
-    data["properties"]["assets"] = schema::array(asset_schema());
-    data
-}
-
-pub(crate) fn manage_tool() -> ToolDef {
-    tool("content-assets-manage", Module::Content, ToolClass::Gated)
-        .describe(
-            "List, get, upload, update or delete assets of the account's library (Modyo keeps assets per account, \
-not per space). list (query, tags, extensions): data.assets + coverage; get/upload/update: data is the asset \
-read back (the API normalizes file names); upload reads the local file `file`, then sets title/alt_text/\
-description/tags with an update; update cannot clear tags; delete (confirmDelete: true): data null, \
-state.status deleted.",
-        )
-        .data(manage_schema())
-        .resource()
-        .state()
-        .actions(&["list", "get"], &["upload", "update", "delete"])
-        .handle(manage)
-}
-
-async fn manage(call: Call, args: ManageArgs) -> ToolResult {
-    let writes = any_given(&[
-        args.file.is_some(),
-        args.title.is_some(),
-        args.alt_text.is_some(),
-        args.description.is_some(),
-        args.tags.is_some(),
-    ]);
-    let action = match args.action {
-        Some(action) => action,
-        None if writes => {
-            return Err(CallError::Arguments(
-                "action is required when file, title, alt_text, description or tags are given (list, upload or update)".into(),
-            ));
-        }
-        None => Action::Get,
-    };
-    let _ = args.verify;
-    if action == Action::Delete && args.confirm_delete != Some(true) {
-        return Ok(unconfirmed("content-assets-manage", "delete"));
-    }
-    let client = call.client()?;
-    let need_asset = || {
-        args.asset.as_deref().ok_or_else(|| {
-            CallError::Arguments(
-                format!("{action:?} needs asset (id, uuid or file name)").to_lowercase(),
-            )
-        })
-    };
-    let metadata = Metadata {
-        title: args.title.clone(),
-        alt_text: args.alt_text.clone(),
-        description: args.description.clone(),
-        tags: args.tags.clone(),
-    };
-    match action {
-        Action::List => {
-            let filters = Filters {
-                query: args.query.clone(),
-                tags: args.tags.clone(),
-                extensions: args.extensions.clone(),
-            };
-            let (items, coverage, raw_meta) = list_page(client, &args.paging, &filters).await?;
-            let legacy_items = items.clone();
-            Ok(Reply::new(json!({"assets": items}))
-                .state(coverage)
-                .legacy(call.mode, || {
-                    legacy::list("assets", legacy_items, raw_meta.as_ref())
-                })
-                .into())
-        }
-        Action::Get => {
-            let object = resolve(client, need_asset()?).await?;
-            let resource = Resource::from_object("asset", &object, None);
-            let legacy_object = object.clone();
-            Ok(Reply::new(object)
-                .resource(resource)
-                .legacy(call.mode, || legacy_object)
-                .into())
-        }
-        Action::Upload => {
-            let Some(file) = args.file.clone() else {
-                return Err(CallError::Arguments(
-                    "upload needs file (a local path)".into(),
-                ));
-            };
-            let spec = FileSpec {
-                path: file,
-                title: metadata.title,
-                alt_text: metadata.alt_text,
-                description: metadata.description,
-                tags: metadata.tags,
-            };
-            let object = upload(client, &spec).await?;
-            write_reply(&call, object, "created", "Asset uploaded successfully")
-        }
-        Action::Update => {
-            if metadata.form()?.is_none() {
-                return Err(CallError::Arguments(
-                    "update needs at least one of title, alt_text, description, tags".into(),
-                ));
-            }
-            let id = resolve_id(client, need_asset()?).await?;
-            let object = update_and_read(client, &id, &metadata).await?;
-            write_reply(&call, object, "updated", "Asset updated successfully")
-        }
-        Action::Delete => {
-            let object = resolve(client, need_asset()?).await?;
-            let id = id_key(object.get("id").unwrap_or(&Value::Null));
-            client
-                .send(Method::DELETE, &asset_path(&id), &Query::new(), None)
-                .await?;
-            let resource = Resource::from_object("asset", &object, None);
-            Ok(Reply::new(Value::Null)
-                .resource(resource)
-                .state(PostCondition::status("deleted"))
-                .legacy(call.mode, || {
-                    json!({"message": "Asset permanently deleted", "action": "deleted", "assetId": id})
-                })
-                .into())
-        }
-    }
-}
-
-fn write_reply(call: &Call, object: Value, status: &str, message: &str) -> ToolResult {
-    let resource = Resource::from_object("asset", &object, None);
-    let legacy_object = object.clone();
-    Ok(Reply::new(object)
-        .resource(resource)
-        .state(PostCondition::status(status))
-        .legacy(call.mode, || {
-            legacy::write(status, message, "asset", legacy_object)
-        })
-        .into())
 }
 
 /// Arguments of `content-assets-bulk`.

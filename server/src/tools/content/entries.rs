@@ -7,9 +7,6 @@
 //! keeps only the requested ones, with assets reduced to `{name, url}`. It pages; it never
 //! fetches the whole catalogue.
 
-use std::collections::{BTreeMap, BTreeSet};
-
-use futures::{StreamExt, TryStreamExt, stream};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -19,7 +16,7 @@ use super::types::{fetch_type, type_id_of};
 use super::{Need, Space, id_key, read_one, resolve_space};
 use crate::config::Module;
 use crate::contract::schema::{self, Kind};
-use crate::contract::{Coverage, ErrorCode, Mode, Reply, Resource, ToolClass, ToolError, legacy};
+use crate::contract::{Coverage, Mode, Reply, Resource, ToolClass, ToolError, legacy};
 use crate::modyo::list::{MAX_WALK_PAGES, WALK_PER_PAGE, walk};
 use crate::modyo::resolve::{Stage, is_id, is_uuid, pick};
 use crate::modyo::{ModyoClient, Query};
@@ -28,9 +25,11 @@ use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
 
 mod bulk;
 mod parts;
+mod projection;
 mod write;
 
 pub(crate) use bulk::bulk_tool;
+use projection::{FieldMap, is_asset_kind, pick_fields, project};
 pub(in crate::tools::content) use write::copied_field_values;
 pub(crate) use write::{manage_tool, upsert_tool};
 
@@ -227,216 +226,6 @@ fn minimal(entry: &Value) -> Value {
         },
     };
     json!({"id": get("id"), "uuid": get("uuid"), "name": get("name"), "slug": get("slug"), "published": published})
-}
-
-/// A content type's fields by id: name and kind.
-struct FieldMap {
-    by_id: BTreeMap<String, (String, String)>,
-    names: BTreeSet<String>,
-}
-
-impl FieldMap {
-    fn of(content_type: &Value) -> FieldMap {
-        let mut by_id = BTreeMap::new();
-        let mut names = BTreeSet::new();
-        for field in content_type
-            .get("fields")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let Some(name) = field.get("name").and_then(Value::as_str) else {
-                continue;
-            };
-            let kind = field
-                .get("type")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_owned();
-            if let Some(id) = field.get("id").filter(|v| !v.is_null()) {
-                by_id.insert(id_key(id), (name.to_owned(), kind));
-            }
-            names.insert(name.to_owned());
-        }
-        FieldMap { by_id, names }
-    }
-}
-
-async fn project(
-    client: &ModyoClient,
-    space: &Space,
-    rows: &[Value],
-    wanted: &[String],
-    concurrency: usize,
-) -> Result<Vec<Value>, ToolError> {
-    if rows.is_empty() {
-        return Ok(Vec::new());
-    }
-    // Types first (once each): an unknown field name fails before any entry is read.
-    let type_ids: BTreeSet<String> = rows
-        .iter()
-        .filter_map(|r| {
-            r.get("content_type_id")
-                .filter(|v| !v.is_null())
-                .map(id_key)
-        })
-        .collect();
-    let mut types: BTreeMap<String, FieldMap> = BTreeMap::new();
-    for id in &type_ids {
-        types.insert(
-            id.clone(),
-            FieldMap::of(&fetch_type(client, space, id).await?),
-        );
-    }
-    check_names(&types, wanted)?;
-    let reads: Vec<_> = rows
-        .iter()
-        .map(|row| {
-            let id = row.get("id").map(id_key).unwrap_or_default();
-            let path = format!("{}/entries/{id}", space.path());
-            let client = client.clone();
-            async move {
-                client
-                    .get_sparse(&path, &Query::new(), EntryParts::read)
-                    .await
-                    .map_err(|e| {
-                        ToolError::from(e).context(format!("reading entry {id} for fields"))
-                    })
-            }
-        })
-        .collect();
-    let details: Vec<EntryParts> = stream::iter(reads)
-        .buffered(concurrency.max(1))
-        .try_collect()
-        .await?;
-    // Entries whose list row had no type id: read their types now (drift), still once each.
-    for detail in &details {
-        if let Some(id) = detail
-            .content_type_id
-            .as_ref()
-            .filter(|v| !v.is_null())
-            .map(id_key)
-            && !types.contains_key(&id)
-        {
-            types.insert(
-                id.clone(),
-                FieldMap::of(&fetch_type(client, space, &id).await?),
-            );
-        }
-    }
-    if type_ids.is_empty() {
-        check_names(&types, wanted)?;
-    }
-    Ok(rows
-        .iter()
-        .zip(&details)
-        .map(|(row, detail)| {
-            let type_id = detail
-                .content_type_id
-                .as_ref()
-                .or_else(|| row.get("content_type_id"))
-                .map(id_key);
-            let fields = type_id.and_then(|id| types.get(&id));
-            let mut out = minimal(row);
-            out["fields"] = Value::Object(pick_fields(detail, fields, wanted));
-            out
-        })
-        .collect())
-}
-
-fn check_names(types: &BTreeMap<String, FieldMap>, wanted: &[String]) -> Result<(), ToolError> {
-    let available: BTreeSet<&String> = types.values().flat_map(|t| t.names.iter()).collect();
-    let unknown: Vec<&String> = wanted.iter().filter(|w| !available.contains(w)).collect();
-    if unknown.is_empty() {
-        return Ok(());
-    }
-    let list = |names: Vec<&String>| {
-        names
-            .iter()
-            .map(|s| s.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    Err(ToolError::new(
-        ErrorCode::UnknownFields,
-        format!(
-            "unknown field name(s): {}. Fields of the content type(s) on this page: {}",
-            list(unknown.clone()),
-            list(available.iter().copied().collect())
-        ),
-    )
-    .detail("unknown", json!(unknown))
-    .detail("available", json!(available)))
-}
-
-/// The requested fields of one entry, by name, in the requested order.
-/// Values are parsed only for wanted names; `json.fields` only when a name is not among the
-/// entry's field values.
-fn pick_fields(
-    detail: &EntryParts,
-    fields: Option<&FieldMap>,
-    wanted: &[String],
-) -> Map<String, Value> {
-    let mut by_name: BTreeMap<&str, (&parts::FieldRef, &str)> = BTreeMap::new();
-    if let Some(fields) = fields {
-        for fv in &detail.field_values {
-            let Some(id) = fv.field_id.as_ref().map(id_key) else {
-                continue;
-            };
-            if let Some((name, kind)) = fields.by_id.get(&id) {
-                by_name.insert(name.as_str(), (fv, kind.as_str()));
-            }
-        }
-    }
-    let mut by_json = None;
-    let mut out = Map::new();
-    for name in wanted {
-        let value = match by_name.remove(name.as_str()) {
-            Some((fv, kind)) => Some(reduce_assets(fv.parsed(), kind)),
-            None => by_json
-                .get_or_insert_with(|| detail.json_fields())
-                .as_mut()
-                .and_then(|j| j.remove(name))
-                .map(|v| reduce_assets(v, "")),
-        };
-        if let Some(value) = value {
-            out.insert(name.clone(), value);
-        }
-    }
-    out
-}
-
-/// The field kinds whose values are asset references.
-const ASSET_KINDS: [&str; 5] = ["asset", "file", "image", "asset_list", "media"];
-
-/// Whether a field kind holds asset references.
-fn is_asset_kind(kind: &str) -> bool {
-    ASSET_KINDS.contains(&kind)
-}
-
-/// Assets become `{name, url}`: by field kind, or by shape (an object with a `url` and a file).
-fn reduce_assets(value: Value, kind: &str) -> Value {
-    let asset_kind = is_asset_kind(kind);
-    match value {
-        Value::Array(items) => {
-            Value::Array(items.into_iter().map(|v| reduce_assets(v, kind)).collect())
-        }
-        Value::Object(map) if asset_kind || looks_like_asset(&map) => {
-            let name = ["name", "title", "data_file_name", "file_name"]
-                .iter()
-                .find_map(|k| map.get(*k).filter(|v| v.is_string()).cloned())
-                .unwrap_or(Value::Null);
-            json!({"name": name, "url": map.get("url").cloned().unwrap_or(Value::Null)})
-        }
-        other => other,
-    }
-}
-
-fn looks_like_asset(map: &Map<String, Value>) -> bool {
-    map.get("url").is_some_and(Value::is_string)
-        && ["data_file_name", "file_name", "content_type"]
-            .iter()
-            .any(|k| map.contains_key(*k))
 }
 
 /// The JSON schema of an entry as `content-entries-get` returns it.
@@ -717,52 +506,5 @@ mod tests {
             json!({"id": 1, "uuid": "u", "name": "n", "slug": "s", "published": false})
         );
         assert_eq!(minimal(&json!("x"))["published"], Value::Null);
-    }
-
-    #[test]
-    fn assets_reduce_to_name_and_url() {
-        let asset = json!({"uuid": "a", "name": "front.jpg", "url": "https://cdn/x.jpg", "content_type": "image/jpeg", "author": {}});
-        assert_eq!(
-            reduce_assets(asset.clone(), ""),
-            json!({"name": "front.jpg", "url": "https://cdn/x.jpg"})
-        );
-        assert_eq!(
-            reduce_assets(json!([asset]), "asset_list"),
-            json!([{"name": "front.jpg", "url": "https://cdn/x.jpg"}])
-        );
-        assert_eq!(reduce_assets(json!({"lat": 1}), ""), json!({"lat": 1}));
-    }
-
-    #[test]
-    fn fields_are_mapped_by_type_in_requested_order() {
-        let t = FieldMap::of(
-            &json!({"fields": [{"id": 1, "name": "title", "type": "text"}, {"id": 2, "name": "photo", "type": "asset"}]}),
-        );
-        let detail = json!({"field_values": [
-            {"field_id": 2, "type": "asset", "value": {"name": "p.png", "url": "u"}},
-            {"field_id": 1, "type": "text", "value": "Hello"}
-        ]});
-        let picked = pick_fields(
-            &EntryParts::of_value(&detail),
-            Some(&t),
-            &["photo".into(), "title".into()],
-        );
-        assert_eq!(
-            Value::Object(picked).to_string(),
-            r#"{"photo":{"name":"p.png","url":"u"},"title":"Hello"}"#
-        );
-    }
-
-    #[test]
-    fn unknown_names_list_the_available_ones() {
-        let mut types = BTreeMap::new();
-        types.insert(
-            "1".to_owned(),
-            FieldMap::of(&json!({"fields": [{"id": 1, "name": "title"}]})),
-        );
-        let err = check_names(&types, &["title".into(), "titel".into()]).unwrap_err();
-        assert_eq!(err.code(), ErrorCode::UnknownFields);
-        assert_eq!(err.to_value()["available"], json!(["title"]));
-        assert_eq!(err.to_value()["unknown"], json!(["titel"]));
     }
 }

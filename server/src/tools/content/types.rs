@@ -1,4 +1,5 @@
-//! Content types: `content-types-list`, `-get`, `-manage`, `-upsert` and `-copy`.
+//! Content types: `content-types-list`, `-get` and `-copy` here, [`manage`] and [`upsert`] in
+//! their own files.
 //!
 //! A type is named by id, or by `uid` within its space. Field actions are a `PUT` of the changed
 //! fields only (Rails nested attributes: a new field has no `id`, a changed one carries its `id`,
@@ -16,7 +17,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::{Need, Space, id_key, numeric_id, resolve_space, unconfirmed};
+use super::{Need, Space, id_key, resolve_space};
 use crate::config::Module;
 use crate::contract::{
     Coverage, ErrorCode, PostCondition, Reply, Resource, ToolClass, ToolError, legacy, schema,
@@ -24,8 +25,15 @@ use crate::contract::{
 use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, is_id, pick};
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::args::{Ident, Paging, any_given};
-use crate::tools::{Call, CallError, ToolDef, ToolResult, persisted, tool};
+use crate::tools::args::{Ident, Paging};
+use crate::tools::engine::persist;
+use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
+
+mod manage;
+mod upsert;
+
+pub(crate) use manage::manage_tool;
+pub(crate) use upsert::upsert_tool;
 
 /// The JSON schema of a content type as the API returns it (loose: echoed).
 pub(crate) fn type_schema() -> Value {
@@ -126,7 +134,12 @@ async fn get(call: Call, args: GetArgs) -> ToolResult {
     let client = call.client()?;
     let space = resolve_space(client, &args.space, Need::Id).await?;
     let object = fetch_type(client, &space, &args.content_type).await?;
-    let resource = Resource::from_object("content_type", &object, Some("uid"));
+    get_reply(&call, object)
+}
+
+/// The answer of a type read: the type, echoed by its `resource`.
+fn get_reply(call: &Call, object: Value) -> ToolResult {
+    let resource = type_resource(&object);
     let legacy_object = object.clone();
     Ok(Reply::new(object)
         .resource(resource)
@@ -163,12 +176,23 @@ pub(crate) fn list_tool() -> ToolDef {
 async fn list(call: Call, args: ListArgs) -> ToolResult {
     let client = call.client()?;
     let space = resolve_space(client, &args.space, Need::Object).await?;
-    let query = Query::new().page(args.paging.page, args.paging.per_page);
-    let page = client.list(&types_path(&space), "types", &query).await?;
+    list_reply(&call, client, &space, &args.paging, |items| items).await
+}
+
+/// One page of the space's types, `data` being `shape` of the items (C5 coverage).
+async fn list_reply(
+    call: &Call,
+    client: &ModyoClient,
+    space: &Space,
+    paging: &Paging,
+    shape: fn(Value) -> Value,
+) -> ToolResult {
+    let query = Query::new().page(paging.page, paging.per_page);
+    let page = client.list(&types_path(space), "types", &query).await?;
     let coverage = Coverage::page(page.items.len(), page.meta.as_ref());
     let items = Value::Array(page.items);
     let legacy_items = items.clone();
-    Ok(Reply::new(items)
+    Ok(Reply::new(shape(items))
         .resource(space.resource())
         .state(coverage)
         .legacy(call.mode, || {
@@ -372,7 +396,7 @@ pub(crate) async fn create_type(
     };
     let path = format!("{types_path}/{id}");
     if fields.is_empty() {
-        return persisted(client, response, &path).await;
+        return persist::read_back(client, response, &path).await;
     }
     let response = client
         .send(
@@ -387,7 +411,7 @@ pub(crate) async fn create_type(
                 "type '{uid}' was created (id {id}) but its fields were not saved"
             ))
         })?;
-    persisted(client, response, &path).await
+    persist::read_back(client, response, &path).await
 }
 
 /// `PUT .../types/{id}` and the type as persisted.
@@ -398,10 +422,21 @@ async fn put_type(
     body: Value,
 ) -> Result<Value, ToolError> {
     let path = format!("{}/{id}", types_path(space));
-    let response = client
-        .send(Method::PUT, &path, &Query::new(), Some(&body))
-        .await?;
-    persisted(client, response, &path).await
+    persist::write(client, Method::PUT, &path, Some(&body), &path).await
+}
+
+/// Creates a type (`name`, `uid`) in `space` and answers it as persisted, `created`.
+async fn create_reply(
+    call: &Call,
+    client: &ModyoClient,
+    space: &Space,
+    (name, uid): (&str, &str),
+    cardinality: Option<Cardinality>,
+    fields: Vec<Value>,
+) -> ToolResult {
+    let single = cardinality.map(Cardinality::single);
+    let object = create_type(client, &types_path(space), name, uid, single, fields).await?;
+    write_reply(call, object, "created", "Content type created successfully")
 }
 
 fn write_reply(call: &Call, object: Value, status: &str, message: &str) -> ToolResult {
@@ -414,438 +449,6 @@ fn write_reply(call: &Call, object: Value, status: &str, message: &str) -> ToolR
             legacy::write(status, message, "type", legacy_object)
         })
         .into())
-}
-
-/// Actions of `content-types-manage`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-enum Action {
-    List,
-    Get,
-    Create,
-    Update,
-    Delete,
-    AddField,
-    UpdateField,
-    RemoveField,
-}
-
-/// Arguments of `content-types-manage`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub(crate) struct ManageArgs {
-    /// list, get (default), create, update, delete, add_field, update_field or remove_field.
-    action: Option<Action>,
-    /// Space id, uid or name.
-    space: Ident,
-    /// Content type id or uid (all but list and create).
-    #[serde(rename = "type")]
-    content_type: Option<Ident>,
-    #[serde(flatten)]
-    paging: Paging,
-    /// Name (create, update).
-    name: Option<String>,
-    /// Unique identifier in the space (create).
-    uid: Option<String>,
-    /// Not supported: Modyo's content type has no description (refused).
-    description: Option<String>,
-    /// single or multiple (create, update; sent as the documented `single`).
-    cardinality: Option<Cardinality>,
-    /// Field definitions (create).
-    fields: Option<Vec<FieldSpec>>,
-    /// Name or id of the field (update_field, remove_field).
-    field: Option<Ident>,
-    /// The new field (add_field: name and type required) or the keys to change (update_field).
-    definition: Option<FieldSpec>,
-    /// Must be true for delete and remove_field (entries lose the field's values).
-    #[serde(rename = "confirmDelete")]
-    confirm_delete: Option<bool>,
-    /// Accepted for compatibility; writes are always read back.
-    verify: Option<bool>,
-}
-
-fn manage_schema() -> Value {
-    let mut data = type_schema();
-    data["properties"]["types"] = schema::array(type_schema());
-    data
-}
-
-pub(crate) fn manage_tool() -> ToolDef {
-    tool("content-types-manage", Module::Content, ToolClass::Gated)
-        .describe(
-            "List, get, create, update or delete content types, and add, update or remove one field. list: data.types \
-+ coverage; other actions: data is the type as persisted, with its fields; delete and remove_field need \
-confirmDelete: true (delete: data null, state.status deleted). Modyo's types have no description and fields no \
-label (both refused); a field's required is sent under validations.",
-        )
-        .data(manage_schema())
-        .resource()
-        .state()
-        .actions(
-            &["list", "get"],
-            &[
-                "create",
-                "update",
-                "delete",
-                "add_field",
-                "update_field",
-                "remove_field",
-            ],
-        )
-        .handle(manage)
-}
-
-async fn manage(call: Call, args: ManageArgs) -> ToolResult {
-    let writes = any_given(&[
-        args.name.is_some(),
-        args.uid.is_some(),
-        args.description.is_some(),
-        args.cardinality.is_some(),
-        args.fields.is_some(),
-        args.field.is_some(),
-        args.definition.is_some(),
-    ]);
-    let action = match args.action {
-        Some(action) => action,
-        None if writes => {
-            return Err(CallError::Arguments(
-                "action is required when name, uid, description, cardinality, fields, field or definition are given".into(),
-            ));
-        }
-        None => Action::Get,
-    };
-    let _ = args.verify;
-    no_description(args.description.as_ref())?;
-    if matches!(action, Action::Delete | Action::RemoveField) && args.confirm_delete != Some(true) {
-        let name = if action == Action::Delete {
-            "delete"
-        } else {
-            "remove_field"
-        };
-        return Ok(unconfirmed("content-types-manage", name));
-    }
-    let client = call.client()?;
-    let need_type = || {
-        args.content_type.as_deref().ok_or_else(|| {
-            CallError::Arguments(format!("{action:?} needs type (id or uid)").to_lowercase())
-        })
-    };
-    let need_field = || {
-        args.field
-            .as_deref()
-            .ok_or_else(|| CallError::Arguments("this action needs field (name or id)".into()))
-    };
-    match action {
-        Action::List => {
-            let space = resolve_space(client, &args.space, Need::Object).await?;
-            let query = Query::new().page(args.paging.page, args.paging.per_page);
-            let page = client.list(&types_path(&space), "types", &query).await?;
-            let coverage = Coverage::page(page.items.len(), page.meta.as_ref());
-            let items = Value::Array(page.items);
-            let legacy_items = items.clone();
-            Ok(Reply::new(json!({"types": items}))
-                .resource(space.resource())
-                .state(coverage)
-                .legacy(call.mode, || {
-                    legacy::list("types", legacy_items, page.raw_meta.as_ref())
-                })
-                .into())
-        }
-        Action::Get => {
-            let space = resolve_space(client, &args.space, Need::Id).await?;
-            let object = fetch_type(client, &space, need_type()?).await?;
-            let resource = type_resource(&object);
-            let legacy_object = object.clone();
-            Ok(Reply::new(object)
-                .resource(resource)
-                .legacy(call.mode, || legacy_object)
-                .into())
-        }
-        Action::Create => {
-            let (Some(name), Some(uid)) = (args.name.as_deref(), args.uid.as_deref()) else {
-                return Err(CallError::Arguments("create needs name and uid".into()));
-            };
-            let fields = args
-                .fields
-                .iter()
-                .flatten()
-                .map(|f| f.new_field().map(Value::Object))
-                .collect::<Result<Vec<_>, _>>()?;
-            let space = resolve_space(client, &args.space, Need::Id).await?;
-            let object = create_type(
-                client,
-                &types_path(&space),
-                name,
-                uid,
-                args.cardinality.map(Cardinality::single),
-                fields,
-            )
-            .await?;
-            write_reply(
-                &call,
-                object,
-                "created",
-                "Content type created successfully",
-            )
-        }
-        Action::Update => {
-            let mut body = Map::new();
-            if let Some(name) = &args.name {
-                body.insert("name".into(), Value::from(name.clone()));
-            }
-            if let Some(cardinality) = args.cardinality {
-                body.insert("single".into(), Value::from(cardinality.single()));
-            }
-            if body.is_empty() {
-                return Err(CallError::Arguments(
-                    "update needs name or cardinality (fields change through add_field, update_field, remove_field)".into(),
-                ));
-            }
-            let space = resolve_space(client, &args.space, Need::Id).await?;
-            let current = fetch_type(client, &space, need_type()?).await?;
-            let id = numeric_id(&current, "a content type")?;
-            let object = put_type(client, &space, id, Value::Object(body)).await?;
-            write_reply(
-                &call,
-                object,
-                "updated",
-                "Content type updated successfully",
-            )
-        }
-        Action::Delete => {
-            let space = resolve_space(client, &args.space, Need::Id).await?;
-            let current = fetch_type(client, &space, need_type()?).await?;
-            let id = numeric_id(&current, "a content type")?;
-            client
-                .send(
-                    Method::DELETE,
-                    &format!("{}/{id}", types_path(&space)),
-                    &Query::new(),
-                    None,
-                )
-                .await?;
-            Ok(Reply::new(Value::Null)
-                .resource(type_resource(&current))
-                .state(PostCondition::status("deleted"))
-                .legacy(call.mode, || {
-                    json!({"message": "Content type permanently deleted", "action": "deleted", "typeId": id})
-                })
-                .into())
-        }
-        Action::AddField => {
-            let Some(definition) = &args.definition else {
-                return Err(CallError::Arguments(
-                    "add_field needs definition (name and type at least)".into(),
-                ));
-            };
-            let field = definition.new_field()?;
-            let name = definition.name.clone().unwrap_or_default();
-            let space = resolve_space(client, &args.space, Need::Id).await?;
-            let current = fetch_type(client, &space, need_type()?).await?;
-            if has_field(&current, &name) {
-                return Err(ToolError::invalid_parameters(format!(
-                    "the type already has a field '{name}'; use update_field to change it"
-                ))
-                .into());
-            }
-            let id = numeric_id(&current, "a content type")?;
-            let object = put_type(client, &space, id, json!({"fields": [field]})).await?;
-            if !has_field(&object, &name) {
-                return Err(ToolError::new(
-                    ErrorCode::PersistedMismatch,
-                    format!("the API accepted field '{name}' but type {id} does not have it; read the type again with content-types-get"),
-                )
-                .into());
-            }
-            write_reply(&call, object, "updated", "Field added successfully")
-        }
-        Action::UpdateField => {
-            let definition = args.definition.clone().unwrap_or_default();
-            if definition.body(None)?.is_empty() {
-                return Err(CallError::Arguments(
-                    "update_field needs definition with the keys to change".into(),
-                ));
-            }
-            let space = resolve_space(client, &args.space, Need::Id).await?;
-            let current = fetch_type(client, &space, need_type()?).await?;
-            let existing = find_field(&current, need_field()?)?;
-            let changes = definition.body(Some(existing))?;
-            let field_id = existing.get("id").cloned().unwrap_or(Value::Null);
-            let mut field = changes;
-            field.insert("id".into(), field_id.clone());
-            let id = numeric_id(&current, "a content type")?;
-            let object = put_type(client, &space, id, json!({"fields": [field]})).await?;
-            let still_there = fields_of(&object)
-                .iter()
-                .any(|f| f.get("id") == Some(&field_id));
-            if !still_there {
-                return Err(ToolError::new(
-                    ErrorCode::PersistedMismatch,
-                    format!("the API accepted the change of field {field_id} but type {id} no longer lists it; read the type again with content-types-get"),
-                )
-                .into());
-            }
-            write_reply(&call, object, "updated", "Field updated successfully")
-        }
-        Action::RemoveField => {
-            let space = resolve_space(client, &args.space, Need::Id).await?;
-            let current = fetch_type(client, &space, need_type()?).await?;
-            let existing = find_field(&current, need_field()?)?;
-            let field_id = existing.get("id").cloned().unwrap_or(Value::Null);
-            let id = numeric_id(&current, "a content type")?;
-            let object = put_type(
-                client,
-                &space,
-                id,
-                json!({"fields": [{"id": field_id, "_destroy": true}]}),
-            )
-            .await?;
-            if fields_of(&object)
-                .iter()
-                .any(|f| f.get("id") == Some(&field_id))
-            {
-                return Err(ToolError::new(
-                    ErrorCode::PersistedMismatch,
-                    format!("the API accepted the removal of field {field_id} but type {id} still has it"),
-                )
-                .into());
-            }
-            write_reply(&call, object, "updated", "Field removed successfully")
-        }
-    }
-}
-
-/// Arguments of `content-types-upsert`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub(crate) struct UpsertArgs {
-    /// Space id, uid or name.
-    space: Ident,
-    /// The type's uid: the natural key (created when no type has it).
-    uid: String,
-    /// Name (required to create).
-    name: Option<String>,
-    /// Not supported: Modyo's content type has no description (refused).
-    description: Option<String>,
-    /// single or multiple (sent as the documented `single`).
-    cardinality: Option<Cardinality>,
-    /// Fields by name: existing ones are updated, new ones added; others are kept.
-    fields: Option<Vec<FieldSpec>>,
-    /// Accepted for compatibility; writes are always read back.
-    verify: Option<bool>,
-}
-
-pub(crate) fn upsert_tool() -> ToolDef {
-    tool("content-types-upsert", Module::Content, ToolClass::Mutation)
-        .describe(
-            "Create or update a content type by uid. Fields are matched by name: existing ones updated, new ones added, \
-others kept. data is the type as persisted; state.status created or updated. Modyo's types have no description \
-and fields no label (both refused).",
-        )
-        .data(type_schema())
-        .resource()
-        .state()
-        .handle(upsert)
-}
-
-async fn upsert(call: Call, args: UpsertArgs) -> ToolResult {
-    let _ = args.verify;
-    no_description(args.description.as_ref())?;
-    let uid = args.uid.trim();
-    let client = call.client()?;
-    let space = resolve_space(client, &args.space, Need::Id).await?;
-    let (types, _) = walk(client, &types_path(&space), "types", &Query::new()).await?;
-    let found: Vec<&Value> = types
-        .iter()
-        .filter(|t| t.get("uid").and_then(Value::as_str) == Some(uid))
-        .collect();
-    let specs = args.fields.clone().unwrap_or_default();
-    match found.as_slice() {
-        [] => {
-            let Some(name) = args.name.as_deref() else {
-                return Err(CallError::Arguments(format!(
-                    "no type has uid '{uid}' in space {}; name is needed to create it",
-                    space.id
-                )));
-            };
-            let fields = specs
-                .iter()
-                .map(|f| f.new_field().map(Value::Object))
-                .collect::<Result<Vec<_>, _>>()?;
-            let object = create_type(
-                client,
-                &types_path(&space),
-                name,
-                uid,
-                args.cardinality.map(Cardinality::single),
-                fields,
-            )
-            .await?;
-            write_reply(
-                &call,
-                object,
-                "created",
-                "Content type created successfully",
-            )
-        }
-        [existing] => {
-            let id = numeric_id(existing, "a content type")?;
-            // List rows may come without fields; the type itself has them.
-            let current = if existing.get("fields").is_some() {
-                (*existing).clone()
-            } else {
-                fetch_type(client, &space, &id.to_string()).await?
-            };
-            let mut fields = Vec::new();
-            for spec in &specs {
-                let name = spec.name.clone().unwrap_or_default();
-                match fields_of(&current)
-                    .iter()
-                    .find(|f| f.get("name").and_then(Value::as_str) == Some(name.as_str()))
-                {
-                    Some(field) => {
-                        let mut body = spec.body(Some(field))?;
-                        body.insert("id".into(), field.get("id").cloned().unwrap_or(Value::Null));
-                        fields.push(Value::Object(body));
-                    }
-                    None => fields.push(Value::Object(spec.new_field()?)),
-                }
-            }
-            let mut body = Map::new();
-            for (key, value) in [
-                ("name", args.name.clone().map(Value::from)),
-                ("single", args.cardinality.map(|c| Value::from(c.single()))),
-            ] {
-                if let Some(value) = value {
-                    body.insert(key.into(), value);
-                }
-            }
-            if !fields.is_empty() {
-                body.insert("fields".into(), Value::Array(fields));
-            }
-            let object = put_type(client, &space, id, Value::Object(body)).await?;
-            write_reply(
-                &call,
-                object,
-                "updated",
-                "Content type updated successfully",
-            )
-        }
-        many => {
-            let candidates: Vec<Value> = many
-                .iter()
-                .map(|t| json!({"id": t.get("id"), "name": t.get("name")}))
-                .collect();
-            Err(ToolError::new(
-                ErrorCode::Ambiguous,
-                format!(
-                    "{} types have uid '{uid}' in space {}",
-                    many.len(),
-                    space.id
-                ),
-            )
-            .detail("candidates", Value::Array(candidates))
-            .into())
-        }
-    }
 }
 
 /// Arguments of `content-types-copy`.

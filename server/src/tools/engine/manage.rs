@@ -11,82 +11,29 @@
 //! derives `Serialize`), so a declaration names parameters exactly as the input schema does;
 //! [`ManageTool::build`] checks every name it was given against that schema.
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 
-use reqwest::Method;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use super::collection::{Collection, Found, Member, Need};
+use super::collection::{Found, Member, Need};
+use super::ctx::{BoxFuture, Ctx, Given, ResolveFn, Scope};
 use super::data::{Data, Managed};
-use super::{persist, reply};
+use super::standard::{create, delete, get, list, transition, update};
 use crate::config::Module;
 use crate::contract::class::is_read_action;
-use crate::contract::{Control, Outcome, Resource, ToolClass, ToolError};
-use crate::modyo::{ModyoClient, Query};
+use crate::contract::{Control, Outcome, ToolClass, ToolError};
+use crate::modyo::Query;
 use crate::tools::{Call, CallError, ToolDef, tool};
 
 /// What a typed handler returns.
 pub(crate) type Answer<D> = Result<Outcome<D>, CallError>;
 
-type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 type Run<A, T, D> = Arc<dyn Fn(Ctx<A, T>) -> BoxFuture<Answer<D>> + Send + Sync>;
 type ScopeFn<T> =
     Arc<dyn Fn(Call, Given, &'static str) -> BoxFuture<Result<Scope<T>, CallError>> + Send + Sync>;
-
-type ResolveFn<T> =
-    Arc<dyn Fn(Call, Given, Scope<T>, Need) -> BoxFuture<Result<Found, CallError>> + Send + Sync>;
-
-/// The arguments of a call as given, by name (what a scope reads: `realm`, `site`).
-#[derive(Debug, Clone)]
-pub(crate) struct Given(Arc<Map<String, Value>>);
-
-impl Given {
-    /// A parameter as given (absent or null: `None`).
-    pub(crate) fn get(&self, name: &str) -> Option<&Value> {
-        self.0.get(name).filter(|v| !v.is_null())
-    }
-
-    /// A parameter as text (a number is written out).
-    pub(crate) fn text(&self, name: &str) -> Option<String> {
-        match self.get(name)? {
-            Value::String(s) => Some(s.clone()),
-            other => Some(other.to_string()),
-        }
-    }
-}
-
-/// What a call acts on: the collection, and the container its `list` echoes as `resource`.
-#[derive(Debug)]
-pub(crate) struct Scope<T> {
-    /// The collection.
-    pub(crate) coll: Collection<T>,
-    /// The realm, site or space the collection lives in, when there is one.
-    pub(crate) container: Option<Resource>,
-}
-
-impl<T> Clone for Scope<T> {
-    fn clone(&self) -> Self {
-        Scope {
-            coll: self.coll.clone(),
-            container: self.container.clone(),
-        }
-    }
-}
-
-impl<T> Scope<T> {
-    /// The collection at a fixed path (the account's groups).
-    pub(crate) fn at(path: impl Into<String>) -> Scope<T> {
-        Scope {
-            coll: Collection::at(path),
-            container: None,
-        }
-    }
-}
 
 /// The `action` argument of a `-manage` tool: its values are the actions the tool declares
 /// (the engine writes them into the input schema).
@@ -513,139 +460,6 @@ fn declare_actions(schema: &mut Map<String, Value>, words: &[&str]) {
         values.push(Value::Null);
     }
     action.insert("enum".into(), Value::Array(values));
-}
-
-/// One call of a `-manage` tool, as an action sees it.
-pub(crate) struct Ctx<A, T> {
-    /// The call.
-    pub(crate) call: Call,
-    /// The typed arguments.
-    pub(crate) args: Arc<A>,
-    /// The action asked.
-    pub(crate) action: &'static str,
-    given: Given,
-    /// The collection.
-    pub(crate) coll: Collection<T>,
-    /// The container, echoed by `list`.
-    pub(crate) container: Option<Resource>,
-    target: Option<&'static str>,
-    fields: &'static [&'static str],
-    query: fn(&A) -> Query,
-    resolve: Option<ResolveFn<T>>,
-}
-
-impl<A, T: Member> Ctx<A, T> {
-    /// The Modyo client.
-    pub(crate) fn client(&self) -> Result<&ModyoClient, CallError> {
-        self.call.client()
-    }
-
-    /// A parameter as given (absent or null: `None`).
-    pub(crate) fn param(&self, name: &str) -> Option<&Value> {
-        self.given.get(name)
-    }
-
-    /// The target as typed (a number is written out), checked present by the declaration.
-    pub(crate) fn target(&self) -> Result<String, CallError> {
-        let param = self.target.unwrap_or("target");
-        self.given
-            .text(param)
-            .ok_or_else(|| CallError::Arguments(format!("{} needs {param}", self.action)))
-    }
-
-    /// The target resolved into a member.
-    pub(crate) async fn found(&self, need: Need) -> Result<Found, CallError> {
-        if let Some(resolve) = &self.resolve {
-            let scope = Scope {
-                coll: self.coll.clone(),
-                container: self.container.clone(),
-            };
-            return resolve(self.call.clone(), self.given.clone(), scope, need).await;
-        }
-        let target = self.target()?;
-        Ok(self.coll.find(self.client()?, &target, need).await?)
-    }
-
-    /// The given writable fields, in declaration order: the body of a write.
-    pub(crate) fn body(&self) -> Value {
-        let body: Map<String, Value> = self
-            .fields
-            .iter()
-            .filter_map(|f| self.param(f).map(|v| ((*f).to_owned(), v.clone())))
-            .collect();
-        Value::Object(body)
-    }
-
-    /// `page` and `per_page` as given.
-    pub(crate) fn paged(&self, query: Query) -> Query {
-        let number = |key: &str, default: u32| {
-            self.param(key)
-                .and_then(Value::as_u64)
-                .and_then(|n| u32::try_from(n).ok())
-                .unwrap_or(default)
-        };
-        query.page(number("page", 1), number("per_page", 10))
-    }
-}
-
-async fn list<A, T: Member>(ctx: Ctx<A, T>) -> Answer<Managed<T>> {
-    let query = ctx.paged((ctx.query)(&ctx.args));
-    let page = ctx.coll.page(ctx.client()?, &query).await?;
-    Ok(reply::page(page, ctx.container).into())
-}
-
-async fn get<A, T: Member>(ctx: Ctx<A, T>) -> Answer<Managed<T>> {
-    let found = ctx.found(Need::Object).await?;
-    let object = found.object();
-    let resource = ctx.coll.resource(&object, Some(found.id));
-    Ok(reply::one(object, resource).into())
-}
-
-async fn create<A, T: Member>(ctx: Ctx<A, T>) -> Answer<Managed<T>> {
-    let body = ctx.body();
-    let object = persist::create(ctx.client()?, &ctx.coll.path, &body, T::NAME).await?;
-    persist::check_sent(T::NAME, &object, &body)?;
-    let resource = ctx.coll.resource(&object, None);
-    Ok(reply::saved::<T, _>(object, resource, "created").into())
-}
-
-async fn update<A, T: Member>(ctx: Ctx<A, T>) -> Answer<Managed<T>> {
-    let found = ctx.found(Need::Id).await?;
-    let path = ctx.coll.item(found.id);
-    let body = ctx.body();
-    let object = persist::write(ctx.client()?, Method::PUT, &path, Some(&body), &path)
-        .await
-        .map_err(ctx.coll.missing(found.id))?;
-    persist::check_sent(T::NAME, &object, &body)?;
-    let resource = ctx.coll.resource(&object, Some(found.id));
-    Ok(reply::saved::<T, _>(object, resource, "updated").into())
-}
-
-async fn transition<A, T: Member>(ctx: Ctx<A, T>, status: &str) -> Answer<Managed<T>> {
-    let found = ctx.found(Need::Id).await?;
-    let path = ctx.coll.item(found.id);
-    let to = format!("{path}/{}", ctx.action);
-    let object = persist::write(ctx.client()?, Method::POST, &to, None, &path)
-        .await
-        .map_err(ctx.coll.missing(found.id))?;
-    let resource = ctx.coll.resource(&object, Some(found.id));
-    Ok(reply::saved::<T, _>(object, resource, status).into())
-}
-
-async fn delete<A, T: Member>(ctx: Ctx<A, T>) -> Answer<Managed<T>> {
-    let found = ctx.found(Need::Row).await?;
-    let client = ctx.client()?;
-    client
-        .send(
-            Method::DELETE,
-            &ctx.coll.item(found.id),
-            &Query::new(),
-            None,
-        )
-        .await?;
-    let resource = ctx.coll.resource(&found.object(), Some(found.id));
-    let message = format!("{} permanently deleted", T::noun());
-    Ok(reply::gone::<T, _>(resource, found.id, "deleted", message).into())
 }
 
 #[cfg(test)]

@@ -7,7 +7,8 @@
 //!   resolves into a member (`server/CONTRACT.md`, "Name resolution"), its `resource` (C4).
 //! - [`manage`]: a `-manage` tool as a declaration: its collection, its fields, its actions
 //!   (list, get, create, update, delete, and its own), what each requires, the confirmation
-//!   before any request (C18).
+//!   before any request (C18); `ctx`: one call as its actions see it; `standard`: the
+//!   standard actions.
 //! - [`reply`]: the answers of those actions with their `state` (C5) and old payloads (C21).
 //! - [`persist`]: the read-back of what a write persisted (C7).
 //! - [`bulk`]: fan-out over many items and its answer.
@@ -15,14 +16,15 @@
 pub(crate) mod bulk;
 pub(crate) mod collection;
 pub(crate) mod copy;
+mod ctx;
 pub(crate) mod data;
 pub(crate) mod manage;
 pub(crate) mod persist;
 pub(crate) mod reply;
+mod standard;
 
 pub(crate) use collection::{Collection, Found, Member, Names, Need, Rules};
+pub(crate) use ctx::{Ctx, Given, Scope};
 pub(crate) use data::{Data, Echo, Echoed, Id, Managed, Nothing, Nullable, echoed};
-pub(crate) use manage::{
-    Action, Answer, Ctx, Given, Scope, Where, at, manage, manage_as, required, scoped,
-};
+pub(crate) use manage::{Action, Answer, Where, at, manage, manage_as, required, scoped};
 pub(crate) use reply::Object;

@@ -1,5 +1,6 @@
-//! Entry writes: `content-entries-manage` (list, get, create, update, delete, publish,
-//! unpublish, archive, clone) and `content-entries-upsert` (by slug, type and locale).
+//! Entry writes, what [`manage`] (`content-entries-manage`: list, get, create, update, delete,
+//! publish, unpublish, archive, clone) and [`upsert`] (`content-entries-upsert`, by slug, type
+//! and locale) share: the body of a write, its read-back and its answer.
 //!
 //! Archiving is the entry's documented `archived` attribute (a `PUT` of `{"archived": true}`):
 //! the specification has no archive action.
@@ -18,24 +19,21 @@
 //! "done" by a client that only looks at `isError`.
 
 use reqwest::Method;
-use schemars::JsonSchema;
-use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::super::categories;
-use super::super::types::fetch_type;
-use super::super::{Need, Space, id_key, numeric_id, resolve_space, unconfirmed};
-use super::{
-    FoundEntry, Status, entries_with_slug, entry_schema, find_entry, is_asset_kind, list_filters,
-    minimal, present, read_entry, resolve_entry_id, row_schema,
-};
-use crate::config::Module;
-use crate::contract::schema;
-use crate::contract::{Coverage, ErrorCode, PostCondition, Reply, ToolClass, ToolError, legacy};
+use super::super::{Space, id_key};
+use super::{is_asset_kind, present, read_entry};
+use crate::contract::{ErrorCode, PostCondition, Reply, ToolError, legacy};
 use crate::modyo::resolve::is_uuid;
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::args::{Ident, Paging, any_given};
-use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
+use crate::tools::{Call, CallError, ToolResult};
+
+mod manage;
+mod upsert;
+
+pub(crate) use manage::manage_tool;
+pub(crate) use upsert::upsert_tool;
 
 /// A value as a write sends it: asset kinds take the asset's uuid (an asset list, a list of
 /// them); other kinds are sent as given.
@@ -292,350 +290,22 @@ async fn entry_body(
     Ok((Value::Object(body), encoded))
 }
 
-/// Actions of `content-entries-manage`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-enum Action {
-    List,
-    Get,
-    Create,
-    Update,
-    Delete,
-    Publish,
-    Unpublish,
-    Archive,
-    Clone,
-}
-
-impl Action {
-    fn as_str(self) -> &'static str {
-        match self {
-            Action::List => "list",
-            Action::Get => "get",
-            Action::Create => "create",
-            Action::Update => "update",
-            Action::Delete => "delete",
-            Action::Publish => "publish",
-            Action::Unpublish => "unpublish",
-            Action::Archive => "archive",
-            Action::Clone => "clone",
-        }
-    }
-}
-
-/// Arguments of `content-entries-manage`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub(crate) struct ManageArgs {
-    /// list, get (default), create, update, delete, publish, unpublish, archive or clone.
-    action: Option<Action>,
-    /// Space id, uid or name.
-    space: Ident,
-    /// Entry id, uuid or slug (all but list and create).
-    entry: Option<Ident>,
-    #[serde(flatten)]
-    paging: Paging,
-    /// Content type id or uid (create); list: filter by type (sent as `type_id`).
-    #[serde(rename = "type")]
-    content_type: Option<Ident>,
-    /// list: only entries in this status (sent as `states[]`; draft is Modyo's unpublished).
-    status: Option<Status>,
-    /// list: full-text filter on names.
-    query: Option<String>,
-    /// Name (create, update, clone).
-    name: Option<String>,
-    /// Slug (create, update, clone).
-    slug: Option<String>,
-    /// Tags (create, update).
-    tags: Option<Vec<String>>,
-    /// Category id or slug path (create, update).
-    category: Option<Ident>,
-    /// Locale (create; default: the space's).
-    locale: Option<String>,
-    /// Field values by name (create, update); asset fields take an asset uuid.
-    fields: Option<Map<String, Value>>,
-    /// Must be true for delete.
-    #[serde(rename = "confirmDelete")]
-    confirm_delete: Option<bool>,
-    /// Accepted for compatibility; writes are always read back.
-    verify: Option<bool>,
-}
-
-fn manage_schema() -> Value {
-    let mut data = entry_schema();
-    data["properties"]["entries"] = schema::array(row_schema());
-    data
-}
-
-pub(crate) fn manage_tool() -> ToolDef {
-    tool("content-entries-manage", Module::Content, ToolClass::Gated)
-        .describe(
-            "List, get, create, update, delete, publish, unpublish, archive or clone entries. list: data.entries \
-(minimal rows) + coverage; other actions: data is the entry as persisted, field values by name under fields \
-(asset fields take an asset uuid); state.status and state.published are read back. delete needs confirmDelete: true. \
-archive sets the entry's archived attribute. An entry named by slug is searched with the list's query and confirmed \
-on its full entry; by uuid, the list is paged until a row carries it.",
-        )
-        .data(manage_schema())
-        .resource()
-        .state()
-        .actions(
-            &["list", "get"],
-            &[
-                "create",
-                "update",
-                "delete",
-                "publish",
-                "unpublish",
-                "archive",
-                "clone",
-            ],
-        )
-        .handle(manage)
-}
-
-async fn manage(call: Call, args: ManageArgs) -> ToolResult {
-    let writes = any_given(&[
-        args.name.is_some(),
-        args.slug.is_some(),
-        args.tags.is_some(),
-        args.category.is_some(),
-        args.locale.is_some(),
-        args.fields.is_some(),
-    ]);
-    let action = match args.action {
-        Some(action) => action,
-        None if writes => {
-            return Err(CallError::Arguments(
-                "action is required when name, slug, tags, category, locale or fields are given (create or update)".into(),
-            ));
-        }
-        None => Action::Get,
-    };
-    let _ = args.verify;
-    if action == Action::Delete && args.confirm_delete != Some(true) {
-        return Ok(unconfirmed("content-entries-manage", "delete"));
-    }
-    let client = call.client()?;
-    let need_entry = || {
-        args.entry.as_deref().ok_or_else(|| {
-            CallError::Arguments(format!(
-                "{} needs entry (id, uuid or slug)",
-                action.as_str()
-            ))
-        })
-    };
-    let given = EntryFields {
-        name: args.name.as_deref(),
-        slug: args.slug.as_deref(),
-        tags: args.tags.as_ref(),
-        category: args.category.as_deref(),
-        locale: args.locale.as_deref(),
-        fields: args.fields.as_ref(),
-    };
-    match action {
-        Action::List => {
-            let space = resolve_space(client, &args.space, Need::Object).await?;
-            let query = list_filters(client, &space, args.content_type.as_deref(), args.status)
-                .await?
-                .page(args.paging.page, args.paging.per_page)
-                .push_opt("query", args.query.as_deref());
-            let page = client
-                .list(&format!("{}/entries", space.path()), "entries", &query)
-                .await?;
-            let coverage = Coverage::page(page.items.len(), page.meta.as_ref());
-            let rows: Vec<Value> = page.items.iter().map(minimal).collect();
-            let legacy_rows = Value::Array(page.items);
-            Ok(Reply::new(json!({"entries": rows}))
-                .resource(space.resource())
-                .state(coverage)
-                .legacy(call.mode, || {
-                    legacy::list("entries", legacy_rows, page.raw_meta.as_ref())
-                })
-                .into())
-        }
-        Action::Get => {
-            let space = resolve_space(client, &args.space, Need::Id).await?;
-            let detail = find_entry(client, &space, need_entry()?)
-                .await?
-                .detail(client, &space)
-                .await?;
-            let (data, resource) = present(client, &space, &detail, None).await?;
-            Ok(Reply::new(data)
-                .resource(resource)
-                .legacy(call.mode, || detail)
-                .into())
-        }
-        Action::Create => {
-            let (Some(type_input), Some(_)) = (args.content_type.as_deref(), args.name.as_deref())
-            else {
-                return Err(CallError::Arguments(
-                    "create needs type (id or uid) and name".into(),
-                ));
-            };
-            let space = resolve_space(client, &args.space, Need::Id).await?;
-            let content_type = fetch_type(client, &space, type_input).await?;
-            let (mut body, encoded) =
-                entry_body(client, &space, Some(&content_type), &given).await?;
-            body["content_type_id"] = Value::from(numeric_id(&content_type, "a content type")?);
-            let response = client
-                .send(
-                    Method::POST,
-                    &format!("{}/entries", space.path()),
-                    &Query::new(),
-                    Some(&body),
-                )
-                .await?;
-            let detail = persisted_entry(client, &space, response, "").await?;
-            check_assets(&detail, &encoded)?;
-            write_reply(
-                &call,
-                &space,
-                detail,
-                Some(&content_type),
-                "created",
-                "Entry created successfully",
-            )
-            .await
-        }
-        Action::Update => {
-            if args.locale.is_some() {
-                return Err(CallError::Arguments(
-                    "update cannot change an entry's locale; a translation is a create (content-entries-bulk create with the entry's uuid and target_locale)".into(),
-                ));
-            }
-            if !writes {
-                return Err(CallError::Arguments(
-                    "update needs at least one of name, slug, tags, category, fields".into(),
-                ));
-            }
-            let space = resolve_space(client, &args.space, Need::Id).await?;
-            let found = find_entry(client, &space, need_entry()?).await?;
-            let id = found.id.clone();
-            let path = format!("{}/entries/{id}", space.path());
-            // The type maps field names to ids; it is read only when fields are set.
-            let content_type = match &args.fields {
-                Some(_) => {
-                    let current = found.detail(client, &space).await?;
-                    let type_id = current.get("content_type_id").map(id_key).ok_or_else(|| {
-                        ToolError::new(
-                            ErrorCode::InvalidUpstreamResponse,
-                            format!(
-                                "entry {id} has no content_type_id; its fields cannot be named"
-                            ),
-                        )
-                    })?;
-                    Some(fetch_type(client, &space, &type_id).await?)
-                }
-                None => None,
-            };
-            let update = EntryFields {
-                locale: None,
-                ..given
-            };
-            let (body, encoded) =
-                entry_body(client, &space, content_type.as_ref(), &update).await?;
-            let response = client
-                .send(Method::PUT, &path, &Query::new(), Some(&body))
-                .await?;
-            let detail = persisted_entry(client, &space, response, &id).await?;
-            check_assets(&detail, &encoded)?;
-            write_reply(
-                &call,
-                &space,
-                detail,
-                content_type.as_ref(),
-                "updated",
-                "Entry updated successfully",
-            )
-            .await
-        }
-        Action::Delete => {
-            let space = resolve_space(client, &args.space, Need::Id).await?;
-            let found = find_entry(client, &space, need_entry()?).await?;
-            let id = found.id.clone();
-            let detail = found.detail(client, &space).await?;
-            client
-                .send(
-                    Method::DELETE,
-                    &format!("{}/entries/{id}", space.path()),
-                    &Query::new(),
-                    None,
-                )
-                .await?;
-            let resource = crate::contract::Resource::from_object("entry", &detail, Some("slug"));
-            Ok(Reply::new(Value::Null)
-                .resource(resource)
-                .state(PostCondition::status("deleted"))
-                .legacy(call.mode, || {
-                    json!({"message": "Entry permanently deleted", "action": "deleted", "entryId": id})
-                })
-                .into())
-        }
-        Action::Publish | Action::Unpublish | Action::Archive => {
-            let space = resolve_space(client, &args.space, Need::Id).await?;
-            let id = resolve_entry_id(client, &space, need_entry()?).await?;
-            let response = if action == Action::Archive {
-                client
-                    .send(
-                        Method::PUT,
-                        &format!("{}/entries/{id}", space.path()),
-                        &Query::new(),
-                        Some(&json!({"archived": true})),
-                    )
-                    .await?
-            } else {
-                client
-                    .send(
-                        Method::POST,
-                        &format!("{}/entries/{id}/{}", space.path(), action.as_str()),
-                        &Query::new(),
-                        None,
-                    )
-                    .await?
-            };
-            let detail = persisted_entry(client, &space, response, &id).await?;
-            // C7: the status the entry ended in, as the API reads it back (a space with team
-            // review can leave a published entry pending), never the action's name.
-            let fallback = match action {
-                Action::Publish => "published",
-                Action::Unpublish => "unpublished",
-                _ => "archived",
-            };
-            let status = detail
-                .get("status")
-                .and_then(Value::as_str)
-                .unwrap_or(fallback)
-                .to_owned();
-            let message = format!("Entry {fallback} successfully");
-            write_reply(&call, &space, detail, None, &status, &message).await
-        }
-        Action::Clone => {
-            let space = resolve_space(client, &args.space, Need::Id).await?;
-            let source = find_entry(client, &space, need_entry()?)
-                .await?
-                .detail(client, &space)
-                .await?;
-            let body = clone_body(&source, args.name.as_deref(), args.slug.as_deref())?;
-            let response = client
-                .send(
-                    Method::POST,
-                    &format!("{}/entries", space.path()),
-                    &Query::new(),
-                    Some(&body),
-                )
-                .await?;
-            let detail = persisted_entry(client, &space, response, "").await?;
-            write_reply(
-                &call,
-                &space,
-                detail,
-                None,
-                "created",
-                "Entry cloned successfully",
-            )
-            .await
-        }
-    }
+/// Sends an entry write (`body` and what it sets in asset fields) and reads back the entry as
+/// persisted, its asset fields checked (C7). `id` is the entry's, when it has one.
+async fn send_checked(
+    client: &ModyoClient,
+    space: &Space,
+    method: Method,
+    path: &str,
+    (body, encoded): (Value, Encoded),
+    id: &str,
+) -> Result<Value, CallError> {
+    let response = client
+        .send(method, path, &Query::new(), Some(&body))
+        .await?;
+    let detail = persisted_entry(client, space, response, id).await?;
+    check_assets(&detail, &encoded)?;
+    Ok(detail)
 }
 
 /// The create body of a copy of `source`: its type, tags, category, locale and field values
@@ -701,154 +371,6 @@ pub(in crate::tools::content) fn copied_field_values(
         out.push(json!({"field_id": new_id, "type": kind, "value": value}));
     }
     Ok(out)
-}
-
-/// Arguments of `content-entries-upsert`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub(crate) struct UpsertArgs {
-    /// Space id, uid or name.
-    space: Ident,
-    /// Content type id or uid.
-    #[serde(rename = "type")]
-    content_type: Ident,
-    /// Slug: the natural key, with type and locale.
-    slug: String,
-    /// Locale (default: the space's); needed when the slug exists in several locales.
-    locale: Option<String>,
-    /// Name (required to create).
-    name: Option<String>,
-    /// Tags.
-    tags: Option<Vec<String>>,
-    /// Category id or slug path.
-    category: Option<Ident>,
-    /// Field values by name; asset fields take an asset uuid.
-    fields: Option<Map<String, Value>>,
-    /// Accepted for compatibility; writes are always read back.
-    verify: Option<bool>,
-}
-
-pub(crate) fn upsert_tool() -> ToolDef {
-    tool("content-entries-upsert", Module::Content, ToolClass::Mutation)
-        .describe(
-            "Create or update an entry by slug (with type and locale). data is the entry as persisted, field values by \
-name under fields; state.status created or updated, state.published read back. The slug is searched with the list's \
-query (with type_id and target_locale) and confirmed on each candidate's full entry.",
-        )
-        .data(entry_schema())
-        .resource()
-        .state()
-        .handle(upsert)
-}
-
-async fn upsert(call: Call, args: UpsertArgs) -> ToolResult {
-    let _ = args.verify;
-    let client = call.client()?;
-    let space = resolve_space(client, &args.space, Need::Id).await?;
-    let content_type = fetch_type(client, &space, &args.content_type).await?;
-    let type_id = numeric_id(&content_type, "a content type")?;
-    let slug = args.slug.trim();
-    let filters = Query::new()
-        .push("type_id", type_id)
-        .push_opt("target_locale", args.locale.as_deref());
-    // The list's `query` matches names too: keep exact slug, type and locale matches only.
-    let found: Vec<FoundEntry> = entries_with_slug(client, &space, slug, filters)
-        .await?
-        .into_iter()
-        .filter(|f| {
-            f.seen
-                .get("content_type_id")
-                .and_then(Value::as_u64)
-                .is_none_or(|t| t == type_id)
-        })
-        .filter(
-            |f| match (&args.locale, f.seen.get("locale").and_then(Value::as_str)) {
-                (Some(wanted), Some(locale)) => wanted == locale,
-                _ => true,
-            },
-        )
-        .collect();
-    let given = EntryFields {
-        name: args.name.as_deref(),
-        slug: Some(slug),
-        tags: args.tags.as_ref(),
-        category: args.category.as_deref(),
-        locale: args.locale.as_deref(),
-        fields: args.fields.as_ref(),
-    };
-    match found.as_slice() {
-        [] => {
-            if args.name.is_none() {
-                return Err(CallError::Arguments(format!(
-                    "no entry of type {type_id} has slug '{slug}'; name is needed to create it"
-                )));
-            }
-            let (mut body, encoded) =
-                entry_body(client, &space, Some(&content_type), &given).await?;
-            body["content_type_id"] = Value::from(type_id);
-            let response = client
-                .send(
-                    Method::POST,
-                    &format!("{}/entries", space.path()),
-                    &Query::new(),
-                    Some(&body),
-                )
-                .await?;
-            let detail = persisted_entry(client, &space, response, "").await?;
-            check_assets(&detail, &encoded)?;
-            write_reply(
-                &call,
-                &space,
-                detail,
-                Some(&content_type),
-                "created",
-                "Entry created successfully",
-            )
-            .await
-        }
-        [existing] => {
-            let id = existing.id.clone();
-            let update = EntryFields {
-                locale: None,
-                ..given
-            };
-            let (body, encoded) = entry_body(client, &space, Some(&content_type), &update).await?;
-            let response = client
-                .send(
-                    Method::PUT,
-                    &format!("{}/entries/{id}", space.path()),
-                    &Query::new(),
-                    Some(&body),
-                )
-                .await?;
-            let detail = persisted_entry(client, &space, response, &id).await?;
-            check_assets(&detail, &encoded)?;
-            write_reply(
-                &call,
-                &space,
-                detail,
-                Some(&content_type),
-                "updated",
-                "Entry updated successfully",
-            )
-            .await
-        }
-        many => {
-            let candidates: Vec<Value> = many
-                .iter()
-                .map(|f| &f.seen)
-                .map(|e| json!({"id": e.get("id"), "name": e.get("name"), "locale": e.get("locale")}))
-                .collect();
-            Err(ToolError::new(
-                ErrorCode::Ambiguous,
-                format!(
-                    "{} entries of type {type_id} have slug '{slug}'; pass locale to choose one",
-                    many.len()
-                ),
-            )
-            .detail("candidates", Value::Array(candidates))
-            .into())
-        }
-    }
 }
 
 #[cfg(test)]

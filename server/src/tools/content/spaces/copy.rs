@@ -1,0 +1,482 @@
+//! `content-spaces-copy`: a space and its content types into a new space; its categories and
+//! its entries (as drafts) when asked.
+//!
+//! Everything is read before anything is written, so a failed read creates nothing. The copy
+//! then runs in phases (the space, its types, its categories parents first, its entries), each
+//! mapping the source's ids to the copy's; a child that cannot be copied is listed in
+//! `data.failed` and the answer is `partial` (C7: counts are of what the API created).
+
+use std::collections::BTreeMap;
+
+use reqwest::Method;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use crate::config::Module;
+use crate::contract::schema::{array, integer, strict, string};
+use crate::contract::{ErrorCode, PostCondition, Reply, Resource, ToolClass, ToolError, schema};
+use crate::modyo::list::walk;
+use crate::modyo::{ModyoClient, Query};
+use crate::tools::args::Ident;
+use crate::tools::content::entries::{copied_field_values, read_entry};
+use crate::tools::content::types::{copied_field, create_type, fetch_type};
+use crate::tools::content::{Need, SPACES, Space, id_key, numeric_id, resolve_space, space_schema};
+use crate::tools::engine::persist;
+use crate::tools::{Call, CallError, ToolDef, ToolResult, fanout, tool};
+
+/// Arguments of `content-spaces-copy`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct CopyArgs {
+    /// Space to copy (id, uid or name).
+    space: Ident,
+    /// Name of the copy.
+    name: String,
+    /// uid of the copy.
+    uid: String,
+    /// Also copy the categories.
+    #[serde(default)]
+    include_categories: bool,
+    /// Also copy the entries, as drafts (their categories too).
+    #[serde(default)]
+    include_entries: bool,
+}
+
+fn copy_schema() -> Value {
+    let counts = strict(
+        &[
+            ("types", integer()),
+            ("categories", integer()),
+            ("entries", integer()),
+        ],
+        &["types", "categories", "entries"],
+    );
+    let error = schema::loose(
+        &[
+            ("code", string()),
+            ("message", string()),
+            ("status", integer()),
+            ("retryable", schema::boolean()),
+            ("retry_after_s", integer()),
+        ],
+        &["code", "message"],
+    );
+    let failed = strict(
+        &[
+            ("kind", string()),
+            ("source_id", schema::id()),
+            ("error", error),
+        ],
+        &["kind", "source_id", "error"],
+    );
+    strict(
+        &[
+            ("space", space_schema()),
+            ("copied", counts),
+            ("failed", array(failed)),
+        ],
+        &["space", "copied", "failed"],
+    )
+}
+
+pub(crate) fn copy_tool() -> ToolDef {
+    tool("content-spaces-copy", Module::Content, ToolClass::Mutation)
+        .describe(
+            "Copy a space and its content types into a new space (name, uid); categories and entries (as drafts) only \
+when asked. data.space is the copy as persisted, data.copied the counts, data.failed [{kind, source_id, error}]; \
+state.affected = children created, state.status created or partial.",
+        )
+        .data(copy_schema())
+        .resource()
+        .state()
+        .handle(copy)
+}
+
+/// One child that could not be copied.
+fn failure(kind: &str, source_id: &Value, error: &ToolError) -> Value {
+    json!({"kind": kind, "source_id": source_id, "error": error.to_value()})
+}
+
+/// Categories in creation order: every parent before its children.
+fn parents_first(categories: &[Value]) -> Vec<&Value> {
+    let ids: Vec<Option<u64>> = categories
+        .iter()
+        .map(|c| c.get("id").and_then(Value::as_u64))
+        .collect();
+    let mut ordered: Vec<&Value> = Vec::new();
+    let mut placed: Vec<u64> = Vec::new();
+    let mut pending: Vec<&Value> = categories.iter().collect();
+    while !pending.is_empty() {
+        let before = pending.len();
+        pending.retain(|c| {
+            let ready = match c.get("parent_id").and_then(Value::as_u64) {
+                None => true,
+                Some(parent) => placed.contains(&parent) || !ids.contains(&Some(parent)),
+            };
+            if ready {
+                ordered.push(c);
+                if let Some(id) = c.get("id").and_then(Value::as_u64) {
+                    placed.push(id);
+                }
+            }
+            !ready
+        });
+        if pending.len() == before {
+            // A cycle: keep the rest in list order; their parents will be missing.
+            ordered.append(&mut pending);
+        }
+    }
+    ordered
+}
+
+/// What a copy reads from the source before it writes anything.
+struct Source {
+    object: Value,
+    types: Vec<Value>,
+    categories: Vec<Value>,
+    entries: Vec<Value>,
+}
+
+/// Old type id -> (new type id, old field id -> new field id).
+type TypeMap = BTreeMap<String, (Value, BTreeMap<String, Value>)>;
+
+async fn copy(call: Call, args: CopyArgs) -> ToolResult {
+    let client = call.client()?;
+    let source = resolve_space(client, &args.space, Need::Object).await?;
+    let read = read_source(client, &source, &args).await?;
+    let new_object = create_space(client, &args, &read.object).await?;
+    let copy = Space {
+        id: numeric_id(&new_object, "the new space")?,
+        object: Some(new_object.clone()),
+    };
+    let mut failed = Vec::new();
+    let (types, type_map) = copy_types(client, &copy, &read.types, &mut failed).await;
+    let (categories, category_map) =
+        copy_categories(client, &copy, &read.categories, &mut failed).await;
+    let maps = (&type_map, &category_map);
+    let entries = copy_entries(client, &copy, &read.entries, maps, &mut failed).await;
+    let affected = types + categories + entries;
+    let status = if failed.is_empty() {
+        "created"
+    } else {
+        "partial"
+    };
+    let resource = Resource::from_object("space", &new_object, Some("uid"));
+    let counts = json!({"types": types, "categories": categories, "entries": entries});
+    let legacy_space = new_object.clone();
+    let legacy_counts = counts.clone();
+    Ok(Reply::new(json!({"space": new_object, "copied": counts, "failed": failed}))
+        .resource(resource)
+        .state(PostCondition::status(status).affected(affected))
+        .legacy(call.mode, || {
+            json!({"message": "Space copied successfully", "action": "copied", "space": legacy_space, "copied": legacy_counts})
+        })
+        .into())
+}
+
+/// Reads the source's types (with their fields), and its categories and entries when asked.
+async fn read_source(
+    client: &ModyoClient,
+    source: &Space,
+    args: &CopyArgs,
+) -> Result<Source, CallError> {
+    let (type_rows, _) = walk(
+        client,
+        &format!("{}/types", source.path()),
+        "types",
+        &Query::new(),
+    )
+    .await?;
+    let mut types = Vec::with_capacity(type_rows.len());
+    for row in type_rows {
+        if row.get("fields").is_some() {
+            types.push(row);
+        } else {
+            let id = numeric_id(&row, "a content type")?;
+            types.push(fetch_type(client, source, &id.to_string()).await?);
+        }
+    }
+    let categories = if args.include_categories || args.include_entries {
+        walk(
+            client,
+            &format!("{}/categories", source.path()),
+            "categories",
+            &Query::new(),
+        )
+        .await?
+        .0
+    } else {
+        Vec::new()
+    };
+    let entries = if args.include_entries {
+        read_entries(client, source).await?
+    } else {
+        Vec::new()
+    };
+    Ok(Source {
+        object: source.object.clone().unwrap_or_default(),
+        types,
+        categories,
+        entries,
+    })
+}
+
+/// Every entry of the source, read in full.
+async fn read_entries(client: &ModyoClient, source: &Space) -> Result<Vec<Value>, CallError> {
+    let (rows, _) = walk(
+        client,
+        &format!("{}/entries", source.path()),
+        "entries",
+        &Query::new(),
+    )
+    .await?;
+    let ids: Vec<String> = rows
+        .iter()
+        .map(|r| r.get("id").map(id_key).unwrap_or_default())
+        .collect();
+    let read = fanout::run(
+        ids,
+        |_, id| async move { read_entry(client, source, &id).await },
+    )
+    .await;
+    if let Some((_, error)) = read.failed.into_iter().next() {
+        return Err(error.context("reading the entries to copy").into());
+    }
+    Ok(read
+        .succeeded
+        .into_iter()
+        .map(|(_, detail)| detail)
+        .collect())
+}
+
+/// Creates the new space (name, uid, and the source's locales): the space as persisted.
+async fn create_space(
+    client: &ModyoClient,
+    args: &CopyArgs,
+    source: &Value,
+) -> Result<Value, CallError> {
+    let mut body = Map::new();
+    body.insert("name".into(), Value::from(args.name.clone()));
+    body.insert("uid".into(), Value::from(args.uid.clone()));
+    for key in ["default_locale", "locales"] {
+        if let Some(value) = source.get(key).filter(|v| !v.is_null()) {
+            body.insert(key.into(), value.clone());
+        }
+    }
+    let response = client
+        .send(
+            Method::POST,
+            SPACES,
+            &Query::new(),
+            Some(&Value::Object(body)),
+        )
+        .await?;
+    let id = response.get("id").map(id_key).unwrap_or_default();
+    Ok(persist::read_back(client, response, &format!("{SPACES}/{id}")).await?)
+}
+
+/// Creates the types in the copy: how many, and the map of their ids and field ids.
+async fn copy_types(
+    client: &ModyoClient,
+    copy: &Space,
+    types: &[Value],
+    failed: &mut Vec<Value>,
+) -> (usize, TypeMap) {
+    let mut copied = 0;
+    let mut type_map = TypeMap::new();
+    for content_type in types {
+        let source_id = content_type.get("id").cloned().unwrap_or(Value::Null);
+        let fields = content_type
+            .get("fields")
+            .and_then(Value::as_array)
+            .map(|fields| fields.iter().map(copied_field).collect::<Vec<_>>())
+            .unwrap_or_default();
+        let text = |key: &str| {
+            content_type
+                .get(key)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+        };
+        let created = create_type(
+            client,
+            &format!("{}/types", copy.path()),
+            text("name"),
+            text("uid"),
+            content_type.get("single").and_then(Value::as_bool),
+            fields,
+        )
+        .await;
+        match created {
+            Ok(created) => {
+                copied += 1;
+                let new_id = created.get("id").cloned().unwrap_or(Value::Null);
+                let by_old = field_map(content_type, &created);
+                type_map.insert(id_key(&source_id), (new_id, by_old));
+            }
+            Err(error) => failed.push(failure("type", &source_id, &error)),
+        }
+    }
+    (copied, type_map)
+}
+
+/// Old field id -> new field id, through the field name.
+fn field_map(old: &Value, new: &Value) -> BTreeMap<String, Value> {
+    let fields_of = |t: &Value| -> Vec<Value> {
+        t.get("fields")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let fields: BTreeMap<String, Value> = fields_of(new)
+        .iter()
+        .filter_map(|f| Some((f.get("name")?.as_str()?.to_owned(), f.get("id")?.clone())))
+        .collect();
+    fields_of(old)
+        .iter()
+        .filter_map(|f| Some((id_key(f.get("id")?), f.get("name")?.as_str()?.to_owned())))
+        .filter_map(|(old, name)| Some((old, fields.get(&name)?.clone())))
+        .collect()
+}
+
+/// Creates the categories in the copy, parents first: how many, and old id -> new id.
+async fn copy_categories(
+    client: &ModyoClient,
+    copy: &Space,
+    categories: &[Value],
+    failed: &mut Vec<Value>,
+) -> (usize, BTreeMap<u64, u64>) {
+    let mut copied = 0;
+    let mut category_map: BTreeMap<u64, u64> = BTreeMap::new();
+    for category in parents_first(categories) {
+        let source_id = category.get("id").cloned().unwrap_or(Value::Null);
+        let mut body = Map::new();
+        for key in ["name", "slug"] {
+            if let Some(value) = category.get(key).filter(|v| !v.is_null()) {
+                body.insert(key.into(), value.clone());
+            }
+        }
+        if let Some(parent) = category.get("parent_id").and_then(Value::as_u64) {
+            let Some(new_parent) = category_map.get(&parent) else {
+                let error = ToolError::new(
+                    ErrorCode::Rejected,
+                    format!("its parent category {parent} was not copied"),
+                );
+                failed.push(failure("category", &source_id, &error));
+                continue;
+            };
+            body.insert("parent_id".into(), Value::from(*new_parent));
+        }
+        let path = format!("{}/categories", copy.path());
+        match post(client, &path, &Value::Object(body)).await {
+            Ok(created) => {
+                copied += 1;
+                if let (Some(old), Some(new)) = (
+                    source_id.as_u64(),
+                    created.get("id").and_then(Value::as_u64),
+                ) {
+                    category_map.insert(old, new);
+                }
+            }
+            Err(error) => failed.push(failure("category", &source_id, &error)),
+        }
+    }
+    (copied, category_map)
+}
+
+/// Creates the entries in the copy, as drafts, with type, fields and category mapped to the
+/// copy: how many.
+async fn copy_entries(
+    client: &ModyoClient,
+    copy: &Space,
+    entries: &[Value],
+    (type_map, category_map): (&TypeMap, &BTreeMap<u64, u64>),
+    failed: &mut Vec<Value>,
+) -> usize {
+    let mut bodies = Vec::new();
+    for entry in entries {
+        let source_id = entry.get("id").cloned().unwrap_or(Value::Null);
+        match entry_body(entry, type_map, category_map) {
+            Ok(body) => bodies.push((source_id, body)),
+            Err(error) => failed.push(failure("entry", &source_id, &error)),
+        }
+    }
+    let entries_path = format!("{}/entries", copy.path());
+    let sources: Vec<Value> = bodies.iter().map(|(id, _)| id.clone()).collect();
+    let posted = fanout::run(bodies, |_, (_, body)| {
+        let entries_path = &entries_path;
+        async move { post(client, entries_path, &body).await }
+    })
+    .await;
+    for (index, error) in &posted.failed {
+        failed.push(failure(
+            "entry",
+            sources.get(*index).unwrap_or(&Value::Null),
+            error,
+        ));
+    }
+    posted.succeeded.len()
+}
+
+/// The body that creates `entry` in the copy, or why it cannot be copied.
+fn entry_body(
+    entry: &Value,
+    type_map: &TypeMap,
+    category_map: &BTreeMap<u64, u64>,
+) -> Result<Value, ToolError> {
+    let Some((new_type, fields)) = entry
+        .get("content_type_id")
+        .map(id_key)
+        .and_then(|t| type_map.get(&t))
+    else {
+        return Err(ToolError::new(
+            ErrorCode::Rejected,
+            "its content type was not copied",
+        ));
+    };
+    let field_values = copied_field_values(entry, |old| fields.get(&id_key(old)).cloned())?;
+    let mut body = Map::new();
+    body.insert("content_type_id".into(), new_type.clone());
+    for key in ["name", "slug", "tags", "locale"] {
+        if let Some(value) = entry.get(key).filter(|v| !v.is_null()) {
+            body.insert(key.into(), value.clone());
+        }
+    }
+    if let Some(category) = entry
+        .get("category_id")
+        .and_then(Value::as_u64)
+        .and_then(|c| category_map.get(&c))
+    {
+        body.insert("category_id".into(), Value::from(*category));
+    }
+    body.insert("field_values".into(), Value::Array(field_values));
+    Ok(Value::Object(body))
+}
+
+/// `POST path` with a JSON body; the created object as persisted.
+async fn post(client: &ModyoClient, path: &str, body: &Value) -> Result<Value, ToolError> {
+    let response = client
+        .send(Method::POST, path, &Query::new(), Some(body))
+        .await?;
+    let id = response.get("id").map(id_key).unwrap_or_default();
+    persist::read_back(client, response, &format!("{path}/{id}")).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn categories_are_created_parents_first() {
+        let categories = vec![
+            json!({"id": 3, "parent_id": 2}),
+            json!({"id": 2, "parent_id": 1}),
+            json!({"id": 1, "parent_id": null}),
+            json!({"id": 4, "parent_id": 99}),
+        ];
+        let order: Vec<u64> = parents_first(&categories)
+            .iter()
+            .filter_map(|c| c["id"].as_u64())
+            .collect();
+        assert_eq!(order, vec![1, 4, 2, 3]);
+    }
+}
