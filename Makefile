@@ -26,7 +26,12 @@ serve-http:
 ## workspace (`cargo build --bins` alone resolves features without the dev-dependencies and
 ## compiles everything a second time); the lab's tests probe the built modyo-mcp. Snapshots
 ## are never written here (INSTA_UPDATE=no): review changes with `cargo insta review`.
-test: fmt-check clippy doc python-client node-tools
+## The peers install from their registries (mostly waiting on the network) while clippy and
+## rustdoc compile (CPU): one `make -j -O` of the four, each target's output printed whole when
+## it ends. No job count on purpose: with one, cargo would share make's job tokens and compile
+## a crate at a time; without, make sets up no token pool and cargo uses every core as usual.
+test: fmt-check
+	$(MAKE) --no-print-directory -j -O clippy doc python-client node-tools
 	$(CARGO) build --workspace --all-targets --locked
 	$(CARGO) run --locked -q -p modyo-lab -- spec check
 	INSTA_UPDATE=no $(CARGO) test --workspace --locked
