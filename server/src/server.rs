@@ -55,7 +55,7 @@ pub enum ServerError {
 }
 
 struct Registered {
-    def: ToolDef,
+    def: &'static ToolDef,
     mode: Mode,
     tool: Tool,
     input: OutputValidator,
@@ -95,8 +95,8 @@ pub fn catalog_size() -> usize {
 /// list is this, not a list kept by hand).
 pub fn echoed_roots() -> Vec<(&'static str, String)> {
     catalog()
-        .into_iter()
-        .filter_map(|def| def.echoed.map(|reason| (def.name, reason)))
+        .iter()
+        .filter_map(|def| def.echoed.clone().map(|reason| (def.name, reason)))
         .collect()
 }
 
@@ -290,7 +290,7 @@ impl ModyoServer {
 /// `def` registered in `mode`, compiled once per process: the three schema compilations per
 /// tool are most of the cost of [`ModyoServer::new`], and tests and the lab build a server per
 /// session. The catalogue is fixed at compile time, so a tool's name and mode determine it.
-fn registered(def: ToolDef, mode: Mode) -> Result<Arc<Registered>, ServerError> {
+fn registered(def: &'static ToolDef, mode: Mode) -> Result<Arc<Registered>, ServerError> {
     type Compiled = HashMap<(&'static str, bool), Arc<Registered>>;
     static COMPILED: OnceLock<Mutex<Compiled>> = OnceLock::new();
     let key = (def.name, mode == Mode::Legacy);
@@ -305,7 +305,7 @@ fn registered(def: ToolDef, mode: Mode) -> Result<Arc<Registered>, ServerError> 
     Ok(compiled.entry(key).or_insert(fresh).clone())
 }
 
-fn register(def: ToolDef, mode: Mode) -> Result<Registered, ServerError> {
+fn register(def: &'static ToolDef, mode: Mode) -> Result<Registered, ServerError> {
     let declared = def
         .input_schema
         .get("properties")

@@ -239,13 +239,18 @@ fn serialized<D: serde::Serialize>(data: D) -> Value {
     serde_json::to_value(data).unwrap_or(Value::Null)
 }
 
-/// Every tool of every module, in catalogue order.
-pub(crate) fn catalog() -> Vec<ToolDef> {
-    let mut all = Vec::new();
-    all.extend(content::tools());
-    all.extend(core::tools());
-    all.extend(customers::tools());
-    all.extend(channels::tools());
-    all.extend(widgets::tools());
-    all
+/// Every tool of every module, in catalogue order. Declared once per process: building the
+/// declarations (their schemas derived from the argument types) was most of what starting a
+/// server cost, and tests and the lab start hundreds of servers in one process.
+pub(crate) fn catalog() -> &'static [ToolDef] {
+    static CATALOG: std::sync::OnceLock<Vec<ToolDef>> = std::sync::OnceLock::new();
+    CATALOG.get_or_init(|| {
+        let mut all = Vec::new();
+        all.extend(content::tools());
+        all.extend(core::tools());
+        all.extend(customers::tools());
+        all.extend(channels::tools());
+        all.extend(widgets::tools());
+        all
+    })
 }
