@@ -1,8 +1,10 @@
 //! Templates (layouts, snippets, CSS, JS): `channels-templates-manage`, `-upsert`, `-find` and
 //! `-copy` here; `-search` and `-replace`, which read every body, in [`search`].
 //!
-//! A template is addressed by id, or by `name` + `category` over every page of the site's
-//! templates ([`resolve`]). Bodies are read one template at a time (`GET .../templates/{id}`).
+//! A template is addressed by id, or by `name` + `category` in Modyo's per-type lists
+//! ([`resolve`], [`named_templates`]); a view has no such list, so it is addressed by id only.
+//! The site-wide list (`GET .../templates`) carries each body but no name or type: the search
+//! reads bodies there. A whole template is read one at a time (`GET .../templates/{id}`).
 //!
 //! The tools' `category` is Modyo's template `type` and their `content` its `body`. Modyo
 //! creates a template from its name and type only (`POST .../templates`, answering its id) and
