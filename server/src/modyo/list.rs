@@ -123,6 +123,24 @@ pub async fn walk(
     Ok((all, walk.evidence()))
 }
 
+/// `GET` a list that answers a bare JSON array (no root key, so no `meta`, and no page to
+/// ask for: the specification declares no pagination for such lists, e.g. a site's templates
+/// of one type); anything but an array is a shape error.
+pub async fn read_array(
+    client: &ModyoClient,
+    path: &str,
+    query: &Query,
+) -> Result<Vec<Value>, CmsError> {
+    match client.send(reqwest::Method::GET, path, query, None).await? {
+        Value::Array(items) => Ok(items),
+        other => Err(CmsError::InvalidShape {
+            method: reqwest::Method::GET,
+            path: path.to_owned(),
+            reason: format!("expected an array, got {}", kind(&other)),
+        }),
+    }
+}
+
 /// What tells one row from another: the whole row (an `id` alone is not enough: a list may
 /// hold a user and a group that share one).
 fn row_identity(row: &Value) -> String {

@@ -1,8 +1,10 @@
 //! Templates (layouts, snippets, CSS, JS): `channels-templates-manage`, `-upsert`, `-find` and
 //! `-copy` here; `-search` and `-replace`, which read every body, in [`search`].
 //!
-//! A template is addressed by id, or by `name` + `category` over every page of the site's
-//! templates ([`resolve`]). Bodies are read one template at a time (`GET .../templates/{id}`).
+//! A template is addressed by id, or by `name` + `category` in Modyo's per-type lists
+//! ([`resolve`], [`named_templates`]); a view has no such list, so it is addressed by id only.
+//! The site-wide list (`GET .../templates`) carries each body but no name or type: the search
+//! reads bodies there. A whole template is read one at a time (`GET .../templates/{id}`).
 //!
 //! The tools' `category` is Modyo's template `type` and their `content` its `body`. Modyo
 //! creates a template from its name and type only (`POST .../templates`, answering its id) and
@@ -19,7 +21,7 @@ use super::{Need as SiteNeed, Site, in_site, resolve_site};
 use crate::config::Module;
 use crate::contract::schema::RareState;
 use crate::contract::{Coverage, ErrorCode, Evidence, Legacy, Reply, ToolClass, ToolError};
-use crate::modyo::list::walk;
+use crate::modyo::list::{read_array, walk};
 use crate::modyo::resolve::{Stage, is_id, pick};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
@@ -78,7 +80,9 @@ impl Category {
     }
 }
 
-/// Every template row of the site (no bodies), and whether the walk saw them all.
+/// Every template of the site as Modyo's site-wide list answers it (`GET .../templates`,
+/// rows `{id, site_id, path, body}`: each body, no name or type), and what the walk proves.
+/// The list documents no `meta`, so `complete` rests on the walk alone ([`walk`]).
 async fn all_templates(
     client: &ModyoClient,
     templates: &Collection<Template>,
@@ -86,27 +90,53 @@ async fn all_templates(
     Ok(walk(client, &templates.path, "templates", &Query::new()).await?)
 }
 
-fn in_category(rows: Vec<Value>, category: Option<Category>) -> Vec<Value> {
+/// The per-type lists Modyo documents for a category (`GET .../templates/{list}`, each a bare
+/// array of `{id, name, path, ...}`); a snippet may be a theme's or a custom one. A view has
+/// no such list.
+fn named_lists(category: Option<Category>) -> &'static [&'static str] {
     match category {
-        Some(c) => rows
-            .into_iter()
-            .filter(|r| r.get("type").and_then(Value::as_str) == Some(c.as_str()))
-            .collect(),
-        None => rows,
+        Some(Category::Layout) => &["layouts"],
+        Some(Category::Snippet) => &["snippets", "custom_snippets"],
+        Some(Category::Css) => &["css"],
+        Some(Category::Js) => &["js"],
+        Some(Category::View) => &[],
+        None => &["layouts", "snippets", "custom_snippets", "css", "js"],
     }
 }
 
-/// The one row named `name` (within `category` when given): `Ok(None)` when none is.
-fn pick_named(
-    rows: &[Value],
-    name: &str,
+/// Why a view template cannot be looked up by name.
+const NO_VIEW_LOOKUP: &str = "a view template cannot be looked up by name: Modyo lists the names of layouts, snippets, \
+css and js only (the site-wide template list has no name or type); pass the template id";
+
+/// Every template of the site with its name, within `category` (every category but view
+/// when none is given), read from the per-type lists, and what they prove.
+///
+/// Each per-type list answers a bare array and declares no pagination parameter (and Modyo's
+/// paginated lists are objects with `meta`, which an array cannot carry), so this relies on
+/// the documented interface: one `GET` answers the whole list. That is the evidence for
+/// `Exhausted`; a list that answered otherwise would be a shape error, not a short page.
+async fn named_templates(
+    client: &ModyoClient,
+    templates: &Collection<Template>,
     category: Option<Category>,
-) -> Result<Option<Value>, ToolError> {
-    let candidates = in_category(rows.to_vec(), category);
+) -> Result<(Vec<Value>, Evidence), ToolError> {
+    if category == Some(Category::View) {
+        return Err(ToolError::invalid_parameters(NO_VIEW_LOOKUP));
+    }
+    let mut rows = Vec::new();
+    for list in named_lists(category) {
+        let path = format!("{}/{list}", templates.path);
+        rows.extend(read_array(client, &path, &Query::new()).await?);
+    }
+    Ok((rows, Evidence::Exhausted))
+}
+
+/// The one row named `name` (rows of [`named_templates`]): `Ok(None)` when none is.
+fn pick_named(rows: &[Value], name: &str) -> Result<Option<Value>, ToolError> {
     match pick(
         "template",
         name,
-        &candidates,
+        rows,
         &[Stage::exact("name", "name", name)],
     ) {
         Ok(row) => Ok(Some(row.clone())),
@@ -124,7 +154,7 @@ fn no_template(site: &str, name: &str, category: Option<Category>) -> ToolError 
 }
 
 /// Resolves a template: an all-digit input is an id; a name is matched exactly (within the
-/// category when given) over every template of the site.
+/// category when given) over the site's per-type lists.
 async fn template_id(
     client: &ModyoClient,
     templates: &Collection<Template>,
@@ -135,8 +165,8 @@ async fn template_id(
     if is_id(input) {
         return parse_id(input, "template");
     }
-    let (rows, _) = all_templates(client, templates).await?;
-    match pick_named(&rows, input, category)? {
+    let (rows, _) = named_templates(client, templates, category).await?;
+    match pick_named(&rows, input)? {
         Some(row) => id_of(&row, "template"),
         None => Err(no_template(templates.place(), input, category)),
     }
@@ -236,7 +266,8 @@ pub(crate) fn manage_tool() -> ToolDef {
     manage::<ManageArgs, Template>("channels-templates-manage", Module::Channels, in_site())
         .describe(
             "List, get, create, update, delete or unpublish a site's templates (by id, or name + category; category \
-is Modyo's template type). list: data.templates + coverage; get/create/update/unpublish: the template as persisted, \
+is Modyo's template type; a view only by id). list: data.templates as Modyo lists them (id, path, body; no name or \
+type) + coverage; get/create/update/unpublish: the template as persisted, \
 its content in body; create/update save content as the template body, then re-read it; delete (confirmDelete: \
 true): data null.",
         )
@@ -348,8 +379,8 @@ pub(crate) struct UpsertArgs {
 pub(crate) fn upsert_tool() -> ToolDef {
     tool("channels-templates-upsert", Module::Channels, ToolClass::Mutation)
         .describe(
-            "Create a template, or replace the body of the one with this name and category (Modyo's template type); \
-the body is saved, then the template re-read. data: the template as persisted (content in body); state.status \
+            "Create a template, or replace the body of the one with this name and category (Modyo's template type; \
+not view: Modyo lists no view names); the body is saved, then the template re-read. data: the template as persisted (content in body); state.status \
 created or updated.",
         )
         .resource()
@@ -362,8 +393,8 @@ async fn upsert(call: Call, args: UpsertArgs) -> Answer<Echo<Template>> {
     let site = resolve_site(client, &args.site, SiteNeed::Id).await?;
     let templates = site.collection::<Template>();
     let name = args.name.trim();
-    let (rows, _) = all_templates(client, &templates).await?;
-    let (object, status) = match pick_named(&rows, name, Some(args.category))? {
+    let (rows, _) = named_templates(client, &templates, Some(args.category)).await?;
+    let (object, status) = match pick_named(&rows, name)? {
         Some(row) => {
             let id = id_of(&row, "template")?;
             let object = save_body(client, &templates, id, &args.content).await?;
@@ -394,8 +425,8 @@ pub(crate) struct FindArgs {
 pub(crate) fn find_tool() -> ToolDef {
     tool("channels-templates-find", Module::Channels, ToolClass::Read)
         .describe(
-            "Find the one template with this exact name and category, with its body. data: the template, or null \
-when none has it; state.searched: templates looked at.",
+            "Find the one template with this exact name and category, with its body (not view: Modyo lists no view \
+names). data: the template, or null when none has it; state.searched: templates looked at.",
         )
         .resource()
         .state()
@@ -410,10 +441,10 @@ async fn find(call: Call, args: FindArgs) -> Answer<Option<Echo<Template>>> {
     let client = call.client()?;
     let site = resolve_site(client, &args.site, SiteNeed::Id).await?;
     let templates = site.collection::<Template>();
-    let (rows, evidence) = all_templates(client, &templates).await?;
+    let (rows, evidence) = named_templates(client, &templates, Some(args.category)).await?;
     let searched = rows.len();
     let name = args.name.trim();
-    let Some(row) = pick_named(&rows, name, Some(args.category))? else {
+    let Some(row) = pick_named(&rows, name)? else {
         let old = json!({"found": false, "name": name, "category": args.category.as_str()});
         return Ok(Reply::new(None)
             .state(Coverage::with_evidence(0, evidence).searched(searched))
@@ -485,25 +516,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_are_picked_within_the_category() {
+    fn names_are_picked_exactly_and_ambiguity_is_an_error() {
         let rows = vec![
-            json!({"id": 1, "name": "home", "type": "layout"}),
-            json!({"id": 2, "name": "home", "type": "css"}),
+            json!({"id": 1, "name": "home", "path": "layouts/home"}),
+            json!({"id": 2, "name": "home", "path": "css/home"}),
+            json!({"id": 3, "name": "theme", "path": "css/theme"}),
         ];
+        assert_eq!(pick_named(&rows, "theme").unwrap().unwrap()["id"], 3);
         assert_eq!(
-            pick_named(&rows, "home", Some(Category::Css))
-                .unwrap()
-                .unwrap()["id"],
-            2
-        );
-        assert_eq!(
-            pick_named(&rows, "home", None).unwrap_err().code(),
+            pick_named(&rows, "home").unwrap_err().code(),
             ErrorCode::Ambiguous
         );
-        assert!(
-            pick_named(&rows, "base", Some(Category::Layout))
-                .unwrap()
-                .is_none()
+        assert!(pick_named(&rows, "base").unwrap().is_none());
+    }
+
+    #[test]
+    fn every_category_but_view_has_a_named_list() {
+        assert_eq!(
+            named_lists(Some(Category::Snippet)),
+            ["snippets", "custom_snippets"]
         );
+        assert!(named_lists(Some(Category::View)).is_empty());
+        assert_eq!(named_lists(None).len(), 5);
     }
 }

@@ -9,7 +9,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::super::{Need as SiteNeed, resolve_site};
-use super::{Category, Template, all_templates, in_category, no_template, pick_named, save_body};
+use super::{
+    Category, Template, all_templates, named_templates, no_template, pick_named, save_body,
+};
 use crate::config::Module;
 use crate::contract::schema::RareState;
 use crate::contract::{Coverage, Evidence, Legacy, PostCondition, Reply, ToolClass, ToolError};
@@ -112,37 +114,48 @@ fn text(template: &Value, key: &str) -> Option<String> {
     template.get(key).and_then(Value::as_str).map(str::to_owned)
 }
 
-/// Every body of `rows`: the row itself when the list carried it, else a read.
-async fn bodies(
+/// Reads the templates `ids` whole (name, type and body), a few at a time.
+async fn read_all(
     client: &crate::modyo::ModyoClient,
     templates: &Collection<Template>,
-    rows: Vec<Value>,
+    ids: Vec<u64>,
 ) -> Result<Vec<Value>, ToolError> {
-    let reads: Vec<_> = rows
+    let reads: Vec<_> = ids
         .into_iter()
-        .map(|row| {
+        .map(|id| {
             let client = client.clone();
             let templates = templates.clone();
-            async move {
-                if row.get("body").is_some_and(Value::is_string) {
-                    return Ok(row);
-                }
-                templates.fetch(&client, id_of(&row, "template")?).await
-            }
+            async move { templates.fetch(&client, id).await }
         })
         .collect();
     stream::iter(reads).buffered(BODY_READS).try_collect().await
+}
+
+/// Whether `template` is of `category` (any template when none is given).
+fn of_category(template: &Value, category: Option<Category>) -> bool {
+    category.is_none_or(|c| template.get("type").and_then(Value::as_str) == Some(c.as_str()))
+}
+
+/// The ids of the rows of the site-wide list whose body holds `needle`.
+fn holding(rows: &[Value], needle: &str, ignore_case: bool) -> Result<Vec<u64>, ToolError> {
+    rows.iter()
+        .filter(|row| !matching_lines(content_of(row), needle, ignore_case).is_empty())
+        .map(|row| id_of(row, "template"))
+        .collect()
 }
 
 async fn search(call: Call, args: SearchArgs) -> Answer<Vec<Hit>> {
     let client = call.client()?;
     let site = resolve_site(client, &args.site, SiteNeed::Object).await?;
     let templates = site.collection::<Template>();
+    // The site-wide list carries every body but no name or type: the bodies are searched
+    // there, and only the templates that match are read for their name and type.
     let (rows, mut evidence) = all_templates(client, &templates).await?;
-    let bodies = bodies(client, &templates, in_category(rows, args.category)).await?;
+    let ids = holding(&rows, &args.query, args.ignore_case)?;
+    let matched = read_all(client, &templates, ids).await?;
     let mut hits = Vec::new();
     let mut lines = 0;
-    for template in &bodies {
+    for template in matched.iter().filter(|t| of_category(t, args.category)) {
         if lines >= MAX_SEARCH_LINES {
             evidence = Evidence::Capped;
             break;
@@ -168,7 +181,7 @@ async fn search(call: Call, args: SearchArgs) -> Answer<Vec<Hit>> {
                 .collect(),
         });
     }
-    let coverage = Coverage::with_evidence(hits.len(), evidence).searched(bodies.len());
+    let coverage = Coverage::with_evidence(hits.len(), evidence).searched(rows.len());
     let query = args.query.clone();
     let old = Legacy::custom(move |hits| {
         let total = hits.as_array().map_or(0, Vec::len);
@@ -261,12 +274,14 @@ state.affected: templates changed; resource: the template when exactly one chang
         .handle(replace)
 }
 
-/// The templates a replace edits: the ones named (ids or names), else a whole category.
+/// The templates a replace edits: the ones named (ids or names), else those of a whole
+/// category whose body holds `find` (the site-wide list carries the bodies; their type is
+/// known only once read, so the category is returned to be checked then).
 async fn targets(
     client: &crate::modyo::ModyoClient,
     templates: &Collection<Template>,
     args: &ReplaceArgs,
-) -> Result<Vec<u64>, CallError> {
+) -> Result<(Vec<u64>, Option<Category>), CallError> {
     let Some(given) = args.templates.as_ref().filter(|g| !g.is_empty()) else {
         let Some(category) = args.category else {
             return Err(CallError::Arguments(
@@ -274,13 +289,10 @@ async fn targets(
             ));
         };
         let (rows, _) = all_templates(client, templates).await?;
-        return Ok(in_category(rows, Some(category))
-            .iter()
-            .map(|r| id_of(r, "template"))
-            .collect::<Result<_, _>>()?);
+        return Ok((holding(&rows, &args.find, false)?, Some(category)));
     };
     let rows = if given.iter().any(|t| !is_id(t.trim())) {
-        all_templates(client, templates).await?.0
+        named_templates(client, templates, args.category).await?.0
     } else {
         Vec::new()
     };
@@ -290,7 +302,7 @@ async fn targets(
         let id = if is_id(input) {
             parse_id(input, "template")?
         } else {
-            match pick_named(&rows, input, args.category)? {
+            match pick_named(&rows, input)? {
                 Some(row) => id_of(&row, "template")?,
                 None => return Err(no_template(templates.place(), input, args.category).into()),
             }
@@ -299,7 +311,7 @@ async fn targets(
             ids.push(id);
         }
     }
-    Ok(ids)
+    Ok((ids, None))
 }
 
 async fn replace(call: Call, args: ReplaceArgs) -> Answer<Replaced> {
@@ -315,7 +327,8 @@ async fn replace(call: Call, args: ReplaceArgs) -> Answer<Replaced> {
     };
     let mut first_error: Option<ToolError> = None;
     let mut last_object = None;
-    for id in targets(client, &templates, &args).await? {
+    let (ids, category) = targets(client, &templates, &args).await?;
+    for id in ids {
         // A template that cannot be read is a failure of its own, like a write that fails:
         // the templates already changed are still reported.
         let template = match templates.fetch(client, id).await {
@@ -326,6 +339,9 @@ async fn replace(call: Call, args: ReplaceArgs) -> Answer<Replaced> {
                 continue;
             }
         };
+        if !of_category(&template, category) {
+            continue;
+        }
         let before = content_of(&template);
         let replacements = before.matches(args.find.as_str()).count();
         if replacements == 0 {
