@@ -185,7 +185,9 @@ pub(crate) fn response_for<'a>(
 /// `meta`), if the body is one.
 pub(crate) fn list_root(body: &Value) -> Option<String> {
     let map = body.as_object()?;
-    if !map.get("meta").is_some_and(Value::is_object) {
+    // A paged list carries `meta`; a list Modyo documents without it (the site-wide templates
+    // list) is an object whose one key is the array.
+    if !map.get("meta").is_some_and(Value::is_object) && map.len() != 1 {
         return None;
     }
     let arrays: Vec<&String> = map
