@@ -1094,14 +1094,13 @@ fn pilot_forms_are_targets(targets: &[Target]) {
             "{tool} is asked for pages beyond the end"
         );
     }
-    for tool in ["channels-templates-search"] {
-        assert!(
-            targets
-                .iter()
-                .any(|t| t.tool.name == tool && t.coverage_source && walk_shaped(t)),
-            "{tool} meets whole upstreams (capped, contradicting, ignoring page)"
-        );
-    }
+    let walker = "channels-templates-search";
+    assert!(
+        targets
+            .iter()
+            .any(|t| t.tool.name == walker && t.coverage_source && walk_shaped(t)),
+        "{walker} meets whole upstreams (capped, contradicting, ignoring page)"
+    );
     assert!(
         !targets.iter().any(|t| t.page_driven && !t.coverage_source),
         "only the list a tool reports on follows its page argument"
@@ -1488,7 +1487,6 @@ fn every_walking_tool_meets_a_capped_and_a_page_ignoring_upstream() {
         rt.block_on(session.close());
         checked.insert(target.tool.name.to_string());
     }
-    for tool in ["channels-templates-search"] {
-        assert!(checked.contains(tool), "{tool} walks: {checked:?}");
-    }
+    let walker = "channels-templates-search";
+    assert!(checked.contains(walker), "{walker} walks: {checked:?}");
 }
