@@ -10,10 +10,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{Need, Space, numeric_id, read_one, resolve_space};
+use super::{Need, Space, numeric_id, read_one, resolve_space, space_page_reply};
 use crate::config::Module;
 use crate::contract::schema::{self, Kind};
-use crate::contract::{Coverage, Reply, Resource, ToolClass, ToolError, legacy};
+use crate::contract::{Reply, Resource, ToolClass, ToolError};
 use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, is_id, pick};
 use crate::modyo::{ModyoClient, Query};
@@ -185,20 +185,15 @@ async fn list_reply(
     paging: &Paging,
     shape: fn(Value) -> Value,
 ) -> ToolResult {
-    let query = Query::new().page(paging.page, paging.per_page);
-    let page = client
-        .list(&categories_path(space), "categories", &query)
-        .await?;
-    let coverage = Coverage::page(page.items.len(), page.meta.as_ref());
-    let items = Value::Array(page.items);
-    let legacy_items = items.clone();
-    Ok(Reply::new(shape(items))
-        .resource(space.resource())
-        .state(coverage)
-        .legacy(call.mode, || {
-            legacy::list("categories", legacy_items, page.raw_meta.as_ref())
-        })
-        .into())
+    space_page_reply(
+        call,
+        client,
+        space,
+        (&categories_path(space), "categories"),
+        paging,
+        shape,
+    )
+    .await
 }
 
 /// Arguments of `content-categories-get`.

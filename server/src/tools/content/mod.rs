@@ -66,6 +66,31 @@ pub(crate) async fn read_one(
     })
 }
 
+/// One page of a collection under a space (`path`, answering `{root: [...], meta}`): `data` is
+/// `shape` of the items, `state` the page's coverage (C5), `resource` the space; the legacy
+/// rendering echoes the page as it came.
+pub(crate) async fn space_page_reply(
+    call: &crate::tools::Call,
+    client: &ModyoClient,
+    space: &Space,
+    (path, root): (&str, &'static str),
+    paging: &crate::tools::args::Paging,
+    shape: fn(Value) -> Value,
+) -> crate::tools::ToolResult {
+    let query = Query::new().page(paging.page, paging.per_page);
+    let page = client.list(path, root, &query).await?;
+    let coverage = crate::contract::Coverage::page(page.items.len(), page.meta.as_ref());
+    let items = Value::Array(page.items);
+    let legacy_items = items.clone();
+    Ok(crate::contract::Reply::new(shape(items))
+        .resource(space.resource())
+        .state(coverage)
+        .legacy(call.mode, || {
+            crate::contract::legacy::list(root, legacy_items, page.raw_meta.as_ref())
+        })
+        .into())
+}
+
 /// The `control` answer of a delete-type action called without `confirmDelete: true` (C18),
 /// decided before any request is sent.
 pub(crate) fn unconfirmed(tool: &str, action: &str) -> Outcome {

@@ -17,10 +17,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::{Need, Space, id_key, resolve_space};
+use super::{Need, Space, id_key, resolve_space, space_page_reply};
 use crate::config::Module;
 use crate::contract::{
-    Coverage, ErrorCode, PostCondition, Reply, Resource, ToolClass, ToolError, legacy, schema,
+    ErrorCode, PostCondition, Reply, Resource, ToolClass, ToolError, legacy, schema,
 };
 use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, is_id, pick};
@@ -187,18 +187,15 @@ async fn list_reply(
     paging: &Paging,
     shape: fn(Value) -> Value,
 ) -> ToolResult {
-    let query = Query::new().page(paging.page, paging.per_page);
-    let page = client.list(&types_path(space), "types", &query).await?;
-    let coverage = Coverage::page(page.items.len(), page.meta.as_ref());
-    let items = Value::Array(page.items);
-    let legacy_items = items.clone();
-    Ok(Reply::new(shape(items))
-        .resource(space.resource())
-        .state(coverage)
-        .legacy(call.mode, || {
-            legacy::list("types", legacy_items, page.raw_meta.as_ref())
-        })
-        .into())
+    space_page_reply(
+        call,
+        client,
+        space,
+        (&types_path(space), "types"),
+        paging,
+        shape,
+    )
+    .await
 }
 
 /// Cardinality of a content type.
