@@ -18,7 +18,10 @@ use crate::tools::engine::{
 };
 use crate::tools::{Call, CallError, ToolDef};
 
-/// Which sites `list` shows.
+/// Which sites `list` shows. `staging` is sent as `status=staging`, the filter `@modyo/cli`
+/// (3.6.2) sends when the unfiltered list has no match; the published specification lists
+/// only enabled, disabled and draft for that filter, and answers a site's `status` as one of
+/// those three words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 enum Status {
@@ -37,7 +40,7 @@ pub(crate) struct ManageArgs {
     paging: Paging,
     /// list: filter by host or name.
     query: Option<String>,
-    /// list: published (default) or staging sites.
+    /// list: published (default) or staging sites (sent as status=staging, as @modyo/cli does; undocumented). A site's status reads enabled, disabled or draft.
     status: Option<Status>,
     /// Name (create, update).
     name: Option<String>,
