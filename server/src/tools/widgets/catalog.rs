@@ -33,10 +33,7 @@ id, name, category, description. Props: widgets-get-component-props.",
         .data(schema::array(schemas::summary()))
         .state()
         .handle(list_components)
-        .writes_state(RareState {
-            searched: true,
-            ..RareState::default()
-        })
+        .writes_state(RareState::SEARCHED)
 }
 
 fn contains(haystack: &str, needle: &str) -> bool {
@@ -149,10 +146,7 @@ and JSX, ready to paste or to scaffold (widgets-scaffold pattern).",
         .data(schema::array(schemas::pattern()))
         .state()
         .handle(list_patterns)
-        .writes_state(RareState {
-            searched: true,
-            ..RareState::default()
-        })
+        .writes_state(RareState::SEARCHED)
 }
 
 async fn list_patterns(call: Call, args: ListPatternsArgs) -> ToolResult {
