@@ -3,11 +3,12 @@
 //! the `measure` tests of `make test`).
 //!
 //! A budget is a committed file of limits, not a record of measurements: it changes when
-//! someone decides a cost is acceptable, in the change that needs it. Three figures, each in
+//! someone decides a cost is acceptable, in the change that needs it. Four figures, each in
 //! tokens at 2.902 characters per token: the catalogue as context (output schemas dropped), the
-//! catalogue as wire (the `tools` array as sent), and the mean `content[].text` per call over the
-//! scenarios measured after, whatever their outcome. [`Budget::from_reports`] writes a starting
-//! budget from a measurement with a stated headroom.
+//! catalogue as wire (the `tools` array as sent), the mean `content[].text` per call over the
+//! scenarios measured after, whatever their outcome, and the output schema per tool (a tool's
+//! own; for a module, or all modules together, the mean over its listed tools).
+//! [`Budget::from_reports`] writes a starting budget from a measurement with a stated headroom.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -62,6 +63,10 @@ pub struct Budget {
     pub note: String,
     /// The limits per module (or per measured server, by its `--name`).
     pub modules: BTreeMap<String, ModuleBudget>,
+    /// The limits of every module together, checked on a full run only (every module measured):
+    /// the mean output schema per tool over the whole catalogue.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub all_modules: Option<Limits>,
 }
 
 /// One module's limits, and its tools'.
@@ -99,6 +104,13 @@ pub struct Limits {
         serialize_with = "whole_if_integral"
     )]
     pub text_per_call: Option<f64>,
+    /// The output schema per tool: a tool's own, or the mean over the listed tools.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "whole_if_integral"
+    )]
+    pub output_schema_per_tool: Option<f64>,
 }
 
 /// A budgeted figure.
@@ -110,14 +122,17 @@ pub enum Figure {
     CatalogueWire,
     /// Mean text per call.
     TextPerCall,
+    /// The output schema per tool.
+    OutputSchemaPerTool,
 }
 
 impl Figure {
     /// Every figure, in report order.
-    pub const ALL: [Figure; 3] = [
+    pub const ALL: [Figure; 4] = [
         Figure::CatalogueContext,
         Figure::CatalogueWire,
         Figure::TextPerCall,
+        Figure::OutputSchemaPerTool,
     ];
 
     /// How messages and reports name it.
@@ -126,6 +141,7 @@ impl Figure {
             Figure::CatalogueContext => "catalogue context",
             Figure::CatalogueWire => "catalogue wire",
             Figure::TextPerCall => "mean text per call",
+            Figure::OutputSchemaPerTool => "output schema per tool",
         }
     }
 
@@ -135,6 +151,7 @@ impl Figure {
             Figure::CatalogueContext => "catalogue_context",
             Figure::CatalogueWire => "catalogue_wire",
             Figure::TextPerCall => "text_per_call",
+            Figure::OutputSchemaPerTool => "output_schema_per_tool",
         }
     }
 }
@@ -145,6 +162,7 @@ impl Limits {
             Figure::CatalogueContext => self.catalogue_context,
             Figure::CatalogueWire => self.catalogue_wire,
             Figure::TextPerCall => self.text_per_call,
+            Figure::OutputSchemaPerTool => self.output_schema_per_tool,
         }
     }
 
@@ -154,6 +172,7 @@ impl Limits {
             catalogue_context: limit(figures.catalogue_context),
             catalogue_wire: limit(figures.catalogue_wire),
             text_per_call: limit(figures.text_per_call),
+            output_schema_per_tool: limit(figures.output_schema_per_tool),
         }
     }
 }
@@ -181,6 +200,8 @@ pub struct Figures {
     pub catalogue_wire: Option<f64>,
     /// Mean text per call.
     pub text_per_call: Option<f64>,
+    /// The output schema per tool.
+    pub output_schema_per_tool: Option<f64>,
 }
 
 impl Figures {
@@ -189,6 +210,7 @@ impl Figures {
             Figure::CatalogueContext => self.catalogue_context,
             Figure::CatalogueWire => self.catalogue_wire,
             Figure::TextPerCall => self.text_per_call,
+            Figure::OutputSchemaPerTool => self.output_schema_per_tool,
         }
     }
 
@@ -199,6 +221,24 @@ impl Figures {
             catalogue_context: Some(s.catalogue_context_after.primary),
             catalogue_wire: Some(s.catalogue_wire_after.primary),
             text_per_call: s.text_per_call_measured_after.map(|p| p.primary),
+            output_schema_per_tool: s.output_schema_per_tool_after.map(|p| p.primary),
+        }
+    }
+
+    /// Every module together: the mean output schema per tool over all their listed tools
+    /// (the other figures are the modules' own).
+    pub fn of_all(reports: &[ModuleReport]) -> Figures {
+        let tools: usize = reports.iter().map(|r| r.summary.tools).sum();
+        let chars: f64 = reports
+            .iter()
+            .filter_map(|r| {
+                Some(r.summary.output_schema_per_tool_after?.chars * r.summary.tools as f64)
+            })
+            .sum();
+        Figures {
+            output_schema_per_tool: (tools > 0)
+                .then(|| chars / tools as f64 / crate::tokens::CHARS_PER_TOKEN),
+            ..Figures::default()
         }
     }
 
@@ -215,6 +255,7 @@ impl Figures {
                         catalogue_context: Some(after.context.primary),
                         catalogue_wire: Some(after.wire.primary),
                         text_per_call: t.text_per_call_after.map(|p| p.primary),
+                        output_schema_per_tool: after.output_schema.map(|o| o.primary),
                     },
                 ))
             })
@@ -231,10 +272,21 @@ pub struct Place {
     pub tool: Option<String>,
 }
 
+impl Place {
+    /// Every module together.
+    pub fn all_modules() -> Place {
+        Place {
+            module: String::new(),
+            tool: None,
+        }
+    }
+}
+
 impl fmt::Display for Place {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.tool {
             Some(tool) => write!(f, "{tool}"),
+            None if self.module.is_empty() => write!(f, "all modules"),
             None => write!(f, "module {}", self.module),
         }
     }
@@ -372,12 +424,22 @@ impl Budget {
             note: format!(
                 "Limits, not measurements: tokens ({PRIMARY}) that `modyo-lab measure --check` holds every measurement to \
 (make test runs the same check). Started by `modyo-lab measure --write-budget --headroom {headroom}`: each figure measured then, plus {headroom}%, \
-rounded up. Lower a limit when a change makes room; raise one only on purpose, in the change that needs it."
+rounded up; `all_modules` (the mean output schema per tool over the whole catalogue, held on a full run) without headroom: \
+the figure measured then, rounded up. Lower a limit when a change makes room; raise one only on purpose, in the change that needs it."
             ),
             modules: BTreeMap::new(),
+            all_modules: None,
         };
         budget.set(reports, headroom);
+        budget.set_all(reports);
         budget
+    }
+
+    /// Replaces the limits of every module together with the figures of `reports` (all the
+    /// modules, a full run), rounded up to a whole token and without headroom: the mean output
+    /// schema per tool is a level the catalogue keeps to, not a cost that may drift.
+    pub fn set_all(&mut self, reports: &[ModuleReport]) {
+        self.all_modules = Some(Limits::from_figures(&Figures::of_all(reports), 0.0));
     }
 
     /// Replaces the limits of the modules in `reports` with their figures plus `headroom`
@@ -428,6 +490,44 @@ rounded up. Lower a limit when a change makes room; raise one only on purpose, i
             }
         }
         out
+    }
+
+    /// Every budgeted figure of every module together (`reports` are all the modules).
+    pub fn usage_all(&self, reports: &[ModuleReport]) -> Vec<Usage> {
+        let (Some(limits), figures) = (self.all_modules, Figures::of_all(reports)) else {
+            return Vec::new();
+        };
+        Figure::ALL
+            .into_iter()
+            .filter_map(|figure| {
+                Some(Usage {
+                    place: Place::all_modules(),
+                    figure,
+                    measured: figures.get(figure)?,
+                    limit: limits.get(figure)?,
+                })
+            })
+            .collect()
+    }
+
+    fn all_findings(&self, reports: &[ModuleReport]) -> Vec<Finding> {
+        let Some(limits) = self.all_modules else {
+            return Vec::new();
+        };
+        let figures = Figures::of_all(reports);
+        let stale = Figure::ALL
+            .into_iter()
+            .filter(|f| limits.get(*f).is_some() && figures.get(*f).is_none())
+            .map(|figure| Finding::Stale {
+                place: Place::all_modules(),
+                figure: Some(figure),
+            });
+        let over = self
+            .usage_all(reports)
+            .into_iter()
+            .filter(|u| u.measured > u.limit)
+            .map(Finding::Over);
+        stale.chain(over).collect()
     }
 
     /// Holds `reports` to the budget. With `every_module`, a module in the budget that was not
@@ -483,6 +583,9 @@ rounded up. Lower a limit when a change makes room; raise one only on purpose, i
                     .filter(|u| u.measured > u.limit)
                     .map(Finding::Over),
             );
+        }
+        if every_module {
+            findings.extend(self.all_findings(reports));
         }
         if every_module {
             for module in self.modules.keys() {
@@ -579,6 +682,51 @@ mod tests {
     }
 
     #[test]
+    fn the_output_schema_per_tool_is_held_per_tool_per_module_and_over_every_module() {
+        let report = super::super::compare::sample();
+        let reports = std::slice::from_ref(&report);
+        let mut budget = Budget::from_reports(reports, 0.0);
+        let all = budget.all_modules.and_then(|l| l.output_schema_per_tool);
+        let module = budget.modules["m"].module.output_schema_per_tool;
+        assert!(all.is_some() && all == module, "{all:?} {module:?}");
+        assert_eq!(budget.check(reports, true), vec![]);
+        budget.all_modules = Some(Limits {
+            output_schema_per_tool: Some(1.0),
+            ..Limits::default()
+        });
+        let found: Vec<String> = budget
+            .check(reports, true)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert!(
+            found[0].starts_with("all modules: output schema per tool is")
+                && found[0].contains("over its budget of 1 by"),
+            "{found:#?}"
+        );
+        assert_eq!(
+            budget.check(reports, false),
+            vec![],
+            "every module together is held on a full run only"
+        );
+        let tool = budget
+            .modules
+            .get_mut("m")
+            .unwrap()
+            .tools
+            .get_mut("a")
+            .unwrap();
+        tool.output_schema_per_tool = tool.output_schema_per_tool.map(|l| l - 1.0);
+        assert!(
+            budget
+                .check(reports, false)
+                .iter()
+                .any(|f| f.to_string().starts_with("a: output schema per tool is"))
+        );
+    }
+
+    #[test]
     fn a_budget_file_must_say_its_format_and_counter() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("budget.json");
@@ -587,6 +735,7 @@ mod tests {
             counter: PRIMARY.into(),
             note: String::new(),
             modules: BTreeMap::new(),
+            all_modules: None,
         };
         budget.save(&path).unwrap();
         assert_eq!(Budget::load(&path).unwrap(), budget);

@@ -246,7 +246,10 @@ fn check(reports: &[ModuleReport], path: &Path, every_module: bool) -> Result<()
     if !findings.is_empty() {
         return Err(MeasureError::OverBudget(findings.len()));
     }
-    let usage: Vec<_> = reports.iter().flat_map(|r| budget.usage(r)).collect();
+    let mut usage: Vec<_> = reports.iter().flat_map(|r| budget.usage(r)).collect();
+    if every_module {
+        usage.extend(budget.usage_all(reports));
+    }
     let closest = usage
         .iter()
         .max_by(|a, b| a.percent().total_cmp(&b.percent()));
@@ -283,7 +286,14 @@ fn write_budget(
             budget.set(reports, headroom);
             budget
         }
-        None => Budget::from_reports(reports, headroom),
+        None => {
+            let mut budget = Budget::from_reports(reports, headroom);
+            if merge {
+                // Not every module measured: nothing to say of them all.
+                budget.all_modules = None;
+            }
+            budget
+        }
     };
     budget.save(path)?;
     eprintln!(

@@ -15,25 +15,15 @@ use super::class::ToolClass;
 pub struct Slots {
     /// The tool reports a `resource` (C4).
     pub resource: bool,
+    /// Its `resource` can carry a `path`: only entities that have one (pages, categories, local
+    /// directories) do, so the other tools do not declare the key.
+    pub resource_path: bool,
     /// The tool reports `state` (C5); its face follows the class.
     pub state: bool,
     /// The tool can answer with `control` (C18): gated tools, and confirmations.
     pub control: bool,
     /// The `state` keys few tools write, declared only by the tools that can write them.
     pub rare: RareState,
-}
-
-/// The `state` keys only a few tools write (C5): a tool that never writes one does not
-/// declare it, since a key it cannot emit tells a client nothing. The other keys of a face are
-/// declared by every tool of its class.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct RareState {
-    /// `searched` (coverage): the tool walks a corpus and says how big it was.
-    pub searched: bool,
-    /// `live_version` (post-condition): the tool publishes and reads the live version back.
-    pub live_version: bool,
-    /// `pending` (post-condition): the tool queues work that may still be running.
-    pub pending: bool,
 }
 
 /// A string.
@@ -161,19 +151,21 @@ pub fn platform() -> Value {
     strict(&[("name", string()), ("host", string())], &["name", "host"])
 }
 
-/// The `resource` slot (C4).
-pub fn resource() -> Value {
-    strict(
-        &[
-            ("type", string()),
-            ("uuid", string()),
-            ("id", id()),
-            ("slug", string()),
-            ("path", string()),
-            ("name", string()),
-        ],
-        &["type"],
-    )
+/// The `resource` slot (C4); `path` only for a tool whose entities have one.
+pub fn resource(path: bool) -> Value {
+    let keys = [
+        ("type", string(), true),
+        ("uuid", string(), true),
+        ("id", id(), true),
+        ("slug", string(), true),
+        ("path", string(), path),
+        ("name", string(), true),
+    ];
+    let keys: Vec<(&str, Value)> = keys
+        .into_iter()
+        .filter_map(|(key, schema, declared)| declared.then_some((key, schema)))
+        .collect();
+    strict(&keys, &["type"])
 }
 
 fn coverage_properties(rare: RareState) -> Vec<(&'static str, Value)> {
@@ -182,8 +174,8 @@ fn coverage_properties(rare: RareState) -> Vec<(&'static str, Value)> {
         ("returned", count.clone(), true),
         ("total", count.clone(), true),
         ("searched", count.clone(), rare.searched),
-        ("page", count.clone(), true),
-        ("per_page", count, true),
+        ("page", count.clone(), rare.paged),
+        ("per_page", count, rare.paged),
         ("complete", boolean(), true),
     ]
     .into_iter()
@@ -194,10 +186,14 @@ fn coverage_properties(rare: RareState) -> Vec<(&'static str, Value)> {
 fn post_properties(rare: RareState) -> Vec<(&'static str, Value)> {
     [
         ("status", string(), true),
-        ("published", boolean(), true),
+        ("published", boolean(), rare.published),
         ("live_version", id(), rare.live_version),
         ("pending", boolean(), rare.pending),
-        ("affected", json!({"type": "integer", "minimum": 0}), true),
+        (
+            "affected",
+            json!({"type": "integer", "minimum": 0}),
+            rare.affected,
+        ),
     ]
     .into_iter()
     .filter_map(|(key, schema, declared)| declared.then_some((key, schema)))
@@ -240,7 +236,7 @@ pub fn output_schema(class: ToolClass, slots: Slots, data: Value) -> Map<String,
     let data = if slots.control { nullable(data) } else { data };
     properties.insert("data".into(), data);
     if slots.resource {
-        properties.insert("resource".into(), resource());
+        properties.insert("resource".into(), resource(slots.resource_path));
     }
     if slots.state {
         properties.insert("state".into(), state(class, slots.rare));
@@ -364,8 +360,10 @@ fn dialect(schema: &mut Value) {
 }
 
 mod input;
+mod rare;
 
 pub use input::{BODY_PARAMS, MAX_BODY_CHARS, MAX_TEXT_CHARS, input_schema};
+pub use rare::RareState;
 
 #[cfg(test)]
 mod tests {
@@ -388,7 +386,7 @@ mod tests {
     fn gated_state_has_both_faces_in_one_object() {
         let s = state(ToolClass::Gated, RareState::default());
         let props = s["properties"].as_object().unwrap();
-        assert!(props.contains_key("returned") && props.contains_key("affected"));
+        assert!(props.contains_key("returned") && props.contains_key("status"));
         assert_eq!(s["additionalProperties"], json!(false));
         assert!(s.get("required").is_none());
     }
@@ -406,16 +404,16 @@ mod tests {
         };
         assert_eq!(
             keys(ToolClass::Read, RareState::default()),
-            ["returned", "total", "page", "per_page", "complete"]
+            ["returned", "total", "complete"]
         );
-        assert_eq!(
-            keys(ToolClass::Mutation, RareState::default()),
-            ["status", "published", "affected"]
-        );
+        assert_eq!(keys(ToolClass::Mutation, RareState::default()), ["status"]);
         let all = RareState {
             searched: true,
+            paged: true,
+            published: true,
             live_version: true,
             pending: true,
+            affected: true,
         };
         assert_eq!(
             keys(ToolClass::Read, all),
@@ -427,6 +425,36 @@ mod tests {
             keys(ToolClass::Mutation, all),
             ["status", "published", "live_version", "pending", "affected"]
         );
+        let paged = RareState {
+            paged: true,
+            ..RareState::default()
+        };
+        assert_eq!(
+            RareState {
+                affected: true,
+                ..RareState::default()
+            }
+            .union(paged),
+            RareState {
+                paged: true,
+                affected: true,
+                ..RareState::default()
+            }
+        );
+    }
+
+    #[test]
+    fn resource_declares_path_only_for_tools_whose_entities_have_one() {
+        let keys = |path| {
+            resource(path)["properties"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .cloned()
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(keys(false), ["type", "uuid", "id", "slug", "name"]);
+        assert_eq!(keys(true), ["type", "uuid", "id", "slug", "path", "name"]);
     }
 
     #[test]

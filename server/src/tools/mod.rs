@@ -98,11 +98,21 @@ pub(crate) struct ToolDef {
 }
 
 impl ToolDef {
-    /// Declares the rare `state` keys (C5) this tool's handler can write; the others stay out
-    /// of its `outputSchema`. A key written but not declared fails the answer's own validation
-    /// (a server bug, C8), so a wrong declaration cannot pass a replayed scenario silently.
+    /// Declares rare `state` keys (C5) this tool's handler can write, besides those already
+    /// declared (the `-manage` engine derives some from the actions it runs); the others stay
+    /// out of its `outputSchema`. A key written but not declared fails the answer's own
+    /// validation (a server bug, C8), so a wrong declaration cannot pass a replayed scenario
+    /// silently.
     pub(crate) fn writes_state(mut self, rare: RareState) -> ToolDef {
-        self.slots.rare = rare;
+        self.slots.rare = self.slots.rare.union(rare);
+        self
+    }
+
+    /// Declares that this tool's `resource` can carry a `path` (C4: pages, categories, local
+    /// directories); without it the key stays out of its `outputSchema`, and writing one fails
+    /// the answer's own validation like any undeclared key.
+    pub(crate) fn writes_resource_path(mut self) -> ToolDef {
+        self.slots.resource_path = true;
         self
     }
 }
@@ -210,6 +220,8 @@ impl ToolBuilder {
                     }
                 },
             );
+        let mut slots = self.slots;
+        slots.rare = slots.rare.union(D::state());
         let (data_schema, echoed) = match self.data_schema {
             Some(schema) => (schema, None),
             None => (schema::derived::<D>(), D::echoed()),
@@ -221,7 +233,7 @@ impl ToolBuilder {
             description: self.description,
             read_actions: self.read_actions,
             write_actions: self.write_actions,
-            slots: self.slots,
+            slots,
             data_schema,
             echoed,
             input_schema: schema::input_schema::<A>(),

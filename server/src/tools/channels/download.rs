@@ -23,6 +23,7 @@ use serde_json::json;
 use super::widgets::{Widget, find_widget, widgets_path};
 use super::{Need, resolve_site};
 use crate::config::Module;
+use crate::contract::schema::RareState;
 use crate::contract::{ErrorCode, Legacy, PostCondition, Reply, ToolClass, ToolError};
 use crate::modyo::Query;
 use crate::tools::args::Ident;
@@ -77,6 +78,7 @@ the directory and the files written, read back from disk; state.affected: files 
         .resource()
         .state()
         .handle(download)
+        .writes_state(RareState::AFFECTED)
 }
 
 async fn download(call: Call, args: DownloadArgs) -> Answer<Downloaded> {

@@ -279,11 +279,10 @@ release, the items released and those still pending; state: published, live_vers
         .resource()
         .state()
         .handle(publish)
-        .writes_state(RareState {
-            live_version: true,
-            pending: true,
-            ..RareState::default()
-        })
+        .writes_state(RareState::LIVE_VERSION
+            .union(RareState::PENDING)
+            .union(RareState::PUBLISHED)
+            .union(RareState::AFFECTED))
 }
 
 /// The old payload of a publish: `{message, action, result: data}`.

@@ -27,6 +27,7 @@ use serde_json::{Value, json};
 
 use super::{id_key, read_one};
 use crate::config::Module;
+use crate::contract::schema::RareState;
 use crate::contract::schema::{self, Kind, array, integer, strict, string};
 use crate::contract::{
     Coverage, ErrorCode, PostCondition, Reply, Resource, ToolClass, ToolError, legacy,
@@ -151,6 +152,7 @@ Filters: query (file name, author), tags, extensions.",
         .data(schema::array(asset_schema()))
         .state()
         .handle(list)
+        .writes_state(RareState::PAGED)
 }
 
 /// One page of the account's assets.
@@ -465,6 +467,7 @@ completed|partial|failed, state.affected = uploads that succeeded.",
         .data(bulk_schema())
         .state()
         .handle(bulk)
+        .writes_state(RareState::AFFECTED)
 }
 
 async fn bulk(call: Call, args: BulkArgs) -> ToolResult {

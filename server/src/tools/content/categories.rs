@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use super::{Need, Space, numeric_id, read_one, resolve_space, space_page_reply};
 use crate::config::Module;
+use crate::contract::schema::RareState;
 use crate::contract::schema::{self, Kind};
 use crate::contract::{Reply, Resource, ToolClass, ToolError};
 use crate::modyo::list::walk;
@@ -169,6 +170,7 @@ pub(crate) fn list_tool() -> ToolDef {
         .resource()
         .state()
         .handle(list)
+        .writes_state(RareState::PAGED)
 }
 
 async fn list(call: Call, args: ListArgs) -> ToolResult {
@@ -213,6 +215,7 @@ pub(crate) fn get_tool() -> ToolDef {
         .data(category_schema())
         .resource()
         .handle(get)
+        .writes_resource_path()
 }
 
 async fn get(call: Call, args: GetArgs) -> ToolResult {

@@ -15,6 +15,7 @@ use self::parts::EntryParts;
 use super::types::{fetch_type, type_id_of};
 use super::{Need, Space, id_key, read_one, resolve_space};
 use crate::config::Module;
+use crate::contract::schema::RareState;
 use crate::contract::schema::{self, Kind};
 use crate::contract::{Coverage, Mode, Reply, Resource, ToolClass, ToolError, legacy};
 use crate::modyo::list::{MAX_WALK_PAGES, WALK_PER_PAGE, walk};
@@ -147,6 +148,7 @@ includeDetails gives the raw admin rows instead. Use fields rather than one cont
         .state()
         .new_params(&["fields", "concurrency"])
         .handle(list)
+        .writes_state(RareState::PAGED)
 }
 
 async fn list(call: Call, args: ListArgs) -> ToolResult {

@@ -359,10 +359,7 @@ data.errors [{index, errors}]. cancel: stops a running job.",
         .state()
         .actions(&["list", "get"], &["cancel"])
         .handle(manage)
-        .writes_state(RareState {
-            pending: true,
-            ..RareState::default()
-        })
+        .writes_state(RareState::PENDING.union(RareState::AFFECTED))
 }
 
 async fn manage(call: Call, args: ManageArgs) -> ToolResult {

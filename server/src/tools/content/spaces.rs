@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::{Need, SPACES, Space, resolve_space, space_schema};
 use crate::config::Module;
+use crate::contract::schema::RareState;
 use crate::contract::{Coverage, Reply, ToolClass, legacy, schema};
 use crate::modyo::Query;
 use crate::tools::args::{Ident, Paging};
@@ -31,6 +32,7 @@ pub(crate) fn list_tool() -> ToolDef {
         .data(schema::array(space_schema()))
         .state()
         .handle(list)
+        .writes_state(RareState::PAGED)
 }
 
 async fn list(call: Call, args: ListArgs) -> ToolResult {

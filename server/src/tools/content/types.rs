@@ -19,6 +19,7 @@ use serde_json::{Map, Value, json};
 
 use super::{Need, Space, id_key, resolve_space, space_page_reply};
 use crate::config::Module;
+use crate::contract::schema::RareState;
 use crate::contract::{
     ErrorCode, PostCondition, Reply, Resource, ToolClass, ToolError, legacy, schema,
 };
@@ -171,6 +172,7 @@ pub(crate) fn list_tool() -> ToolDef {
         .resource()
         .state()
         .handle(list)
+        .writes_state(RareState::PAGED)
 }
 
 async fn list(call: Call, args: ListArgs) -> ToolResult {

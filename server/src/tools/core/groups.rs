@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::config::Module;
+use crate::contract::schema::RareState;
 use crate::contract::{ErrorCode, PostCondition, ToolClass, ToolError};
 use crate::modyo::Query;
 use crate::tools::args::{Ident, Paging};
@@ -90,6 +91,7 @@ add_users/remove_users: state.affected = members actually added or removed; dele
         .on_target()
         .needs(&["user_ids"])
         .build()
+        .writes_state(RareState::AFFECTED)
 }
 
 /// The member ids of a group object: `admin_user_ids`, else the ids in `admin_users`.

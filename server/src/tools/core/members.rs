@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 
 use super::roles::roles;
 use crate::config::Module;
+use crate::contract::schema::RareState;
 use crate::contract::{ErrorCode, PostCondition, Resource, ToolError};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
@@ -86,6 +87,7 @@ confirmDelete: true.",
         .on_target()
         .confirmed()
         .build()
+        .writes_state(RareState::PAGED)
 }
 
 /// The one site, space or realm a call targets.

@@ -14,6 +14,7 @@ use super::originations::Origination;
 use super::users::RealmUser;
 use super::{Realm, resolve_realm};
 use crate::config::Module;
+use crate::contract::schema::RareState;
 use crate::contract::{Resource, ToolClass, ToolError};
 use crate::modyo::list::walk;
 use crate::modyo::{ModyoClient, Query};
@@ -66,6 +67,7 @@ one end user (id or email), one page at a time. resource is the origination or t
         .resource()
         .state()
         .handle(list)
+        .writes_state(RareState::PAGED)
 }
 
 /// The container's echo: the whole object when the lookup read it, else its id.

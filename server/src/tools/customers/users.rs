@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 
 use super::{Realm, resolve_realm};
 use crate::config::Module;
+use crate::contract::schema::RareState;
 use crate::contract::{Control, ToolClass, ToolError};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
@@ -86,6 +87,7 @@ searched as a keyword, like query: Modyo's list has no exact email filter.",
         .resource()
         .state()
         .handle(list)
+        .writes_state(RareState::PAGED)
 }
 
 async fn list(call: Call, args: ListArgs) -> Answer<Vec<Echo<RealmUser>>> {

@@ -17,6 +17,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::data::{Data, Id};
+use crate::contract::schema::RareState;
 use crate::contract::{ErrorCode, Legacy, PostCondition, Reply, ToolError};
 
 /// How many item requests run at once.
@@ -124,7 +125,15 @@ pub(crate) struct Bulk {
     failed: Vec<Failure>,
 }
 
-impl Data for Bulk {}
+/// Every fan-out answer counts what it wrote (`state.affected`).
+impl Data for Bulk {
+    fn state() -> RareState {
+        RareState {
+            affected: true,
+            ..RareState::default()
+        }
+    }
+}
 
 /// One item that failed.
 #[derive(Debug, Serialize, JsonSchema)]

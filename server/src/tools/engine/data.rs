@@ -11,6 +11,7 @@ use std::marker::PhantomData;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 
 use super::collection::Member;
+use crate::contract::schema::RareState;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
@@ -21,6 +22,12 @@ pub(crate) trait Data: Serialize + JsonSchema + Send + 'static {
     /// `None` for a root the server writes key by key (strict).
     fn echoed() -> Option<String> {
         None
+    }
+
+    /// The rare `state` keys (C5) every answer of this type comes with: a tool answering it
+    /// declares them without saying so.
+    fn state() -> RareState {
+        RareState::default()
     }
 }
 

@@ -24,6 +24,7 @@ use super::data::{Data, Managed};
 use super::standard::{create, delete, get, list, transition, update};
 use crate::config::Module;
 use crate::contract::class::is_read_action;
+use crate::contract::schema::RareState;
 use crate::contract::{Control, Outcome, ToolClass, ToolError};
 use crate::modyo::Query;
 use crate::tools::{Call, CallError, ToolDef, tool};
@@ -311,6 +312,7 @@ where
             .collect();
         let description = self.description.clone();
         let module = self.module;
+        let writes = self.writes_state(!write.is_empty());
         let this = Arc::new(self);
         let mut def = tool(name, module, ToolClass::Gated)
             .describe(&description)
@@ -323,7 +325,22 @@ where
             });
         declare_actions(&mut def.input_schema, &words);
         def.params = declared;
-        def
+        def.slots.resource_path = T::RULES.path.is_some();
+        def.writes_state(writes)
+    }
+
+    /// The rare `state` keys the engine's own actions write (C5): `page` and `per_page` from a
+    /// standard `list`, `published` from a write of members that say it. What the tool's own
+    /// actions write besides, it declares with [`ToolDef::writes_state`].
+    fn writes_state(&self, writes: bool) -> RareState {
+        RareState {
+            paged: self
+                .actions
+                .iter()
+                .any(|a| matches!(a.does, Does::Standard(Standard::List))),
+            published: writes && T::RULES.published,
+            ..RareState::default()
+        }
     }
 
     async fn run(self: Arc<Self>, call: Call, args: A) -> Answer<D> {

@@ -35,10 +35,7 @@ id, name, category, description. Props: widgets-get-component-props.",
         .data(schema::array(schemas::summary()))
         .state()
         .handle(list_components)
-        .writes_state(RareState {
-            searched: true,
-            ..RareState::default()
-        })
+        .writes_state(RareState::SEARCHED)
 }
 
 /// Whether one of `texts` (an entry's id, name and description) contains `query` (already
@@ -151,10 +148,7 @@ and JSX, ready to paste or to scaffold (widgets-scaffold pattern).",
         .data(schema::array(schemas::pattern()))
         .state()
         .handle(list_patterns)
-        .writes_state(RareState {
-            searched: true,
-            ..RareState::default()
-        })
+        .writes_state(RareState::SEARCHED)
 }
 
 async fn list_patterns(_call: Call, args: ListPatternsArgs) -> ToolResult {

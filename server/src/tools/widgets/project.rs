@@ -65,6 +65,8 @@ catalogue pattern. Refuses a non-empty folder. data.files: the files on disk (pa
         .state()
         .new_params(&["pattern"])
         .handle(scaffold)
+        .writes_state(RareState::AFFECTED)
+        .writes_resource_path()
 }
 
 fn local_io(error: ScaffoldError) -> ToolError {
@@ -177,10 +179,8 @@ unknown components or props, missing required props, wrong prop types or values.
         .resource()
         .state()
         .handle(validate_project)
-        .writes_state(RareState {
-            searched: true,
-            ..RareState::default()
-        })
+        .writes_state(RareState::SEARCHED)
+        .writes_resource_path()
 }
 
 /// A project that could not be validated, as the error the tool answers.

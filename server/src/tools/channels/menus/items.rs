@@ -15,6 +15,7 @@ use super::super::in_site;
 use super::tree::{Node, Place, Tree, id_text};
 use super::{Menu, resolve_menu};
 use crate::config::Module;
+use crate::contract::schema::RareState;
 use crate::contract::{ErrorCode, Legacy, Resource, ToolError};
 use crate::modyo::Query;
 use crate::tools::args::{Ident, Paging};
@@ -153,6 +154,7 @@ children: a parent_id must be a top-level item). create/update/move: the item as
     .on_target()
     .needs(&["item_id"])
     .build()
+    .writes_state(RareState::PAGED)
 }
 
 type Items = Ctx<ItemsArgs, Menu>;

@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 
 use super::{Need as SiteNeed, copy_name, resolve_site, target_site};
 use crate::config::Module;
+use crate::contract::schema::RareState;
 use crate::contract::{ErrorCode, PostCondition, ToolClass, ToolError};
 use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, is_id, pick};
@@ -102,6 +103,7 @@ state.status created, updated or unchanged. Items: channels-menu-items-manage.",
         .resource()
         .state()
         .handle(upsert)
+        .writes_state(RareState::PUBLISHED)
 }
 
 async fn upsert(call: Call, args: UpsertArgs) -> Answer<Echo<Menu>> {
@@ -163,6 +165,7 @@ data: the copy as persisted; state.affected: items written.",
         .resource()
         .state()
         .handle(copy)
+        .writes_state(RareState::AFFECTED.union(RareState::PUBLISHED))
 }
 
 async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<Menu>> {

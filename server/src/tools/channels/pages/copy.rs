@@ -12,6 +12,7 @@ use super::super::{Need, Site, resolve_site, target_site};
 use super::widget::widget_input;
 use super::{Page, put_page, update_body};
 use crate::config::Module;
+use crate::contract::schema::RareState;
 use crate::contract::{ErrorCode, ToolClass, ToolError};
 use crate::modyo::ModyoClient;
 use crate::tools::args::Ident;
@@ -59,6 +60,8 @@ state.affected: widgets copied.",
         .resource()
         .state()
         .handle(copy)
+        .writes_state(RareState::AFFECTED.union(RareState::PUBLISHED))
+        .writes_resource_path()
 }
 
 async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<Page>> {

@@ -18,6 +18,7 @@ use serde_json::{Map, Value, json};
 
 use super::{Need, in_site, resolve_site};
 use crate::config::Module;
+use crate::contract::schema::RareState;
 use crate::contract::{ToolClass, ToolError};
 use crate::modyo::ModyoClient;
 use crate::modyo::Query;
@@ -207,6 +208,8 @@ the page as persisted; state.status created.",
     .resource()
     .state()
     .handle(create)
+    .writes_state(RareState::PUBLISHED)
+    .writes_resource_path()
 }
 
 async fn create(call: Call, args: CreateArgs) -> Answer<Echo<Page>> {
@@ -273,6 +276,8 @@ in the Modyo UI.",
         .resource()
         .state()
         .handle(content)
+        .writes_state(RareState::PUBLISHED)
+        .writes_resource_path()
 }
 
 async fn content(_call: Call, args: ContentArgs) -> Answer<Echo<Page>> {

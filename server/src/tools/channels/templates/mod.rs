@@ -386,6 +386,7 @@ created or updated.",
         .resource()
         .state()
         .handle(upsert)
+        .writes_state(RareState::PUBLISHED)
 }
 
 async fn upsert(call: Call, args: UpsertArgs) -> Answer<Echo<Template>> {
@@ -431,10 +432,7 @@ names). data: the template, or null when none has it; state.searched: templates 
         .resource()
         .state()
         .handle(find)
-        .writes_state(RareState {
-            searched: true,
-            ..RareState::default()
-        })
+        .writes_state(RareState::SEARCHED)
 }
 
 async fn find(call: Call, args: FindArgs) -> Answer<Option<Echo<Template>>> {
@@ -483,6 +481,7 @@ its body saved, then re-read. data: the copy as persisted.",
         .resource()
         .state()
         .handle(copy)
+        .writes_state(RareState::PUBLISHED)
 }
 
 async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<Template>> {

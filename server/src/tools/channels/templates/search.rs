@@ -75,10 +75,7 @@ Stops after {MAX_SEARCH_LINES} lines (complete: false)."
         .resource()
         .state()
         .handle(search)
-        .writes_state(RareState {
-            searched: true,
-            ..RareState::default()
-        })
+        .writes_state(RareState::SEARCHED)
 }
 
 /// The matching lines of `text`: `(line number, line)`.
@@ -272,6 +269,7 @@ state.affected: templates changed; resource: the template when exactly one chang
         .resource()
         .state()
         .handle(replace)
+        .writes_state(RareState::AFFECTED)
 }
 
 /// The templates a replace edits: the ones named (ids or names), else those of a whole

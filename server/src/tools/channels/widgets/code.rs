@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::super::{Need, copy_name, resolve_site, target_site};
 use super::{Widget, find_widget};
 use crate::config::Module;
+use crate::contract::schema::RareState;
 use crate::contract::{ErrorCode, PostCondition, ToolClass, ToolError};
 use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, pick};
@@ -45,6 +46,7 @@ as persisted; state.status created or updated.",
         .resource()
         .state()
         .handle(upsert)
+        .writes_state(RareState::PUBLISHED)
 }
 
 async fn upsert(call: Call, args: UpsertArgs) -> Answer<Echo<Widget>> {
@@ -116,6 +118,7 @@ persisted.",
         .resource()
         .state()
         .handle(copy)
+        .writes_state(RareState::PUBLISHED)
 }
 
 async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<Widget>> {
@@ -248,6 +251,7 @@ unchanged.",
         .resource()
         .state()
         .handle(code_edit)
+        .writes_state(RareState::PUBLISHED)
 }
 
 /// The widget's code files that change: each file given whole replaces the current one, then

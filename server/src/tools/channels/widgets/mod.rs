@@ -149,10 +149,7 @@ documents no other update key).",
         .action("publish", publish)
         .on_target()
         .build()
-        .writes_state(RareState {
-            live_version: true,
-            ..RareState::default()
-        })
+        .writes_state(RareState::LIVE_VERSION)
 }
 
 async fn create(ctx: Ctx<ManageArgs, Widget>) -> Answer<Managed<Widget>> {

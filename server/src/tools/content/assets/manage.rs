@@ -15,6 +15,7 @@ use super::{
     resolve_id, update_and_read, upload,
 };
 use crate::config::Module;
+use crate::contract::schema::RareState;
 use crate::contract::{PostCondition, Reply, Resource, ToolClass, legacy, schema};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging, any_given};
@@ -82,6 +83,7 @@ state.status deleted.",
         .state()
         .actions(&["list", "get"], &["upload", "update", "delete"])
         .handle(manage)
+        .writes_state(RareState::PAGED)
 }
 
 async fn manage(call: Call, args: ManageArgs) -> ToolResult {

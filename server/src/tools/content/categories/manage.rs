@@ -19,6 +19,7 @@ use super::{
 };
 use crate::config::Module;
 use crate::contract::schema;
+use crate::contract::schema::RareState;
 use crate::contract::{ErrorCode, PostCondition, Reply, ToolClass, ToolError, legacy};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging, any_given};
@@ -82,6 +83,8 @@ also deletes its descendants: data null, state.status deleted, state.affected = 
         .state()
         .actions(&["list", "get"], &["create", "update", "move", "delete"])
         .handle(manage)
+        .writes_state(RareState::PAGED.union(RareState::AFFECTED))
+        .writes_resource_path()
 }
 
 /// The parent id a `parent` argument names: `None` for the root (`/` or empty).

@@ -111,10 +111,7 @@ get (wait_s). delete needs confirmDelete: true.",
         .state()
         .control()
         .handle(bulk)
-        .writes_state(RareState {
-            pending: true,
-            ..RareState::default()
-        })
+        .writes_state(RareState::PENDING.union(RareState::AFFECTED))
 }
 
 async fn bulk(call: Call, args: BulkArgs) -> ToolResult {

@@ -14,6 +14,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::config::Module;
+use crate::contract::schema::RareState;
 use crate::contract::schema::{array, integer, strict, string};
 use crate::contract::{ErrorCode, PostCondition, Reply, Resource, ToolClass, ToolError, schema};
 use crate::modyo::list::walk;
@@ -90,6 +91,7 @@ state.affected = children created, state.status created or partial.",
         .resource()
         .state()
         .handle(copy)
+        .writes_state(RareState::AFFECTED)
 }
 
 /// One child that could not be copied.

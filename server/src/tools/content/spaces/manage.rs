@@ -75,10 +75,7 @@ starts Modyo's background deletion: data null, state.status queued, state.pendin
         .state()
         .actions(&["list", "get"], &["create", "update", "delete"])
         .handle(manage)
-        .writes_state(RareState {
-            pending: true,
-            ..RareState::default()
-        })
+        .writes_state(RareState::PENDING.union(RareState::PAGED))
 }
 async fn manage(call: Call, args: ManageArgs) -> ToolResult {
     let writes = any_given(&[

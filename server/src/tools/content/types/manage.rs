@@ -16,6 +16,7 @@ use super::{
     list_reply, no_description, put_type, type_resource, type_schema, types_path, write_reply,
 };
 use crate::config::Module;
+use crate::contract::schema::RareState;
 use crate::contract::{ErrorCode, PostCondition, Reply, ToolClass, ToolError, schema};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging, any_given};
@@ -98,6 +99,7 @@ label (both refused); a field's required is sent under validations.",
             ],
         )
         .handle(manage)
+        .writes_state(RareState::PAGED)
 }
 
 async fn manage(call: Call, args: ManageArgs) -> ToolResult {

@@ -10,6 +10,7 @@ use serde_json::Value;
 use super::super::resolve_realm;
 use super::{Origination, Rule, Step, children, id, label, read_origination, rules_of, steps_of};
 use crate::config::Module;
+use crate::contract::schema::RareState;
 use crate::contract::{PostCondition, ToolClass, ToolError};
 use crate::modyo::ModyoClient;
 use crate::tools::args::Ident;
@@ -38,6 +39,7 @@ data is the copy as re-read after the copy; resource is the copy; state.affected
         .resource()
         .state()
         .handle(copy)
+        .writes_state(RareState::AFFECTED)
 }
 
 async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<Origination>> {

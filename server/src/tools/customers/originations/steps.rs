@@ -12,6 +12,7 @@ use super::super::forms::Form;
 use super::super::resolve_realm;
 use super::{Origination, Step, add, children, id, label, remove, steps_of, unconfirmed, update};
 use crate::config::Module;
+use crate::contract::schema::RareState;
 use crate::contract::{ErrorCode, PostCondition, Resource, ToolClass, ToolError};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::Ident;
@@ -88,6 +89,7 @@ data is the origination with its steps as persisted, state.affected = steps move
     .state()
     .control()
     .handle(steps_edit)
+    .writes_state(RareState::AFFECTED)
 }
 
 type Edited = Option<Echo<StepEdit>>;

@@ -66,10 +66,7 @@ state.searched: steps + rules checked.",
         .resource()
         .state()
         .handle(validate)
-        .writes_state(RareState {
-            searched: true,
-            ..RareState::default()
-        })
+        .writes_state(RareState::SEARCHED)
 }
 
 /// One structural fault with the ids involved (each id named once).

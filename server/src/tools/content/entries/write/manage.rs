@@ -15,6 +15,7 @@ use super::super::{
 use super::{EntryFields, clone_body, entry_body, persisted_entry, send_checked, write_reply};
 use crate::config::Module;
 use crate::contract::schema;
+use crate::contract::schema::RareState;
 use crate::contract::{Coverage, ErrorCode, PostCondition, Reply, ToolClass, ToolError, legacy};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging, any_given};
@@ -121,6 +122,7 @@ on its full entry; by uuid, the list is paged until a row carries it.",
             ],
         )
         .handle(manage)
+        .writes_state(RareState::PAGED.union(RareState::PUBLISHED))
 }
 
 async fn manage(call: Call, args: ManageArgs) -> ToolResult {

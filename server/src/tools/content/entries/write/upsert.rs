@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 use super::super::{FoundEntry, entries_with_slug, entry_schema};
 use super::{EntryFields, entry_body, send_checked, write_reply};
 use crate::config::Module;
+use crate::contract::schema::RareState;
 use crate::contract::{ErrorCode, ToolClass, ToolError};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::Ident;
@@ -52,6 +53,7 @@ query (with type_id and target_locale) and confirmed on each candidate's full en
         .resource()
         .state()
         .handle(upsert)
+        .writes_state(RareState::PUBLISHED)
 }
 
 async fn upsert(call: Call, args: UpsertArgs) -> ToolResult {
