@@ -331,11 +331,7 @@ mod tests {
             {"field_id": 2, "type": "asset", "value": {"name": "p.png", "url": "u"}},
             {"field_id": 1, "type": "text", "value": "Hello"}
         ]});
-        let picked = pick_fields_of(
-            &detail,
-            Some(&t),
-            &["photo".into(), "title".into()],
-        );
+        let picked = pick_fields_of(&detail, Some(&t), &["photo".into(), "title".into()]);
         assert_eq!(
             Value::Object(picked).to_string(),
             r#"{"photo":{"name":"p.png","url":"u"},"title":"Hello"}"#
