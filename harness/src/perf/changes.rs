@@ -74,7 +74,7 @@ pub struct FloorCell {
     pub concurrency: usize,
     /// Wall time per call (milliseconds).
     pub floor: Summary,
-    /// CPU per call of the floor side (this process), median, ms.
+    /// CPU per call of the floor side (this process, the idle server children), median, ms.
     pub cpu: Option<f64>,
 }
 
@@ -175,13 +175,12 @@ pub(super) async fn run(
     }
     measure::no_misses(&replay)?;
     let missing = || PerfError::Unexpected("no timings".into());
-    let median = |v: &[f64]| stats::median(v);
     let mut floor = Vec::new();
     for (ci, &concurrency) in CONCURRENCIES.iter().enumerate() {
         floor.push(FloorCell {
             concurrency,
             floor: Summary::of(&wall[ci][0]).ok_or_else(missing)?,
-            cpu: median(&cpu[ci][0]),
+            cpu: stats::median(&cpu[ci][0]),
         });
     }
     let mut rows = Vec::new();
@@ -193,8 +192,8 @@ pub(super) async fn run(
                 concurrency,
                 server: Summary::of(&wall[ci][side]).ok_or_else(missing)?,
                 ratio: stats::paired_ratio(&wall[ci][side], &wall[ci][0]).ok_or_else(missing)?,
-                cpu: median(&cpu[ci][side]),
-                child_cpu: median(&child_cpu[ci][side]),
+                cpu: stats::median(&cpu[ci][side]),
+                child_cpu: stats::median(&child_cpu[ci][side]),
             });
         }
         rows.push(ChangeRow {
