@@ -10,7 +10,7 @@ CLIENTS := tests/clients
 CLIENT_TOOLS := $(TOOLS)/clients
 BENCH_VENV := $(TOOLS)/bench-venv
 
-.PHONY: serve serve-http test fmt fmt-check clippy lint lint-schemas proptest-long doc python-client node-tools measure clients client-tools generate bench bench-venv bench-compile clean-tools spec api-coverage
+.PHONY: serve serve-http test fmt fmt-check clippy lint lint-schemas proptest-long doc python-client node-tools measure clients client-tools generate bench bench-changes profile bench-venv bench-compile clean-tools spec api-coverage
 
 ## The offline MCP server on stdio: replays cassettes/, needs no credentials.
 serve:
@@ -122,6 +122,21 @@ bench: bench-venv
 	$(CARGO) build --release --locked -p modyo-mcp -p modyo-lab
 	$(CARGO) bench --locked -p modyo-lab --bench hot
 	$(CARGO) run --release --locked -q -p modyo-lab -- bench $(ARGS)
+
+## What each change bought: `make bench` plus, in the same run, the projection through a
+## release build of the server per line of harness/bench/changes.txt (a commit, cargo flags,
+## a label) against the floor (harness/bench/changes.sh; the builds share target/).
+bench-changes: bench-venv
+	$(CARGO) build --release --locked -p modyo-mcp -p modyo-lab
+	$(CARGO) bench --locked -p modyo-lab --bench hot
+	CARGO="$(CARGO)" harness/bench/changes.sh $(ARGS)
+
+## Where the server's CPU goes in the projection bench: `perf record` (Debian: linux-perf) of
+## the release modyo-mcp through 300 projection calls at the default concurrency; writes
+## target/profile/top.txt (top-N functions, self and with callees) and target/profile/perf.data.
+profile:
+	$(CARGO) build --release --locked -p modyo-mcp -p modyo-lab
+	$(CARGO) run --release --locked -q -p modyo-lab -- bench --profile target/profile --reps 300 $(ARGS)
 
 ## Compile the benches with the dev profile, against the dependencies `cargo test` builds
 ## (`make test` compiles them with every other target).

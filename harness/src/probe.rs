@@ -363,9 +363,15 @@ impl Probe {
 
     /// Closes stdin (the server's cue to stop) and waits for the child, killing it if it
     /// lingers.
-    pub async fn close(mut self) {
+    pub async fn close(self) {
+        self.close_within(Duration::from_secs(5)).await;
+    }
+
+    /// [`Probe::close`], waiting up to `patience` before killing the child (a profiler
+    /// wrapping the server writes its data after the server exits).
+    pub async fn close_within(mut self, patience: Duration) {
         drop(self.stdin);
-        if tokio::time::timeout(Duration::from_secs(5), self.child.wait())
+        if tokio::time::timeout(patience, self.child.wait())
             .await
             .is_err()
         {

@@ -43,7 +43,7 @@ pub(super) struct Setup {
 }
 
 /// The environment of a `modyo-mcp` child pointed at `uri`.
-fn server_env(uri: &str) -> Vec<(String, String)> {
+pub(super) fn server_env(uri: &str) -> Vec<(String, String)> {
     vec![
         ("MODYO_URL".to_owned(), uri.to_owned()),
         ("MODYO_TOKEN".to_owned(), CANARY_TOKEN.to_owned()),
@@ -55,7 +55,10 @@ fn server_env(uri: &str) -> Vec<(String, String)> {
 }
 
 /// A replay server (repeats allowed, latency ignored) with `set` mounted.
-async fn replay_with(setup: &Setup, set: &str) -> Result<(ReplayServer, Library), PerfError> {
+pub(super) async fn replay_with(
+    setup: &Setup,
+    set: &str,
+) -> Result<(ReplayServer, Library), PerfError> {
     let library = Library::load(&setup.cassettes)?;
     let replay = ReplayServer::start(
         ReplayOptions::default()
@@ -103,7 +106,7 @@ async fn timed_call(probe: &mut Probe, tool: &str, args: &Value) -> Result<f64, 
 /// The requests a call caused, as URLs to issue again: those before the fan-out in order,
 /// and the fan-out (`<list path>/<id>` reads) apart.
 #[derive(Debug, Clone, Default)]
-struct Plan {
+pub(super) struct Plan {
     sequential: Vec<String>,
     fanout: Vec<String>,
 }
@@ -146,7 +149,11 @@ async fn fetch(http: &reqwest::Client, url: &str) -> Result<(), PerfError> {
 }
 
 /// The floor: the plan's requests by a bare client, the fan-out at `concurrency`, timed.
-async fn floor(http: &reqwest::Client, plan: &Plan, concurrency: usize) -> Result<f64, PerfError> {
+pub(super) async fn floor(
+    http: &reqwest::Client,
+    plan: &Plan,
+    concurrency: usize,
+) -> Result<f64, PerfError> {
     let started = Instant::now();
     for url in &plan.sequential {
         fetch(http, url).await?;
@@ -207,7 +214,7 @@ async fn learn(
     Ok(replay.received_since(before))
 }
 
-fn no_misses(replay: &ReplayServer) -> Result<(), PerfError> {
+pub(super) fn no_misses(replay: &ReplayServer) -> Result<(), PerfError> {
     let misses = replay.misses();
     match misses.first() {
         None => Ok(()),
@@ -218,18 +225,15 @@ fn no_misses(replay: &ReplayServer) -> Result<(), PerfError> {
     }
 }
 
-/// Projection: `content-entries-list` with `fields` over 100 entries against the floor, at
-/// every concurrency of the sweep, interleaved.
-pub(super) async fn projection(
-    setup: &Setup,
-    progress: &(dyn Fn(&str) + Sync),
-) -> Result<ProjectionBench, PerfError> {
-    let (replay, _) = replay_with(setup, PAGES_100).await?;
-    let mut probe = Probe::start(&setup.server, &server_env(&replay.uri())).await?;
-    let http = reqwest::Client::new();
+/// Runs the projection once and returns its requests as the floor's plan (the 100 entry
+/// reads as the fan-out).
+pub(super) async fn learn_projection(
+    probe: &mut Probe,
+    replay: &ReplayServer,
+) -> Result<Plan, PerfError> {
     let received = learn(
-        &mut probe,
-        &replay,
+        probe,
+        replay,
         "content-entries-list",
         &projection_args(1, None),
     )
@@ -246,6 +250,32 @@ pub(super) async fn projection(
                 .collect::<Vec<_>>()
         )));
     }
+    Ok(plan)
+}
+
+/// One projection call at `concurrency`, timed (milliseconds).
+pub(super) async fn projection_call(
+    probe: &mut Probe,
+    concurrency: usize,
+) -> Result<f64, PerfError> {
+    timed_call(
+        probe,
+        "content-entries-list",
+        &projection_args(1, Some(concurrency)),
+    )
+    .await
+}
+
+/// Projection: `content-entries-list` with `fields` over 100 entries against the floor, at
+/// every concurrency of the sweep, interleaved.
+pub(super) async fn projection(
+    setup: &Setup,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Result<ProjectionBench, PerfError> {
+    let (replay, _) = replay_with(setup, PAGES_100).await?;
+    let mut probe = Probe::start(&setup.server, &server_env(&replay.uri())).await?;
+    let http = reqwest::Client::new();
+    let plan = learn_projection(&mut probe, &replay).await?;
     // Warm-up: connections, caches, the first-call costs of both sides.
     for &c in &SWEEP {
         timed_call(

@@ -14,8 +14,10 @@
 //! why instead of a figure. Nothing here is asserted in tests: only the arithmetic and the
 //! rendering are ([`stats`], [`render`]).
 
+pub mod changes;
 pub mod machine;
 mod measure;
+mod profile;
 mod recorder;
 pub mod render;
 pub mod stats;
@@ -45,8 +47,10 @@ pub const NOISE: f64 = 0.10;
 
 /// Targets of issue 10.
 pub mod targets {
-    /// Projection: server time / floor time at most this.
+    /// Projection: server time / floor time at most this (at the default concurrency).
     pub const PROJECTION_RATIO: f64 = 1.3;
+    /// Projection at concurrency 1: server time / floor time under this.
+    pub const PROJECTION_RATIO_SEQUENTIAL: f64 = 1.6;
     /// Per call: the server adds less than this many milliseconds at p50.
     pub const OVERHEAD_MS: f64 = 1.0;
     /// Against mcp-recorder: ours / theirs at p50 at most this.
@@ -109,6 +113,17 @@ pub struct BenchArgs {
     /// criterion's output directory (default: `criterion/` of this executable's target dir).
     #[arg(long)]
     pub criterion: Option<PathBuf>,
+    /// Another build of the server to compare on the projection, as `LABEL=PATH` (repeatable;
+    /// `make bench-changes` builds them): the section "What each change bought".
+    #[arg(long = "variant", value_name = "LABEL=PATH")]
+    pub variants: Vec<changes::Variant>,
+    /// Only the projection sections (against the floor, and the builds of `--variant`).
+    #[arg(long)]
+    pub projection_only: bool,
+    /// Instead of the report: profile the server (`perf record`) through `--reps` projection
+    /// calls and write a top-N table to DIR/top.txt (`make profile`).
+    #[arg(long, value_name = "DIR")]
+    pub profile: Option<PathBuf>,
 }
 
 /// One concurrency of the projection sweep.
@@ -247,6 +262,8 @@ pub struct Report {
     pub rss: Result<Vec<Rss>, String>,
     /// criterion's estimates (empty when `cargo bench` did not run).
     pub criterion: Vec<CriterionRow>,
+    /// The builds compared on the projection (`None` when no `--variant` was given).
+    pub changes: Option<Result<changes::Changes, String>>,
     /// The whole run, seconds.
     pub wall: f64,
 }
@@ -269,29 +286,60 @@ pub async fn command(args: BenchArgs) -> Result<(), PerfError> {
         reps: args.reps.max(1),
         call_reps: args.call_reps.max(1),
     };
+    if let Some(dir) = &args.profile {
+        progress("profiling the projection");
+        let top = profile::run(&setup, dir, &progress).await?;
+        progress(&format!("wrote {}", top.display()));
+        return Ok(());
+    }
     progress("projection sweep against the floor");
     let projection = measure::projection(&setup, &progress)
         .await
         .map_err(|e| e.to_string());
-    progress("per-call overhead");
-    let per_call = measure::per_call(&setup).await.map_err(|e| e.to_string());
-    progress("peak RSS through 314 x 31");
-    let rss = measure::rss(&setup).await.map_err(|e| e.to_string());
-    progress("token counting throughput");
-    let tokens = measure::tokens(&setup).await.map_err(|e| e.to_string());
-    progress("mcp-recorder");
-    let recorder_bin = args.recorder.clone().unwrap_or_else(|| {
-        crate::cassette::default_dir()
-            .parent()
-            .map(|p| p.join(".tools/bench-venv/bin/mcp-recorder"))
-            .unwrap_or_default()
-    });
-    let recorder = recorder::run(&setup, &recorder_bin, &progress).await;
-    let measure_wall = if args.skip_measure {
-        Err("skipped (--skip-measure)".to_owned())
+    let changes = if args.variants.is_empty() {
+        None
     } else {
-        progress("modyo-lab measure over the whole catalogue");
-        measure::measure_wall(&setup).await
+        progress("the builds of --variant against the floor");
+        Some(
+            changes::run(&setup, &args.variants, &progress)
+                .await
+                .map_err(|e| e.to_string()),
+        )
+    };
+    let (per_call, rss, tokens, recorder, measure_wall) = if args.projection_only {
+        let skipped = "skipped (--projection-only)".to_owned();
+        let recorder = Recorder::Blocked {
+            reason: skipped.clone(),
+        };
+        (
+            Err(skipped.clone()),
+            Err(skipped.clone()),
+            Err(skipped.clone()),
+            recorder,
+            Err(skipped),
+        )
+    } else {
+        progress("per-call overhead");
+        let per_call = measure::per_call(&setup).await.map_err(|e| e.to_string());
+        progress("peak RSS through 314 x 31");
+        let rss = measure::rss(&setup).await.map_err(|e| e.to_string());
+        progress("token counting throughput");
+        let tokens = measure::tokens(&setup).await.map_err(|e| e.to_string());
+        progress("mcp-recorder");
+        let recorder_bin = args.recorder.clone().unwrap_or_else(|| {
+            crate::cassette::default_dir()
+                .parent()
+                .map(|p| p.join(".tools/bench-venv/bin/mcp-recorder"))
+                .unwrap_or_default()
+        });
+        let recorder = recorder::run(&setup, &recorder_bin, &progress).await;
+        let measure_wall = if args.skip_measure {
+            Err("skipped (--skip-measure)".to_owned())
+        } else {
+            progress("modyo-lab measure over the whole catalogue");
+            measure::measure_wall(&setup).await
+        };
+        (per_call, rss, tokens, recorder, measure_wall)
     };
     let criterion_dir = args.criterion.clone().or_else(|| {
         let exe = std::env::current_exe().ok()?;
@@ -310,6 +358,7 @@ pub async fn command(args: BenchArgs) -> Result<(), PerfError> {
         tokens,
         rss,
         criterion,
+        changes,
         wall: started.elapsed().as_secs_f64(),
     };
     let text = render::markdown(&report);

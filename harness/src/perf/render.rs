@@ -70,6 +70,7 @@ runs and machines: every comparison is a ratio of two sides measured interleaved
     );
     ratios(w, report);
     projection(w, report);
+    changes(w, report);
     per_call(w, report);
     recorder(w, report);
     others(w, report);
@@ -83,6 +84,17 @@ fn ratios(w: &mut String, report: &Report) {
     let _ = writeln!(w, "| --- | ---: | --- | --- |");
     match &report.projection {
         Ok(p) => {
+            if let Some(row) = p.rows.iter().find(|r| r.concurrency == 1) {
+                let _ = writeln!(
+                    w,
+                    "| projection, {} entries x {} fields, server / floor at concurrency 1 | {:.2}x | < {:.1}x | {} |",
+                    p.entries,
+                    p.fields,
+                    row.ratio,
+                    targets::PROJECTION_RATIO_SEQUENTIAL,
+                    verdict(row.ratio < targets::PROJECTION_RATIO_SEQUENTIAL)
+                );
+            }
             if let Some(row) = judged(p) {
                 let _ = writeln!(
                     w,
@@ -261,6 +273,84 @@ benches below price one of its pieces, the envelope exit (build, validate, seria
         format_ms(floor_cpu),
         server_cpu / floor_cpu
     );
+}
+
+/// The builds of `--variant` against the floor, one row each, with what each row bought over
+/// the row above it.
+fn changes(w: &mut String, report: &Report) {
+    let Some(changes) = &report.changes else {
+        return;
+    };
+    let _ = writeln!(w, "## What each change bought\n");
+    let c = match changes {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = writeln!(w, "Not measured: {e}\n");
+            return;
+        }
+    };
+    let _ = writeln!(
+        w,
+        "The projection above through each build of the server given to the bench \
+(`--variant LABEL=PATH`, built by `make bench-changes`), against the floor, all in this run: {} \
+repetitions, each running the floor and every build once per concurrency, in an order that \
+rotates between repetitions; every build gave the same answer. Load average when this section \
+started: {}. Ratio: the median of per-repetition ratios to the floor. CPU: time on CPU per call \
+(median) of the side, this bench's process (replay, client, probe) included; in parentheses the \
+server child (`modyo-mcp`) alone. \"Bought\" is the row's change of the ratio at concurrency 8 \
+from the row above.\n",
+        c.reps, c.load
+    );
+    let mut header = "| build |".to_owned();
+    let mut rule = "| --- |".to_owned();
+    for f in &c.floor {
+        header.push_str(&format!(
+            " c={} p50 | c={} ratio | c={} CPU |",
+            f.concurrency, f.concurrency, f.concurrency
+        ));
+        rule.push_str(" ---: | ---: | ---: |");
+    }
+    header.push_str(" bought at c=8 |");
+    rule.push_str(" ---: |");
+    let _ = writeln!(w, "{header}\n{rule}");
+    let cpu = |v: Option<f64>| v.map_or_else(|| "n/a".to_owned(), format_ms);
+    let mut line = "| floor (bare reqwest) |".to_owned();
+    for f in &c.floor {
+        line.push_str(&format!(
+            " {} | 1.00x | {} |",
+            format_ms(f.floor.p50),
+            cpu(f.cpu)
+        ));
+    }
+    line.push_str(" |");
+    let _ = writeln!(w, "{line}");
+    let at8 = |row: &super::changes::ChangeRow| {
+        row.cells
+            .iter()
+            .find(|cell| cell.concurrency == 8)
+            .map(|cell| cell.ratio)
+    };
+    let mut above: Option<f64> = None;
+    for row in &c.rows {
+        let mut line = format!("| {} |", row.label);
+        for cell in &row.cells {
+            line.push_str(&format!(
+                " {} | {:.2}x | {} ({}) |",
+                format_ms(cell.server.p50),
+                cell.ratio,
+                cpu(cell.cpu),
+                cpu(cell.child_cpu)
+            ));
+        }
+        let now = at8(row);
+        match (above, now) {
+            (Some(before), Some(now)) => line.push_str(&format!(" {:+.2}x |", now - before)),
+            _ => line.push_str(" |"),
+        }
+        above = now;
+        let _ = writeln!(w, "{line}");
+    }
+    let _ = writeln!(w);
 }
 
 fn per_call(w: &mut String, report: &Report) {
@@ -567,6 +657,7 @@ mod tests {
                 id: "tokens/o200k_base".into(),
                 median_ns: 1_234_567.0,
             }],
+            changes: None,
             wall: 300.4,
         }
     }
@@ -590,6 +681,69 @@ mod tests {
         assert!(text.contains("| ours / mcp-recorder at p50 | blocked (see below) |"));
         assert!(text.contains("Blocked: not installed"));
         assert!(text.contains("| 50.0 MB | < 100 MB | met |"));
+        assert!(
+            text.contains("server / floor at concurrency 1 | 1.12x | < 1.6x | met |"),
+            "{text}"
+        );
+        assert!(!text.contains("## What each change bought"));
+    }
+
+    #[test]
+    fn each_build_is_a_row_with_what_it_bought_at_concurrency_8() {
+        use crate::perf::changes::{ChangeCell, ChangeRow, Changes, FloorCell};
+        let cell = |concurrency, p50, ratio| ChangeCell {
+            concurrency,
+            server: s(p50, p50),
+            ratio,
+            cpu: Some(20.0),
+            child_cpu: Some(9.5),
+        };
+        let mut r = report();
+        r.changes = Some(Ok(Changes {
+            reps: 40,
+            load: "7.10 8.20 9.30".into(),
+            floor: vec![
+                FloorCell {
+                    concurrency: 1,
+                    floor: s(30.0, 31.0),
+                    cpu: Some(12.0),
+                },
+                FloorCell {
+                    concurrency: 8,
+                    floor: s(10.0, 11.0),
+                    cpu: Some(11.0),
+                },
+            ],
+            rows: vec![
+                ChangeRow {
+                    label: "main".into(),
+                    cells: vec![cell(1, 60.0, 2.0), cell(8, 30.0, 3.0)],
+                },
+                ChangeRow {
+                    label: "borrowed values".into(),
+                    cells: vec![cell(1, 45.0, 1.5), cell(8, 12.0, 1.25)],
+                },
+            ],
+        }));
+        let text = markdown(&r);
+        assert!(text.contains("40 repetitions"), "{text}");
+        assert!(text.contains("Load average when this section started: 7.10 8.20 9.30."));
+        assert!(
+            text.contains("| build | c=1 p50 | c=1 ratio | c=1 CPU | c=8 p50 | c=8 ratio | c=8 CPU | bought at c=8 |"),
+            "{text}"
+        );
+        assert!(text.contains(
+            "| floor (bare reqwest) | 30.0 ms | 1.00x | 12.0 ms | 10.0 ms | 1.00x | 11.0 ms | |"
+        ));
+        assert!(text.contains(
+            "| main | 60.0 ms | 2.00x | 20.0 ms (9.50 ms) | 30.0 ms | 3.00x | 20.0 ms (9.50 ms) | |"
+        ));
+        assert!(
+            text.contains("| borrowed values | 45.0 ms | 1.50x | 20.0 ms (9.50 ms) | 12.0 ms | 1.25x | 20.0 ms (9.50 ms) | -1.75x |"),
+            "{text}"
+        );
+        r.changes = Some(Err("no build".into()));
+        assert!(markdown(&r).contains("## What each change bought\n\nNot measured: no build"));
     }
 
     #[test]

@@ -315,7 +315,9 @@ impl ModyoClient {
         if status.is_success() && response.content_length().is_some_and(|n| n > limit) {
             return Err(too_large());
         }
-        let mut bytes = Vec::new();
+        // Sized once from the announced length (within the limit), not grown chunk by chunk.
+        let announced = response.content_length().unwrap_or(0).min(limit);
+        let mut bytes = Vec::with_capacity(usize::try_from(announced).unwrap_or(0));
         while let Some(chunk) = response
             .chunk()
             .await

@@ -11,7 +11,6 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use self::parts::EntryParts;
 use super::types::{fetch_type, type_id_of};
 use super::{Need, Space, id_key, read_one, resolve_space};
 use crate::config::Module;
@@ -30,7 +29,7 @@ mod projection;
 mod write;
 
 pub(crate) use bulk::bulk_tool;
-use projection::{FieldMap, is_asset_kind, pick_fields, project};
+use projection::{FieldMap, is_asset_kind, pick_fields_of, project};
 pub(in crate::tools::content) use write::copied_field_values;
 pub(crate) use write::{manage_tool, upsert_tool};
 
@@ -479,7 +478,7 @@ pub(crate) async fn present(
                 };
                 let map = FieldMap::of(&content_type);
                 let names: Vec<String> = map.names.iter().cloned().collect();
-                pick_fields(&EntryParts::of_value(detail), Some(&map), &names)
+                pick_fields_of(detail, Some(&map), &names)
             }
             None => Map::new(),
         },

@@ -5,7 +5,8 @@
 //! Parsing every entry of a page into a `serde_json::Value` (and dropping it) was most of the
 //! server's work in `content-entries-list` with `fields` (`reports/performance.md`). Here the
 //! body is scanned once: keys other than `content_type_id`, `field_values` and `json` are
-//! skipped without being built, and each field value stays raw text until its name is wanted.
+//! skipped without being built, and each field value stays raw text, borrowed from the body
+//! (no copy, no allocation), until its name is wanted.
 //!
 //! Reading is as lenient as reading a `Value` was: a `field_values` that is not an array, an
 //! element that is not an object or has no `field_id`, is no field value; duplicate keys keep
@@ -18,54 +19,51 @@ use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-/// What the projection reads of one entry.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub(super) struct EntryParts {
+/// What the projection reads of one entry, borrowed from its body.
+#[derive(Debug, Default)]
+pub(super) struct EntryParts<'a> {
     /// `content_type_id` when the key is present (`Some(Value::Null)` for a null).
-    #[serde(deserialize_with = "present")]
     pub(super) content_type_id: Option<Value>,
     /// The `field_values` elements that are objects.
-    #[serde(deserialize_with = "field_values")]
-    pub(super) field_values: Vec<FieldRef>,
+    pub(super) field_values: Vec<FieldRef<'a>>,
     /// The `json` rendition, unparsed: read only for a name `field_values` lacks.
-    pub(super) json: Option<Box<RawValue>>,
+    pub(super) json: Option<&'a RawValue>,
 }
 
 /// One element of `field_values`.
 #[derive(Debug, Default)]
-pub(super) struct FieldRef {
+pub(super) struct FieldRef<'a> {
     /// `field_id` when the key is present (`Some(Value::Null)` for a null).
     pub(super) field_id: Option<Value>,
     /// `value`, unparsed (absent and `null` alike are `None`).
-    pub(super) value: Option<Box<RawValue>>,
+    pub(super) value: Option<&'a RawValue>,
 }
 
-impl FieldRef {
+impl FieldRef<'_> {
     /// The value, parsed (`null` when absent).
     pub(super) fn parsed(&self) -> Value {
         self.value
-            .as_deref()
             .and_then(|raw| serde_json::from_str(raw.get()).ok())
             .unwrap_or(Value::Null)
     }
 }
 
-impl EntryParts {
+impl<'a> EntryParts<'a> {
     /// Reads an entry body. Fails only when the body is not a JSON object (or not JSON).
-    pub(super) fn read(bytes: &[u8]) -> serde_json::Result<EntryParts> {
-        lenient(bytes)
-    }
-
-    /// The parts of an entry already parsed (`content-entries-get`, one entry): a value that
-    /// is not an object has none.
-    pub(super) fn of_value(entry: &Value) -> EntryParts {
-        EntryParts::read(entry.to_string().as_bytes()).unwrap_or_default()
+    pub(super) fn read(bytes: &'a [u8]) -> serde_json::Result<EntryParts<'a>> {
+        // Only an object reads: a visitor of maps would otherwise skip any other value.
+        if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+            return Err(serde::de::Error::custom("expected a JSON object"));
+        }
+        let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+        let parts = Lenient(Body).deserialize(&mut deserializer)?;
+        deserializer.end()?;
+        Ok(parts)
     }
 
     /// `json.fields`, parsed, when present and an object.
     pub(super) fn json_fields(&self) -> Option<serde_json::Map<String, Value>> {
-        let json: Value = serde_json::from_str(self.json.as_deref()?.get()).ok()?;
+        let json: Value = serde_json::from_str(self.json?.get()).ok()?;
         match json {
             Value::Object(mut json) => match json.remove("fields") {
                 Some(Value::Object(fields)) => Some(fields),
@@ -76,37 +74,13 @@ impl EntryParts {
     }
 }
 
-/// A typed read of an object with the fast path first; an object the fast path refuses (a
-/// duplicate top-level key) is parsed whole, which keeps the last of each key, and read
-/// again. Only an object reads: serde would also fill a struct from an array, by position.
-fn lenient<T: for<'de> Deserialize<'de>>(bytes: &[u8]) -> serde_json::Result<T> {
-    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
-        return Err(serde::de::Error::custom("expected a JSON object"));
-    }
-    serde_json::from_slice(bytes).or_else(|refused| {
-        let value: Value = serde_json::from_slice(bytes)?;
-        if !value.is_object() {
-            return Err(refused);
-        }
-        serde_json::from_str(&value.to_string())
-    })
-}
-
-/// `Some` for a present key, even `null` (serde's `Option` turns `null` into `None`).
-fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
-    Value::deserialize(deserializer).map(Some)
-}
-
-/// The object elements of `field_values`, read in the same pass as the rest of the body;
-/// anything else reads as none.
-fn field_values<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<FieldRef>, D::Error> {
-    deserializer.deserialize_any(Lenient(FieldValues))
-}
-
 /// A [`Visitor`] for one JSON shape, run on any value: the shape it expects gives its result,
 /// every other shape is skipped and gives the default (as `Value::as_array` or `Value::get`
 /// give nothing on another shape).
 struct Lenient<V>(V);
+
+/// The entry body, an object (checked before it is read).
+struct Body;
 
 /// `field_values` expected as an array.
 struct FieldValues;
@@ -125,9 +99,30 @@ trait Shape<'de> {
     }
 }
 
+impl<'de> Shape<'de> for Body {
+    type Value = EntryParts<'de>;
+    /// Every key in one pass; a repeated key overwrites (the last one wins, as in a `Value`).
+    fn map<A: MapAccess<'de>>(&self, mut map: A) -> Result<EntryParts<'de>, A::Error> {
+        let mut parts = EntryParts::default();
+        while let Some(key) = map.next_key::<BodyKey>()? {
+            match key {
+                BodyKey::ContentTypeId => parts.content_type_id = Some(map.next_value()?),
+                BodyKey::FieldValues => {
+                    parts.field_values = map.next_value_seed(Lenient(FieldValues))?;
+                }
+                BodyKey::Json => parts.json = map.next_value()?,
+                BodyKey::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(parts)
+    }
+}
+
 impl<'de> Shape<'de> for FieldValues {
-    type Value = Vec<FieldRef>;
-    fn seq<A: SeqAccess<'de>>(&self, mut seq: A) -> Result<Vec<FieldRef>, A::Error> {
+    type Value = Vec<FieldRef<'de>>;
+    fn seq<A: SeqAccess<'de>>(&self, mut seq: A) -> Result<Vec<FieldRef<'de>>, A::Error> {
         let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
         while let Some(element) = seq.next_element_seed(Lenient(Element))? {
             out.extend(element);
@@ -137,8 +132,8 @@ impl<'de> Shape<'de> for FieldValues {
 }
 
 impl<'de> Shape<'de> for Element {
-    type Value = Option<FieldRef>;
-    fn map<A: MapAccess<'de>>(&self, mut map: A) -> Result<Option<FieldRef>, A::Error> {
+    type Value = Option<FieldRef<'de>>;
+    fn map<A: MapAccess<'de>>(&self, mut map: A) -> Result<Option<FieldRef<'de>>, A::Error> {
         let mut field = FieldRef::default();
         while let Some(key) = map.next_key::<ElementKey>()? {
             match key {
@@ -151,6 +146,17 @@ impl<'de> Shape<'de> for Element {
         }
         Ok(Some(field))
     }
+}
+
+/// The keys of an entry body that projection reads.
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "snake_case")]
+enum BodyKey {
+    ContentTypeId,
+    FieldValues,
+    Json,
+    #[serde(other)]
+    Other,
 }
 
 /// The keys of a `field_values` element that projection reads.
@@ -217,13 +223,13 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn read(body: Value) -> EntryParts {
-        EntryParts::read(body.to_string().as_bytes()).unwrap()
+    fn read(body: &str) -> EntryParts<'_> {
+        EntryParts::read(body.as_bytes()).unwrap()
     }
 
     #[test]
     fn reads_the_type_the_field_values_and_the_json_rendition() {
-        let parts = read(json!({
+        let body = json!({
             "id": 1, "author": {"name": "x"}, "content_type_id": 4021,
             "field_values": [
                 {"field_id": 70001, "type": "text", "value": "Providencia"},
@@ -231,7 +237,9 @@ mod tests {
                 {"field_id": 70003}
             ],
             "json": {"fields": {"title": "Providencia"}}
-        }));
+        })
+        .to_string();
+        let parts = read(&body);
         assert_eq!(parts.content_type_id, Some(json!(4021)));
         let ids: Vec<_> = parts
             .field_values
@@ -256,18 +264,21 @@ mod tests {
 
     #[test]
     fn drifted_shapes_read_as_absent_not_as_errors() {
-        let parts = read(json!({
+        let body = json!({
             "content_type_id": null,
             "field_values": "not a list",
             "json": ["not", "an", "object"]
-        }));
+        })
+        .to_string();
+        let parts = read(&body);
         assert_eq!(parts.content_type_id, Some(Value::Null));
         assert!(parts.field_values.is_empty());
         assert_eq!(parts.json_fields(), None);
 
-        let parts = read(
-            json!({"field_values": [1, "x", null, [70001, "v"], {"value": 2}, {"field_id": 7}]}),
-        );
+        let body =
+            json!({"field_values": [1, "x", null, [70001, "v"], {"value": 2}, {"field_id": 7}]})
+                .to_string();
+        let parts = read(&body);
         assert_eq!(parts.content_type_id, None);
         let ids: Vec<_> = parts
             .field_values
@@ -276,7 +287,7 @@ mod tests {
             .collect();
         assert_eq!(ids, [None, Some(json!(7))]);
 
-        let parts = read(json!({}));
+        let parts = read("{}");
         assert!(parts.field_values.is_empty() && parts.json.is_none());
     }
 
@@ -290,7 +301,7 @@ mod tests {
 
     #[test]
     fn only_a_body_that_is_not_an_object_fails() {
-        for body in [&b"[1]"[..], b"3", b"null", b"{\"a\":", b"not json"] {
+        for body in [&b"[1]"[..], b"3", b"null", b"{\"a\":", b"{} x", b"not json"] {
             assert!(
                 EntryParts::read(body).is_err(),
                 "{}",

@@ -17,6 +17,9 @@ use crate::tools::content::{Space, id_key};
 /// A content type's fields by id: name and kind.
 pub(super) struct FieldMap {
     by_id: BTreeMap<String, (String, String)>,
+    /// The same fields under the ids that are unsigned integers written plainly ("70001"):
+    /// a numeric `field_id` (every entry's case) is found without writing it as text.
+    by_number: BTreeMap<u64, (String, String)>,
     pub(super) names: BTreeSet<String>,
 }
 
@@ -43,7 +46,28 @@ impl FieldMap {
             }
             names.insert(name.to_owned());
         }
-        FieldMap { by_id, names }
+        let by_number = by_id
+            .iter()
+            .filter_map(|(id, field)| {
+                let number = id.parse::<u64>().ok()?;
+                (number.to_string() == *id).then(|| (number, field.clone()))
+            })
+            .collect();
+        FieldMap {
+            by_id,
+            by_number,
+            names,
+        }
+    }
+
+    /// The name and kind of the field with this id (matched as [`id_key`] writes it).
+    fn field(&self, id: &Value) -> Option<&(String, String)> {
+        match id {
+            // A number's text is its integer's (serde_json writes both the same way).
+            Value::Number(n) if n.is_u64() => n.as_u64().and_then(|n| self.by_number.get(&n)),
+            Value::String(s) => self.by_id.get(s),
+            other => self.by_id.get(&id_key(other)),
+        }
     }
 }
 
@@ -74,15 +98,31 @@ pub(super) async fn project(
         );
     }
     check_names(&types, wanted)?;
+    // Each entry is picked as soon as its body arrives, from the body's own bytes (the
+    // values it does not want are never built); only an entry whose type is not read yet
+    // (drift: the list row did not name it) keeps its body until its type is.
+    let known = &types;
     let reads: Vec<_> = rows
         .iter()
         .map(|row| {
             let id = row.get("id").map(id_key).unwrap_or_default();
             let path = format!("{}/entries/{id}", space.path());
-            let client = client.clone();
             async move {
                 client
-                    .get_sparse(&path, &Query::new(), EntryParts::read)
+                    .get_sparse(&path, &Query::new(), |bytes| {
+                        let detail = EntryParts::read(bytes)?;
+                        Ok(match unread_type(&detail, known) {
+                            Some(type_id) => Picked::Later {
+                                type_id,
+                                body: bytes.to_vec(),
+                            },
+                            None => Picked::Now(pick_fields(
+                                &detail,
+                                type_of(&detail, row, known),
+                                wanted,
+                            )),
+                        })
+                    })
                     .await
                     .map_err(|e| {
                         ToolError::from(e).context(format!("reading entry {id} for fields"))
@@ -90,22 +130,18 @@ pub(super) async fn project(
             }
         })
         .collect();
-    let details: Vec<EntryParts> = stream::iter(reads)
+    let picked: Vec<Picked> = stream::iter(reads)
         .buffered(concurrency.max(1))
         .try_collect()
         .await?;
     // Entries whose list row had no type id: read their types now (drift), still once each.
-    for detail in &details {
-        if let Some(id) = detail
-            .content_type_id
-            .as_ref()
-            .filter(|v| !v.is_null())
-            .map(id_key)
-            && !types.contains_key(&id)
+    for entry in &picked {
+        if let Picked::Later { type_id, .. } = entry
+            && !types.contains_key(type_id)
         {
             types.insert(
-                id.clone(),
-                FieldMap::of(&fetch_type(client, space, &id).await?),
+                type_id.clone(),
+                FieldMap::of(&fetch_type(client, space, type_id).await?),
             );
         }
     }
@@ -114,19 +150,50 @@ pub(super) async fn project(
     }
     Ok(rows
         .iter()
-        .zip(&details)
-        .map(|(row, detail)| {
-            let type_id = detail
-                .content_type_id
-                .as_ref()
-                .or_else(|| row.get("content_type_id"))
-                .map(id_key);
-            let fields = type_id.and_then(|id| types.get(&id));
+        .zip(picked)
+        .map(|(row, entry)| {
+            let fields = match entry {
+                Picked::Now(fields) => fields,
+                Picked::Later { body, .. } => {
+                    let detail = EntryParts::read(&body).unwrap_or_default();
+                    pick_fields(&detail, type_of(&detail, row, &types), wanted)
+                }
+            };
             let mut out = minimal(row);
-            out["fields"] = Value::Object(pick_fields(detail, fields, wanted));
+            out["fields"] = Value::Object(fields);
             out
         })
         .collect())
+}
+
+/// The requested fields of one entry, or its body while its type is not read yet.
+enum Picked {
+    Now(Map<String, Value>),
+    Later { type_id: String, body: Vec<u8> },
+}
+
+/// The type id an entry names that is not among the types read (drift).
+fn unread_type(detail: &EntryParts<'_>, types: &BTreeMap<String, FieldMap>) -> Option<String> {
+    let id = detail
+        .content_type_id
+        .as_ref()
+        .filter(|v| !v.is_null())
+        .map(id_key)?;
+    (!types.contains_key(&id)).then_some(id)
+}
+
+/// The fields of an entry's type: the type the entry names, else its list row's.
+fn type_of<'t>(
+    detail: &EntryParts<'_>,
+    row: &Value,
+    types: &'t BTreeMap<String, FieldMap>,
+) -> Option<&'t FieldMap> {
+    let type_id = detail
+        .content_type_id
+        .as_ref()
+        .or_else(|| row.get("content_type_id"))
+        .map(id_key)?;
+    types.get(&type_id)
 }
 
 fn check_names(types: &BTreeMap<String, FieldMap>, wanted: &[String]) -> Result<(), ToolError> {
@@ -156,27 +223,28 @@ fn check_names(types: &BTreeMap<String, FieldMap>, wanted: &[String]) -> Result<
 
 /// The requested fields of one entry, by name, in the requested order.
 /// Values are parsed only for wanted names; `json.fields` only when a name is not among the
-/// entry's field values.
+/// entry's field values. Of two field values of one name the last counts; a name asked twice
+/// is read from `json.fields` the second time.
 pub(super) fn pick_fields(
-    detail: &EntryParts,
+    detail: &EntryParts<'_>,
     fields: Option<&FieldMap>,
     wanted: &[String],
 ) -> Map<String, Value> {
-    let mut by_name: BTreeMap<&str, (&parts::FieldRef, &str)> = BTreeMap::new();
+    let mut found: Vec<Option<(&parts::FieldRef<'_>, &str)>> = vec![None; wanted.len()];
     if let Some(fields) = fields {
         for fv in &detail.field_values {
-            let Some(id) = fv.field_id.as_ref().map(id_key) else {
+            let Some((name, kind)) = fv.field_id.as_ref().and_then(|id| fields.field(id)) else {
                 continue;
             };
-            if let Some((name, kind)) = fields.by_id.get(&id) {
-                by_name.insert(name.as_str(), (fv, kind.as_str()));
+            if let Some(slot) = wanted.iter().position(|w| w == name) {
+                found[slot] = Some((fv, kind.as_str()));
             }
         }
     }
     let mut by_json = None;
     let mut out = Map::new();
-    for name in wanted {
-        let value = match by_name.remove(name.as_str()) {
+    for (name, found) in wanted.iter().zip(found) {
+        let value = match found {
             Some((fv, kind)) => Some(reduce_assets(fv.parsed(), kind)),
             None => by_json
                 .get_or_insert_with(|| detail.json_fields())
@@ -189,6 +257,18 @@ pub(super) fn pick_fields(
         }
     }
     out
+}
+
+/// [`pick_fields`] of an entry already parsed (`content-entries-get`, one entry): a value
+/// that is not an object has no fields.
+pub(super) fn pick_fields_of(
+    entry: &Value,
+    fields: Option<&FieldMap>,
+    wanted: &[String],
+) -> Map<String, Value> {
+    let body = entry.to_string();
+    let detail = EntryParts::read(body.as_bytes()).unwrap_or_default();
+    pick_fields(&detail, fields, wanted)
 }
 
 /// The field kinds whose values are asset references.
@@ -251,11 +331,7 @@ mod tests {
             {"field_id": 2, "type": "asset", "value": {"name": "p.png", "url": "u"}},
             {"field_id": 1, "type": "text", "value": "Hello"}
         ]});
-        let picked = pick_fields(
-            &EntryParts::of_value(&detail),
-            Some(&t),
-            &["photo".into(), "title".into()],
-        );
+        let picked = pick_fields_of(&detail, Some(&t), &["photo".into(), "title".into()]);
         assert_eq!(
             Value::Object(picked).to_string(),
             r#"{"photo":{"name":"p.png","url":"u"},"title":"Hello"}"#
