@@ -9,8 +9,8 @@ use modyo_mcp::logging::{self, LogArgs, Quiet};
 use modyo_mcp::scrub::Scrubber;
 use modyo_mcp::{Config, HttpArgs, HttpListener, ModyoServer};
 
-/// mimalloc serves the many small allocations of reading and answering JSON faster than the
-/// system allocator (feature `mimalloc`, on by default; `make bench-changes` measures both).
+/// mimalloc as the global allocator, opt-in (feature `mimalloc`): the read path makes many small
+/// allocations; `make bench-changes` measures it against the system allocator.
 #[cfg(feature = "mimalloc")]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
