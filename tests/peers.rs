@@ -26,7 +26,8 @@ use crate::util::{lab_binary, workspace};
 /// The pinned Python client's interpreter, when `make python-client` installed it.
 pub(crate) fn python() -> Option<PathBuf> {
     installed(
-        ".tools/venv/bin/python",
+        ".tools/venv",
+        "bin/python",
         "the pinned Python MCP client",
         "make python-client",
     )
@@ -36,20 +37,29 @@ pub(crate) fn python() -> Option<PathBuf> {
 /// when `make node-tools` installed them.
 fn node() -> Option<PathBuf> {
     installed(
-        ".tools/node/node_modules/.bin/node",
+        ".tools/node",
+        "node_modules/.bin/node",
         "the pinned Node peers",
         "make node-tools",
     )
 }
 
-/// A peer under the workspace, or `None` after saying which test is skipped and how to run it.
-/// A bare `cargo test` runs without the peers; `make test` installs them first, and with
+/// A peer's program (`program` in the folder `dir` under the workspace), or `None` after saying
+/// which test is skipped and how to run it. A peer counts as installed once its make target
+/// finished (`dir/.installed`, which it touches last), so a half-done install is not run. A
+/// bare `cargo test` runs without the peers; `make test` installs them first, and with
 /// `CI=true` a missing peer fails the test instead of skipping it.
-fn installed(path: &str, peer: &str, install: &str) -> Option<PathBuf> {
-    let program = workspace().join(path);
-    if program.exists() {
-        return Some(program);
+fn installed(dir: &str, program: &str, peer: &str, install: &str) -> Option<PathBuf> {
+    let dir = workspace().join(dir);
+    let path = dir.join(program);
+    if dir.join(".installed").exists() && path.exists() {
+        return Some(path);
     }
+    let path = path
+        .strip_prefix(workspace())
+        .unwrap_or(&path)
+        .display()
+        .to_string();
     let message = format!(
         "{peer}: not installed at {path}; run `{install}`, or `make test`, which installs every peer and runs everything"
     );

@@ -99,6 +99,36 @@ pub(crate) fn in_site<T: Member>() -> Where<T> {
     })
 }
 
+/// The site a copy goes to: `target` resolved, or the source's own site when none is given.
+pub(crate) async fn target_site(
+    client: &ModyoClient,
+    target: Option<&str>,
+    source: &Site,
+) -> Result<Site, ToolError> {
+    match target {
+        Some(target) => resolve_site(client, target, Need::Id).await,
+        None => Ok(source.clone()),
+    }
+}
+
+/// The name of a copy: the one given, else the source's; a source without one (`what` names
+/// it, such as `menu 7`) is an upstream answer to report.
+pub(crate) fn copy_name(
+    given: Option<&str>,
+    source: &Value,
+    what: &str,
+) -> Result<String, ToolError> {
+    given
+        .or_else(|| source.get("name").and_then(Value::as_str))
+        .map(str::to_owned)
+        .ok_or_else(|| {
+            ToolError::new(
+                ErrorCode::InvalidUpstreamResponse,
+                format!("{what} has no name to copy; pass name"),
+            )
+        })
+}
+
 /// The sites collection.
 pub(crate) const SITES: &str = "/api/admin/sites";
 

@@ -291,34 +291,58 @@ fn old(message: &'static str, action: &'static str) -> Legacy {
     Legacy::custom(move |result| json!({"message": message, "action": action, "result": result}))
 }
 
+/// The pending items to release: every one when `items` is not given, else the ones named
+/// (each once), which must all be pending in the site.
+fn select(
+    items: Option<&[Selected]>,
+    before: &[Item],
+    site_id: u64,
+) -> Result<Vec<Item>, ToolError> {
+    let Some(items) = items else {
+        return Ok(before.to_vec());
+    };
+    let mut out = Vec::new();
+    for wanted in items {
+        let key = (wanted.kind.clone(), wanted.id.to_string());
+        match before.iter().find(|i| i.key() == key) {
+            Some(item) if out.contains(item) => {}
+            Some(item) => out.push(item.clone()),
+            None => {
+                let pending: Vec<Value> = before.iter().map(Item::selected).collect();
+                return Err(ToolError::invalid_parameters(format!(
+                    "{} {} has no pending changes in site {site_id}; call channels-preview to see what is pending",
+                    wanted.kind, wanted.id
+                ))
+                .detail("pending", Value::Array(pending)));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Releases the selected items (`POST /sites/{id}/publish`); an answer naming errors is a
+/// rejection.
+async fn release(client: &ModyoClient, site: &Site, selected: &[Item]) -> Result<Value, ToolError> {
+    let sent = json!({"items": selected.iter().map(Item::selected).collect::<Vec<_>>()});
+    let path = site.at("publish");
+    let release = client
+        .send(Method::POST, &path, &Query::new(), Some(&sent))
+        .await?;
+    if let Some(errors) = release.get("errors").or_else(|| release.get("error")) {
+        return Err(ToolError::new(
+            ErrorCode::Rejected,
+            format!("POST {path} answered with errors: {errors}"),
+        ));
+    }
+    Ok(release)
+}
+
 async fn publish(call: Call, args: PublishArgs) -> Answer<Published> {
     let client = call.client()?;
     let site = resolve_site(client, &args.site, Need::Object).await?;
     let (all, _) = versions(client).await?;
     let before = pending(&all, site.id);
-    let selected: Vec<Item> = match &args.items {
-        Some(items) => {
-            let mut out = Vec::new();
-            for wanted in items {
-                let key = (wanted.kind.clone(), wanted.id.to_string());
-                match before.iter().find(|i| i.key() == key) {
-                    Some(item) if out.contains(item) => {}
-                    Some(item) => out.push(item.clone()),
-                    None => {
-                        let pending: Vec<Value> = before.iter().map(Item::selected).collect();
-                        return Err(ToolError::invalid_parameters(format!(
-                            "{} {} has no pending changes in site {}; call channels-preview to see what is pending",
-                            wanted.kind, wanted.id, site.id
-                        ))
-                        .detail("pending", Value::Array(pending))
-                        .into());
-                    }
-                }
-            }
-            out
-        }
-        None => before.clone(),
-    };
+    let selected = select(args.items.as_deref(), &before, site.id)?;
     let resource = site.resource();
     if selected.is_empty() {
         let state = PostCondition::status("unchanged")
@@ -336,18 +360,7 @@ async fn publish(call: Call, args: PublishArgs) -> Answer<Published> {
             .old(old("Nothing to publish", "unchanged"))
             .into());
     }
-    let sent = json!({"items": selected.iter().map(Item::selected).collect::<Vec<_>>()});
-    let path = site.at("publish");
-    let release = client
-        .send(Method::POST, &path, &Query::new(), Some(&sent))
-        .await?;
-    if let Some(errors) = release.get("errors").or_else(|| release.get("error")) {
-        return Err(ToolError::new(
-            ErrorCode::Rejected,
-            format!("POST {path} answered with errors: {errors}"),
-        )
-        .into());
-    }
+    let release = release(client, &site, &selected).await?;
     // The post-condition is what a re-read of the pending set shows (C7).
     let (after_all, _) = versions(client).await?;
     let after = pending(&after_all, site.id);

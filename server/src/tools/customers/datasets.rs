@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::copy::Realms;
-use super::in_realm;
+use super::{Described, in_realm};
 use crate::config::Module;
 use crate::contract::{PostCondition, ToolClass};
 use crate::modyo::Query;
@@ -46,10 +46,8 @@ pub(crate) struct ManageArgs {
     data_set: Option<Ident>,
     #[serde(flatten)]
     paging: Paging,
-    /// Name (create, update).
-    name: Option<String>,
-    /// Description (create, update).
-    description: Option<String>,
+    #[serde(flatten)]
+    described: Described,
     /// Whether alternatives carry an external_id (create, update).
     use_external_ids: Option<bool>,
     /// Alternatives such as {label, value, external_id}, replacing the current ones (create, update).

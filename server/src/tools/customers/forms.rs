@@ -20,7 +20,8 @@ use crate::contract::{ErrorCode, ToolClass, ToolError};
 use crate::modyo::Query;
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::{
-    Action, Answer, Ctx, Echo, Echoed, Managed, Member, Need, Rules, echoed, manage, persist, reply,
+    Action, Answer, Ctx, Echo, Managed, Member, Need, Rules, echoed, manage, persist, reply,
+    update_with,
 };
 use crate::tools::{Call, CallError, ToolDef, tool};
 
@@ -103,14 +104,7 @@ async fn update(ctx: Forms) -> Answer<Managed<Form>> {
             "update needs at least one of name, description, questions".into(),
         ));
     }
-    let found = ctx.found(Need::Id).await?;
-    let path = ctx.coll.item(found.id);
-    let object = persist::write(ctx.client()?, Method::PUT, &path, Some(&body), &path)
-        .await
-        .map_err(ctx.coll.missing(found.id))?;
-    persist::check_sent(Form::NAME, &object, &body)?;
-    let resource = ctx.coll.resource(&object, Some(found.id));
-    Ok(reply::saved::<Form, _>(object, resource, "updated").into())
+    update_with(ctx, body).await
 }
 
 /// `DELETE /api/admin/customers/{realm_uid}/sites/{site_id}/forms/{id}`: the site is the form's.

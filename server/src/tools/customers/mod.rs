@@ -8,6 +8,8 @@
 //! collection under it ([`in_realm`]). Forms, data sets, originations and segments resolve by id or by name
 //! within the realm, end users by id or email.
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::ToolDef;
@@ -54,6 +56,16 @@ pub(crate) fn tools() -> Vec<ToolDef> {
 }
 
 /// The realms collection (documented: list, create; delete at `/realms/{slug}`).
+/// The name and description a realm's data set or segment is created or updated with (the
+/// arguments of both `-manage` tools, flattened in place).
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
+pub(crate) struct Described {
+    /// Name (create, update).
+    name: Option<String>,
+    /// Description (create, update).
+    description: Option<String>,
+}
+
 pub(crate) const REALMS: &str = "/api/admin/customers/realms";
 
 echoed! {

@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::in_realm;
+use super::{Described, in_realm};
 use crate::config::Module;
 use crate::modyo::Query;
 use crate::tools::ToolDef;
@@ -45,10 +45,8 @@ pub(crate) struct ManageArgs {
     paging: Paging,
     /// Keywords to filter the list by (list).
     query: Option<String>,
-    /// Name (create, update).
-    name: Option<String>,
-    /// Description (create, update).
-    description: Option<String>,
+    #[serde(flatten)]
+    described: Described,
     /// Modyo target filters, such as {filterable_type, operator, svalue} (create, update).
     filters: Option<Vec<Value>>,
     /// Must be true for delete.

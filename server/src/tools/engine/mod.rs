@@ -28,3 +28,4 @@ pub(crate) use ctx::{Ctx, Given, Scope};
 pub(crate) use data::{Data, Echo, Echoed, Id, Managed, Nothing, Nullable, echoed};
 pub(crate) use manage::{Action, Answer, Where, at, manage, manage_as, required, scoped};
 pub(crate) use reply::Object;
+pub(crate) use standard::update_with;

@@ -1,7 +1,9 @@
 //! The standard actions of a `-manage` tool: `list`, `get`, `create`, `update`, `delete` and a
-//! transition (`POST <member>/<action>`), each with its read-back (C7) and its answer.
+//! transition (`POST <member>/<action>`), each with its read-back (C7) and its answer; and
+//! [`update_with`], the `update` of a tool that builds its own body.
 
 use reqwest::Method;
+use serde_json::Value;
 
 use super::collection::{Member, Need};
 use super::ctx::Ctx;
@@ -32,9 +34,14 @@ pub(super) async fn create<A, T: Member>(ctx: Ctx<A, T>) -> Answer<Managed<T>> {
 }
 
 pub(super) async fn update<A, T: Member>(ctx: Ctx<A, T>) -> Answer<Managed<T>> {
+    let body = ctx.body();
+    update_with(ctx, body).await
+}
+
+/// `update` with a body of the tool's own: `PUT` of the member, read back and checked (C7).
+pub(crate) async fn update_with<A, T: Member>(ctx: Ctx<A, T>, body: Value) -> Answer<Managed<T>> {
     let found = ctx.found(Need::Id).await?;
     let path = ctx.coll.item(found.id);
-    let body = ctx.body();
     let object = persist::write(ctx.client()?, Method::PUT, &path, Some(&body), &path)
         .await
         .map_err(ctx.coll.missing(found.id))?;

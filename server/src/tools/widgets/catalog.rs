@@ -6,11 +6,13 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::{Map, Value};
 
 use crate::config::Module;
 use crate::contract::schema::RareState;
-use crate::contract::{Coverage, Evidence, Reply, Resource, ToolClass, ToolError, schema};
+use crate::contract::{
+    Coverage, Evidence, Legacy, Outcome, Reply, Resource, ToolClass, ToolError, schema,
+};
 use crate::tools::args::Ident;
 use crate::tools::{Call, ToolDef, ToolResult, tool};
 use crate::widgets::{Catalogue, catalogue, schemas};
@@ -39,11 +41,29 @@ id, name, category, description. Props: widgets-get-component-props.",
         })
 }
 
-fn contains(haystack: &str, needle: &str) -> bool {
-    haystack.to_lowercase().contains(needle)
+/// Whether one of `texts` (an entry's id, name and description) contains `query` (already
+/// lower case), in any case; every entry matches no query.
+fn matches(query: Option<&str>, texts: [&str; 3]) -> bool {
+    query.is_none_or(|q| texts.iter().any(|t| t.to_lowercase().contains(q)))
 }
 
-async fn list_components(call: Call, args: ListComponentsArgs) -> ToolResult {
+/// A list of catalogue entries: complete by evidence (the catalogue is held whole), having
+/// searched `searched` entries; its old payload was `{<root>: items, total}`.
+fn whole_list(items: Vec<Value>, searched: usize, root: &'static str) -> Outcome {
+    let coverage = Coverage::with_evidence(items.len(), Evidence::WholeCorpus).searched(searched);
+    Reply::new(Value::Array(items))
+        .state(coverage)
+        .old(Legacy::custom(move |items| {
+            let total = items.as_array().map_or(0, Vec::len);
+            let mut old = Map::new();
+            old.insert(root.to_owned(), items);
+            old.insert("total".to_owned(), Value::from(total));
+            Value::Object(old)
+        }))
+        .into()
+}
+
+async fn list_components(_call: Call, args: ListComponentsArgs) -> ToolResult {
     let c = catalogue();
     let category = args
         .category
@@ -68,24 +88,10 @@ async fn list_components(call: Call, args: ListComponentsArgs) -> ToolResult {
         .components
         .iter()
         .filter(|x| category.is_none_or(|k| x.category.eq_ignore_ascii_case(k)))
-        .filter(|x| {
-            query.as_deref().is_none_or(|q| {
-                contains(&x.id, q) || contains(&x.name, q) || contains(&x.description, q)
-            })
-        })
+        .filter(|x| matches(query.as_deref(), [&x.id, &x.name, &x.description]))
         .map(|x| x.summary())
         .collect();
-    let coverage =
-        Coverage::with_evidence(items.len(), Evidence::WholeCorpus).searched(c.components.len());
-    let total = items.len();
-    let legacy_items = items.clone();
-    Ok(Reply::new(Value::Array(items))
-        .state(coverage)
-        .legacy(
-            call.mode,
-            || json!({"components": legacy_items, "total": total}),
-        )
-        .into())
+    Ok(whole_list(items, c.components.len(), "components"))
 }
 
 /// Arguments of `widgets-get-component-props`.
@@ -115,7 +121,7 @@ fn not_found(c: &Catalogue, key: &str) -> ToolError {
     .detail("available", ids)
 }
 
-async fn get_component_props(call: Call, args: GetComponentPropsArgs) -> ToolResult {
+async fn get_component_props(_call: Call, args: GetComponentPropsArgs) -> ToolResult {
     let c = catalogue();
     let component = c
         .component(&args.component)
@@ -124,11 +130,7 @@ async fn get_component_props(call: Call, args: GetComponentPropsArgs) -> ToolRes
     let resource = Resource::new("component")
         .id(component.id.clone())
         .name(component.name.clone());
-    let legacy_detail = detail.clone();
-    Ok(Reply::new(detail)
-        .resource(resource)
-        .legacy(call.mode, || legacy_detail)
-        .into())
+    Ok(Reply::new(detail).resource(resource).into())
 }
 
 /// Arguments of `widgets-list-patterns`.
@@ -155,7 +157,7 @@ and JSX, ready to paste or to scaffold (widgets-scaffold pattern).",
         })
 }
 
-async fn list_patterns(call: Call, args: ListPatternsArgs) -> ToolResult {
+async fn list_patterns(_call: Call, args: ListPatternsArgs) -> ToolResult {
     let c = catalogue();
     let component = match args
         .component
@@ -171,24 +173,10 @@ async fn list_patterns(call: Call, args: ListPatternsArgs) -> ToolResult {
         .patterns
         .iter()
         .filter(|p| component.is_none_or(|x| p.components.contains(&x.id)))
-        .filter(|p| {
-            query.as_deref().is_none_or(|q| {
-                contains(&p.id, q) || contains(&p.name, q) || contains(&p.description, q)
-            })
-        })
+        .filter(|p| matches(query.as_deref(), [&p.id, &p.name, &p.description]))
         .map(|p| p.to_value(c))
         .collect();
-    let coverage =
-        Coverage::with_evidence(items.len(), Evidence::WholeCorpus).searched(c.patterns.len());
-    let total = items.len();
-    let legacy_items = items.clone();
-    Ok(Reply::new(Value::Array(items))
-        .state(coverage)
-        .legacy(
-            call.mode,
-            || json!({"patterns": legacy_items, "total": total}),
-        )
-        .into())
+    Ok(whole_list(items, c.patterns.len(), "patterns"))
 }
 
 #[cfg(test)]

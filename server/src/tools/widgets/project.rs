@@ -13,12 +13,13 @@ use serde_json::{Value, json};
 use crate::config::Module;
 use crate::contract::schema::RareState;
 use crate::contract::{
-    Coverage, ErrorCode, Evidence, PostCondition, Reply, Resource, ToolClass, ToolError, schema,
+    Coverage, ErrorCode, Evidence, Legacy, PostCondition, Reply, Resource, ToolClass, ToolError,
+    schema,
 };
 use crate::tools::{Call, ToolDef, ToolResult, tool};
-use crate::widgets::catalogue;
 use crate::widgets::scaffold::{self, DEFAULT_PATTERN, ScaffoldError};
 use crate::widgets::validate::{self, ValidateError, finding_schema};
+use crate::widgets::{Pattern, catalogue};
 
 /// Arguments of `widgets-scaffold`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -85,29 +86,28 @@ fn local_io(error: ScaffoldError) -> ToolError {
     }
 }
 
-async fn scaffold(call: Call, args: ScaffoldArgs) -> ToolResult {
-    let name = args.name.trim().to_owned();
-    scaffold::check_name(&name).map_err(ToolError::invalid_parameters)?;
-    let target = args.target_dir.trim();
+/// The project's target folder, checked: not empty, and no `~` (which is not expanded).
+fn target_dir(input: &str) -> Result<PathBuf, ToolError> {
+    let target = input.trim();
     if target.is_empty() {
         return Err(ToolError::invalid_parameters(
             "targetDir is empty; give the folder to create the project in, such as ./widgets",
-        )
-        .into());
+        ));
     }
     if target.starts_with('~') {
         return Err(ToolError::invalid_parameters(format!(
             "targetDir '{target}' starts with ~, which is not expanded; give an absolute path"
-        ))
-        .into());
+        )));
     }
+    Ok(PathBuf::from(target))
+}
+
+/// The catalogue pattern asked for (default [`DEFAULT_PATTERN`]); an unknown one names those
+/// there are.
+fn pattern(input: Option<&str>) -> Result<&'static Pattern, ToolError> {
     let c = catalogue();
-    let key = args
-        .pattern
-        .as_deref()
-        .map(str::trim)
-        .filter(|p| !p.is_empty());
-    let pattern = c.pattern(key.unwrap_or(DEFAULT_PATTERN)).ok_or_else(|| {
+    let key = input.map(str::trim).filter(|p| !p.is_empty());
+    c.pattern(key.unwrap_or(DEFAULT_PATTERN)).ok_or_else(|| {
         let ids: Vec<&str> = c.patterns.iter().map(|p| p.id.as_str()).collect();
         ToolError::not_found(format!(
             "no widget pattern '{}'; patterns: {}",
@@ -115,9 +115,15 @@ async fn scaffold(call: Call, args: ScaffoldArgs) -> ToolResult {
             ids.join(", ")
         ))
         .detail("available", ids)
-    })?;
-    let files = scaffold::files(&name, pattern, c);
-    let target = PathBuf::from(target);
+    })
+}
+
+async fn scaffold(_call: Call, args: ScaffoldArgs) -> ToolResult {
+    let name = args.name.trim().to_owned();
+    scaffold::check_name(&name).map_err(ToolError::invalid_parameters)?;
+    let target = target_dir(&args.target_dir)?;
+    let pattern = pattern(args.pattern.as_deref())?;
+    let files = scaffold::files(&name, pattern, catalogue());
     let project = name.clone();
     let written = tokio::task::spawn_blocking(move || scaffold::write(&target, &project, &files))
         .await
@@ -130,21 +136,25 @@ async fn scaffold(call: Call, args: ScaffoldArgs) -> ToolResult {
         .map(|f| json!({"path": f.path, "bytes": f.bytes}))
         .collect();
     let count = files.len();
-    let pattern_id = pattern.id.clone();
-    let legacy_files: Vec<String> = written.files.iter().map(|f| f.path.clone()).collect();
     let legacy_path = path.clone();
     Ok(Reply::new(json!({"pattern": pattern.id, "files": files}))
         .resource(Resource::new("widget_project").path(path).name(name))
         .state(PostCondition::status("created").affected(count))
-        .legacy(call.mode, || {
+        .old(Legacy::custom(move |data| {
+            let files: Vec<Value> = data["files"]
+                .as_array()
+                .map_or(&[][..], Vec::as_slice)
+                .iter()
+                .map(|f| f["path"].clone())
+                .collect();
             json!({
                 "success": true,
                 "message": "Widget scaffolded",
                 "path": legacy_path,
-                "pattern": pattern_id,
-                "files": legacy_files,
+                "pattern": data["pattern"],
+                "files": files,
             })
-        })
+        }))
         .into())
 }
 
@@ -173,7 +183,43 @@ unknown components or props, missing required props, wrong prop types or values.
         })
 }
 
-async fn validate_project(call: Call, args: ValidateArgs) -> ToolResult {
+/// A project that could not be validated, as the error the tool answers.
+fn not_validated(error: ValidateError) -> ToolError {
+    let message = error.to_string();
+    match error {
+        ValidateError::NotFound(path) => {
+            ToolError::not_found(message).detail("path", path_text(&path))
+        }
+        ValidateError::NotADirectory(path) => {
+            ToolError::invalid_parameters(message).detail("path", path_text(&path))
+        }
+        ValidateError::Io { path, .. } => {
+            ToolError::new(ErrorCode::LocalIo, message).detail("path", path_text(&path))
+        }
+    }
+}
+
+/// The old payload of a validation: its findings (`errors` of them errors, the rest warnings)
+/// with a canned message.
+fn validated_old(findings: Value, errors: usize) -> Value {
+    let findings = findings.as_array().map_or(&[][..], Vec::as_slice);
+    let warnings = findings.len() - errors;
+    let message = if findings.is_empty() {
+        "Widget project is valid".to_owned()
+    } else {
+        format!("Found {errors} error(s) and {warnings} warning(s)")
+    };
+    json!({
+        "success": true,
+        "valid": errors == 0,
+        "message": message,
+        "errors": errors,
+        "warnings": warnings,
+        "issues": findings,
+    })
+}
+
+async fn validate_project(_call: Call, args: ValidateArgs) -> ToolResult {
     let dir = args.project_dir.trim();
     if dir.is_empty() {
         return Err(ToolError::invalid_parameters(
@@ -190,20 +236,7 @@ async fn validate_project(call: Call, args: ValidateArgs) -> ToolResult {
                 format!("the validation task failed: {e}"),
             )
         })?
-        .map_err(|e| {
-            let message = e.to_string();
-            match e {
-                ValidateError::NotFound(path) => {
-                    ToolError::not_found(message).detail("path", path_text(&path))
-                }
-                ValidateError::NotADirectory(path) => {
-                    ToolError::invalid_parameters(message).detail("path", path_text(&path))
-                }
-                ValidateError::Io { path, .. } => {
-                    ToolError::new(ErrorCode::LocalIo, message).detail("path", path_text(&path))
-                }
-            }
-        })?;
+        .map_err(not_validated)?;
     let evidence = if report.capped {
         Evidence::Capped
     } else {
@@ -217,25 +250,11 @@ async fn validate_project(call: Call, args: ValidateArgs) -> ToolResult {
     }
     let findings: Vec<Value> = report.findings.iter().map(|f| f.to_value()).collect();
     let errors = report.findings.iter().filter(|f| f.is_error()).count();
-    let warnings = report.findings.len() - errors;
-    let legacy_findings = findings.clone();
     Ok(Reply::new(Value::Array(findings))
         .resource(resource)
         .state(coverage)
-        .legacy(call.mode, || {
-            let message = if report.findings.is_empty() {
-                "Widget project is valid".to_owned()
-            } else {
-                format!("Found {errors} error(s) and {warnings} warning(s)")
-            };
-            json!({
-                "success": true,
-                "valid": errors == 0,
-                "message": message,
-                "errors": errors,
-                "warnings": warnings,
-                "issues": legacy_findings,
-            })
-        })
+        .old(Legacy::custom(move |findings| {
+            validated_old(findings, errors)
+        }))
         .into())
 }

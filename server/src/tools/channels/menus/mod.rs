@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Need as SiteNeed, Site, resolve_site};
+use super::{Need as SiteNeed, copy_name, resolve_site, target_site};
 use crate::config::Module;
 use crate::contract::{ErrorCode, PostCondition, ToolClass, ToolError};
 use crate::modyo::list::walk;
@@ -171,25 +171,8 @@ async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<Menu>> {
     let menus = site.collection::<Menu>();
     let found = resolve_menu(client, &menus, &args.menu).await?;
     let source = menus.fetch(client, found.id).await?;
-    let target: Site = match &args.target_site {
-        Some(t) => resolve_site(client, t, SiteNeed::Id).await?,
-        None => site.clone(),
-    };
-    let name = args
-        .name
-        .clone()
-        .or_else(|| {
-            source
-                .get("name")
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-        })
-        .ok_or_else(|| {
-            ToolError::new(
-                ErrorCode::InvalidUpstreamResponse,
-                format!("menu {} has no name to copy; pass name", found.id),
-            )
-        })?;
+    let target = target_site(client, args.target_site.as_deref(), &site).await?;
+    let name = copy_name(args.name.as_deref(), &source, &format!("menu {}", found.id))?;
     // Refused before anything is created when the source cannot be written back whole.
     let tree = Tree::of(&source, &format!("menu {}", found.id))?.copied();
     let copies = target.collection::<Menu>();

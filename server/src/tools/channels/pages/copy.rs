@@ -8,14 +8,15 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::super::{Need, Site, resolve_site};
+use super::super::{Need, Site, resolve_site, target_site};
 use super::widget::widget_input;
 use super::{Page, put_page, update_body};
 use crate::config::Module;
 use crate::contract::{ErrorCode, ToolClass, ToolError};
+use crate::modyo::ModyoClient;
 use crate::tools::args::Ident;
 use crate::tools::engine::collection::id_of;
-use crate::tools::engine::{Answer, Echo, Echoed, persist, reply};
+use crate::tools::engine::{Answer, Collection, Echo, Echoed, persist, reply};
 use crate::tools::{Call, ToolDef, tool};
 
 /// Arguments of `channels-pages-copy`.
@@ -68,26 +69,10 @@ async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<Page>> {
         .fetch(client, args.page_id)
         .await?;
     refuse_custom_widgets(&source, args.page_id)?;
-    let target: Site = match &args.target_site {
-        Some(t) => resolve_site(client, t, Need::Id).await?,
-        None => site.clone(),
-    };
-    let mut sent = pick_keys(&source, &COPIED);
-    if target.id == site.id
-        && let Some(parent) = source.get("parent_uuid").filter(|v| !v.is_null())
-    {
-        sent.insert("parent_uuid".into(), parent.clone());
-    }
-    if let Some(name) = &args.name {
-        sent.insert("name".into(), Value::from(name.clone()));
-    }
-    if let Some(path) = &args.path {
-        sent.insert("path".into(), Value::from(path.clone()));
-    }
-    let sent = Value::Object(sent);
+    let target = target_site(client, args.target_site.as_deref(), &site).await?;
+    let sent = copy_body(&source, &args, target.id == site.id);
     let pages = target.collection::<Page>();
     let created = persist::create(client, &pages.path, &sent, Page::NAME).await?;
-    let copy_id = id_of(&created, "page")?;
     let widgets: Vec<Value> = source
         .get("widgets")
         .and_then(Value::as_array)
@@ -96,42 +81,68 @@ async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<Page>> {
     let object = if widgets.is_empty() {
         created
     } else {
-        let mut body = Value::Object(update_body(&created));
-        persist::extend(
-            &mut body,
-            serde_json::json!({"widgets": Value::Array(widgets.clone())}),
-        );
-        let persisted = put_page(client, &pages, copy_id, &body)
-            .await
-            .map_err(|e| {
-                e.context(format!(
-                    "page {copy_id} was created in site {}, but placing its {} widgets failed",
-                    target.id,
-                    widgets.len()
-                ))
-            })?;
-        let placed = persisted
-            .get("widgets")
-            .and_then(Value::as_array)
-            .map_or(0, Vec::len);
-        if placed < widgets.len() {
-            return Err(ToolError::new(
-                ErrorCode::PersistedMismatch,
-                format!(
-                    "page {copy_id} was created in site {} and sent {} widgets, but the API shows {placed}; read the copy before retrying",
-                    target.id,
-                    widgets.len()
-                ),
-            )
-            .into());
-        }
-        persisted
+        place_widgets(client, &target, &pages, created, &widgets).await?
     };
     persist::check_sent("page copy", &object, &sent)?;
     let resource = pages.resource(&object, None);
     let post = reply::post::<Page>("created", &object).affected(widgets.len());
     let message = "Page copied successfully";
     Ok(reply::saved_as::<Page, _>(object, resource, post, "created", message).into())
+}
+
+/// The create body of the copy: the source's copied attributes, its `parent_uuid` when the
+/// copy stays in the source's site, and the name and path given.
+fn copy_body(source: &Value, args: &CopyArgs, same_site: bool) -> Value {
+    let mut sent = pick_keys(source, &COPIED);
+    if same_site && let Some(parent) = source.get("parent_uuid").filter(|v| !v.is_null()) {
+        sent.insert("parent_uuid".into(), parent.clone());
+    }
+    if let Some(name) = &args.name {
+        sent.insert("name".into(), Value::from(name.clone()));
+    }
+    if let Some(path) = &args.path {
+        sent.insert("path".into(), Value::from(path.clone()));
+    }
+    Value::Object(sent)
+}
+
+/// Places the source's widgets on the created copy (one update of its `widgets[]`) and checks
+/// that the API shows them all; answers the copy as persisted.
+async fn place_widgets(
+    client: &ModyoClient,
+    target: &Site,
+    pages: &Collection<Page>,
+    created: Value,
+    widgets: &[Value],
+) -> Result<Value, ToolError> {
+    let copy_id = id_of(&created, "page")?;
+    let mut body = Value::Object(update_body(&created));
+    persist::extend(
+        &mut body,
+        serde_json::json!({"widgets": Value::Array(widgets.to_vec())}),
+    );
+    let persisted = put_page(client, pages, copy_id, &body).await.map_err(|e| {
+        e.context(format!(
+            "page {copy_id} was created in site {}, but placing its {} widgets failed",
+            target.id,
+            widgets.len()
+        ))
+    })?;
+    let placed = persisted
+        .get("widgets")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    if placed < widgets.len() {
+        return Err(ToolError::new(
+            ErrorCode::PersistedMismatch,
+            format!(
+                "page {copy_id} was created in site {} and sent {} widgets, but the API shows {placed}; read the copy before retrying",
+                target.id,
+                widgets.len()
+            ),
+        ));
+    }
+    Ok(persisted)
 }
 
 /// A custom widget (one with a `definition_uuid`) cannot be placed through the documented

@@ -278,33 +278,38 @@ async fn page_widget(call: Call, args: WidgetArgs) -> Answer<Option<Echo<PageWid
         return Ok(reply::gone::<PageWidget, _>(resource, widget_id, status, message).into());
     }
     let persisted = put_page(client, &pages, args.page_id, &body).await?;
+    let object = changed_widget(&args, &page, &persisted)?;
+    check_widget(&object, &change)?;
+    let resource = widgets_at.resource(&object, None);
+    let post = reply::post::<PageWidget>(status, &object);
+    Ok(reply::saved_as::<PageWidget, _>(object, resource, post, status, message).into())
+}
+
+/// The widget the action changed, as the persisted page shows it: the one named by
+/// `widget_id`, or for an add the one the page did not hold before.
+fn changed_widget(args: &WidgetArgs, page: &Value, persisted: &Value) -> Result<Value, ToolError> {
     let object = match args.widget_id.filter(|_| args.action != WidgetAction::Add) {
-        Some(id) => widget_on_page(&persisted, id).cloned(),
+        Some(id) => widget_on_page(persisted, id).cloned(),
         None => {
-            let before: Vec<Option<u64>> = widgets_of(&page)
+            let before: Vec<Option<u64>> = widgets_of(page)
                 .iter()
                 .map(|w| w.get("id").and_then(Value::as_u64))
                 .collect();
-            widgets_of(&persisted)
+            widgets_of(persisted)
                 .iter()
                 .find(|w| !before.contains(&w.get("id").and_then(Value::as_u64)))
                 .cloned()
         }
     };
-    let Some(object) = object else {
-        return Err(ToolError::new(
+    object.ok_or_else(|| {
+        ToolError::new(
             ErrorCode::InvalidUpstreamResponse,
             format!(
                 "page {} was updated, but the page the API answered does not show the widget; read the page to check",
                 args.page_id
             ),
         )
-        .into());
-    };
-    check_widget(&object, &change)?;
-    let resource = widgets_at.resource(&object, None);
-    let post = reply::post::<PageWidget>(status, &object);
-    Ok(reply::saved_as::<PageWidget, _>(object, resource, post, status, message).into())
+    })
 }
 
 /// C7 for a widget: the persisted widget holds what was sent (integers the API answers as

@@ -17,7 +17,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::{Need as SiteNeed, Site, in_site, resolve_site};
+use super::{Need as SiteNeed, in_site, resolve_site, target_site};
 use crate::config::Module;
 use crate::contract::schema::RareState;
 use crate::contract::{Coverage, ErrorCode, Evidence, Legacy, Reply, ToolClass, ToolError};
@@ -491,10 +491,7 @@ async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<Template>> {
     let templates = site.collection::<Template>();
     let id = template_id(client, &templates, &args.template, args.category).await?;
     let source = templates.fetch(client, id).await?;
-    let target: Site = match &args.target_site {
-        Some(t) => resolve_site(client, t, SiteNeed::Id).await?,
-        None => site.clone(),
-    };
+    let target = target_site(client, args.target_site.as_deref(), &site).await?;
     let text = |key: &str| source.get(key).and_then(Value::as_str);
     let (Some(name), Some(kind)) = (args.name.as_deref().or(text("name")), text("type")) else {
         return Err(ToolError::new(

@@ -314,6 +314,44 @@ async fn targets(
     Ok((ids, None))
 }
 
+/// Replaces `args.find` in template `id`: nothing when it is not of `category` or does not
+/// hold the text, else the template as saved; a template that cannot be read or saved is a
+/// failure of its own (the templates already changed are still reported).
+async fn replace_in(
+    client: &crate::modyo::ModyoClient,
+    templates: &Collection<Template>,
+    id: u64,
+    category: Option<Category>,
+    args: &ReplaceArgs,
+) -> Result<Option<(Changed, Value)>, (Failed, ToolError)> {
+    let template = match templates.fetch(client, id).await {
+        Ok(template) => template,
+        Err(e) => return Err((Failed::new(id, None, &e), e)),
+    };
+    if !of_category(&template, category) {
+        return Ok(None);
+    }
+    let before = content_of(&template);
+    let replacements = before.matches(args.find.as_str()).count();
+    if replacements == 0 {
+        return Ok(None);
+    }
+    let after = before.replace(args.find.as_str(), &args.replace);
+    match save_body(client, templates, id, &after).await {
+        Ok(object) => {
+            let changed = Changed {
+                id: Id(Value::from(id)),
+                uuid: Nullable(text(&object, "uuid")),
+                name: Nullable(text(&object, "name")),
+                category: Nullable(text(&object, "type")),
+                replacements,
+            };
+            Ok(Some((changed, object)))
+        }
+        Err(e) => Err((Failed::new(id, text(&template, "name"), &e), e)),
+    }
+}
+
 async fn replace(call: Call, args: ReplaceArgs) -> Answer<Replaced> {
     if args.find.is_empty() {
         return Err(CallError::Arguments("find must not be empty".into()));
@@ -329,40 +367,14 @@ async fn replace(call: Call, args: ReplaceArgs) -> Answer<Replaced> {
     let mut last_object = None;
     let (ids, category) = targets(client, &templates, &args).await?;
     for id in ids {
-        // A template that cannot be read is a failure of its own, like a write that fails:
-        // the templates already changed are still reported.
-        let template = match templates.fetch(client, id).await {
-            Ok(template) => template,
-            Err(e) => {
-                done.failed.push(Failed::new(id, None, &e));
-                first_error.get_or_insert(e);
-                continue;
-            }
-        };
-        if !of_category(&template, category) {
-            continue;
-        }
-        let before = content_of(&template);
-        let replacements = before.matches(args.find.as_str()).count();
-        if replacements == 0 {
-            continue;
-        }
-        let after = before.replace(args.find.as_str(), &args.replace);
-        let result = save_body(client, &templates, id, &after).await;
-        match result {
-            Ok(object) => {
-                done.changed.push(Changed {
-                    id: Id(Value::from(id)),
-                    uuid: Nullable(text(&object, "uuid")),
-                    name: Nullable(text(&object, "name")),
-                    category: Nullable(text(&object, "type")),
-                    replacements,
-                });
+        match replace_in(client, &templates, id, category, &args).await {
+            Ok(None) => {}
+            Ok(Some((changed, object))) => {
+                done.changed.push(changed);
                 last_object = Some(object);
             }
-            Err(e) => {
-                done.failed
-                    .push(Failed::new(id, text(&template, "name"), &e));
+            Err((failed, e)) => {
+                done.failed.push(failed);
                 first_error.get_or_insert(e);
             }
         }

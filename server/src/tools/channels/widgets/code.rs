@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::super::{Need, Site, resolve_site};
+use super::super::{Need, copy_name, resolve_site, target_site};
 use super::{Widget, find_widget};
 use crate::config::Module;
 use crate::contract::{ErrorCode, PostCondition, ToolClass, ToolError};
@@ -122,35 +122,32 @@ async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<Widget>> {
     let client = call.client()?;
     let site = resolve_site(client, &args.site, Need::Id).await?;
     let widgets = site.collection::<Widget>();
-    let found = find_widget(client, &widgets, &args.widget).await?;
-    let source = widgets.fetch(client, found.id).await?;
-    let target: Site = match &args.target_site {
-        Some(t) => resolve_site(client, t, Need::Id).await?,
-        None => site.clone(),
-    };
+    let (id, source) = read_widget(client, &widgets, &args.widget).await?;
+    let target = target_site(client, args.target_site.as_deref(), &site).await?;
     let text = |key: &str| source.get(key).filter(|v| !v.is_null()).cloned();
-    let name = args
-        .name
-        .clone()
-        .map(Value::from)
-        .or_else(|| text("name"))
-        .ok_or_else(|| {
-            ToolError::new(
-                ErrorCode::InvalidUpstreamResponse,
-                format!("widget {} has no name to copy; pass name", found.id),
-            )
-        })?;
+    let name = copy_name(args.name.as_deref(), &source, &format!("widget {id}"))?;
     let code = persist::body(vec![
         ("html", text("html")),
         ("css", text("css")),
         ("js", text("js")),
     ]);
     let copies = target.collection::<Widget>();
-    let object = create_widget(client, &copies, name, text("public"), &code).await?;
+    let object = create_widget(client, &copies, Value::from(name), text("public"), &code).await?;
     let resource = copies.resource(&object, None);
     let post = reply::post::<Widget>("created", &object);
     let message = "Widget copied successfully";
     Ok(reply::saved_as::<Widget, _>(object, resource, post, "created", message).into())
+}
+
+/// The widget `input` names (looked up as [`find_widget`] does), read whole: its id and object.
+async fn read_widget(
+    client: &ModyoClient,
+    widgets: &Collection<Widget>,
+    input: &str,
+) -> Result<(u64, Value), ToolError> {
+    let found = find_widget(client, widgets, input).await?;
+    let object = widgets.fetch(client, found.id).await?;
+    Ok((found.id, object))
 }
 
 /// The code of a widget definition as Modyo's update takes it (`html`, `css`, `js`).
@@ -253,16 +250,13 @@ unchanged.",
         .handle(code_edit)
 }
 
-async fn code_edit(call: Call, args: CodeEditArgs) -> Answer<Echo<Widget>> {
-    let edits = args.edits.unwrap_or_default();
-    if args.html.is_none() && args.css.is_none() && args.js.is_none() && edits.is_empty() {
-        return Err(CallError::Arguments("give html, css, js or edits".into()));
-    }
-    let client = call.client()?;
-    let site = resolve_site(client, &args.site, Need::Id).await?;
-    let widgets = site.collection::<Widget>();
-    let found = find_widget(client, &widgets, &args.widget).await?;
-    let current = widgets.fetch(client, found.id).await?;
+/// The widget's code files that change: each file given whole replaces the current one, then
+/// the edits apply in order (a `find` that is empty or does not occur fails before writing).
+fn changed_code(
+    current: &Value,
+    files: [(CodeFile, Option<String>); 3],
+    edits: &[Edit],
+) -> Result<Vec<(&'static str, Option<Value>)>, ToolError> {
     let old = |file: CodeFile| {
         current
             .get(file.key())
@@ -270,20 +264,12 @@ async fn code_edit(call: Call, args: CodeEditArgs) -> Answer<Echo<Widget>> {
             .unwrap_or_default()
             .to_owned()
     };
-    let mut code = [
-        (
-            CodeFile::Html,
-            args.html.unwrap_or_else(|| old(CodeFile::Html)),
-        ),
-        (
-            CodeFile::Css,
-            args.css.unwrap_or_else(|| old(CodeFile::Css)),
-        ),
-        (CodeFile::Js, args.js.unwrap_or_else(|| old(CodeFile::Js))),
-    ];
+    let mut code = files.map(|(file, given)| (file, given.unwrap_or_else(|| old(file))));
     for (i, edit) in edits.iter().enumerate() {
         if edit.find.is_empty() {
-            return Err(ToolError::invalid_parameters(format!("edits[{i}].find is empty")).into());
+            return Err(ToolError::invalid_parameters(format!(
+                "edits[{i}].find is empty"
+            )));
         }
         let Some((_, text)) = code.iter_mut().find(|(file, _)| *file == edit.file) else {
             continue;
@@ -293,16 +279,32 @@ async fn code_edit(call: Call, args: CodeEditArgs) -> Answer<Echo<Widget>> {
                 "edits[{i}]: '{}' does not occur in the widget's {}; nothing was written",
                 edit.find,
                 edit.file.key()
-            ))
-            .into());
+            )));
         }
         *text = text.replace(&edit.find, &edit.replace);
     }
-    let changed: Vec<(&str, Option<Value>)> = code
+    Ok(code
         .iter()
         .filter(|(file, text)| *text != old(*file))
         .map(|(file, text)| (file.key(), Some(Value::from(text.clone()))))
-        .collect();
+        .collect())
+}
+
+async fn code_edit(call: Call, args: CodeEditArgs) -> Answer<Echo<Widget>> {
+    let edits = args.edits.unwrap_or_default();
+    if args.html.is_none() && args.css.is_none() && args.js.is_none() && edits.is_empty() {
+        return Err(CallError::Arguments("give html, css, js or edits".into()));
+    }
+    let client = call.client()?;
+    let site = resolve_site(client, &args.site, Need::Id).await?;
+    let widgets = site.collection::<Widget>();
+    let (id, current) = read_widget(client, &widgets, &args.widget).await?;
+    let files = [
+        (CodeFile::Html, args.html),
+        (CodeFile::Css, args.css),
+        (CodeFile::Js, args.js),
+    ];
+    let changed = changed_code(&current, files, &edits)?;
     if changed.is_empty() {
         let resource = widgets.resource(&current, None);
         let post = PostCondition::status("unchanged");
@@ -312,7 +314,7 @@ async fn code_edit(call: Call, args: CodeEditArgs) -> Answer<Echo<Widget>> {
         );
     }
     let sent = persist::body(changed);
-    let path = widgets.item(found.id);
+    let path = widgets.item(id);
     let object = persist::write(client, Method::PUT, &path, Some(&sent), &path).await?;
     persist::check_sent("widget code", &object, &sent)?;
     let resource = widgets.resource(&object, None);

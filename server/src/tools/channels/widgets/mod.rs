@@ -21,8 +21,8 @@ use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::collection::{id_of, parse_id};
 use crate::tools::engine::{
-    Action, Answer, Collection, Ctx, Echoed, Found, Given, Managed, Member, Need, Rules, Scope,
-    echoed, manage, persist, reply,
+    Action, Answer, Collection, Ctx, Found, Given, Managed, Member, Need, Rules, Scope, echoed,
+    manage, persist, reply, update_with,
 };
 use crate::tools::{Call, CallError, ToolDef};
 
@@ -180,14 +180,7 @@ async fn update(ctx: Ctx<ManageArgs, Widget>) -> Answer<Managed<Widget>> {
             "update needs at least one of html, css, js".into(),
         ));
     }
-    let found = ctx.found(Need::Id).await?;
-    let path = ctx.coll.item(found.id);
-    let object = persist::write(ctx.client()?, Method::PUT, &path, Some(&code), &path)
-        .await
-        .map_err(ctx.coll.missing(found.id))?;
-    persist::check_sent(Widget::NAME, &object, &code)?;
-    let resource = ctx.coll.resource(&object, Some(found.id));
-    Ok(reply::saved::<Widget, _>(object, resource, "updated").into())
+    update_with(ctx, code).await
 }
 
 /// The `widget` argument of `-manage`: an id directly, a name through the lookup; the

@@ -11,11 +11,12 @@ use super::super::resolve_realm;
 use super::{Origination, Rule, Step, children, id, label, read_origination, rules_of, steps_of};
 use crate::config::Module;
 use crate::contract::{PostCondition, ToolClass, ToolError};
+use crate::modyo::ModyoClient;
 use crate::tools::args::Ident;
 use crate::tools::engine::collection::id_of;
 use crate::tools::engine::copy::without_owned;
-use crate::tools::engine::{Answer, Echo, persist, reply};
-use crate::tools::{Call, CallError, ToolDef, tool};
+use crate::tools::engine::{Answer, Collection, Echo, persist, reply};
+use crate::tools::{Call, ToolDef, tool};
 
 /// Arguments of `customers-originations-copy`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -54,62 +55,94 @@ async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<Origination>> {
     ]);
     let created = persist::create(client, &originations.path, &request, "origination").await?;
     let copy_id = id_of(&created, "origination")?;
-    let steps = children::<Step>(&originations, copy_id);
-    let rules = children::<Rule>(&originations, copy_id);
-    let mut step_ids: BTreeMap<u64, Value> = BTreeMap::new();
-    let mut rules_created = 0;
-    let partial = |what: String, error: ToolError, steps: usize, rules: usize| -> CallError {
+    let (steps, rules) = copy_children(client, &originations, copy_id, &source)
+        .await
+        .map_err(|stopped| stopped.error(copy_id, &name, source_id))?;
+    let object = originations.fetch(client, copy_id).await?;
+    let resource = originations.resource(&object, Some(copy_id));
+    let post = PostCondition::status("created").affected(steps + rules);
+    let message = format!("Origination copied successfully from origination {source_id}");
+    Ok(reply::saved_as::<Origination, _>(object, resource, post, "copied", message).into())
+}
+
+/// Where copying an origination's steps and rules stopped: what failed, why, and how many
+/// steps and rules were copied before.
+struct Stopped {
+    what: String,
+    error: ToolError,
+    steps: usize,
+    rules: usize,
+}
+
+impl Stopped {
+    /// The error of a copy that stopped: what failed, what was left behind, and what to do.
+    fn error(self, copy_id: u64, name: &str, source_id: u64) -> ToolError {
         let message = format!(
-            "origination {copy_id} '{name}' was created as the copy of {source_id}, but copying stopped at {what}: {}. \
-{steps} step(s) and {rules} rule(s) were copied; delete the partial copy (customers-originations-manage delete) or finish it by hand",
-            error.message()
+            "origination {copy_id} '{name}' was created as the copy of {source_id}, but copying stopped at {}: {}. \
+{} step(s) and {} rule(s) were copied; delete the partial copy (customers-originations-manage delete) or finish it by hand",
+            self.what,
+            self.error.message(),
+            self.steps,
+            self.rules
         );
-        error
+        self.error
             .with_message(message)
             .detail("copy_id", copy_id)
-            .detail("steps_copied", steps)
-            .detail("rules_copied", rules)
-            .into()
-    };
-    for step in steps_of(&source) {
-        let result = persist::create(client, &steps.path, &without_owned(&step), "step").await;
-        match result {
+            .detail("steps_copied", self.steps)
+            .detail("rules_copied", self.rules)
+    }
+}
+
+/// Copies the source's steps, then its rules (each rule's `target_step_id` re-pointed at the
+/// copy of its step), into origination `copy_id`; answers how many steps and rules were
+/// created.
+async fn copy_children(
+    client: &ModyoClient,
+    originations: &Collection<Origination>,
+    copy_id: u64,
+    source: &Value,
+) -> Result<(usize, usize), Stopped> {
+    let steps = children::<Step>(originations, copy_id);
+    let rules = children::<Rule>(originations, copy_id);
+    let mut step_ids: BTreeMap<u64, Value> = BTreeMap::new();
+    for step in steps_of(source) {
+        match persist::create(client, &steps.path, &without_owned(&step), "step").await {
             Ok(new) => {
                 if let Some(old) = id(&step, "id") {
                     step_ids.insert(old, new.get("id").cloned().unwrap_or(Value::Null));
                 }
             }
-            Err(e) => {
-                return Err(partial(
-                    format!("step '{}'", label(&step)),
-                    e,
-                    step_ids.len(),
-                    0,
-                ));
+            Err(error) => {
+                let what = format!("step '{}'", label(&step));
+                let steps = step_ids.len();
+                return Err(Stopped {
+                    what,
+                    error,
+                    steps,
+                    rules: 0,
+                });
             }
         }
     }
-    for rule in rules_of(&source) {
+    let mut rules_created = 0;
+    for rule in rules_of(source) {
         let mut request = without_owned(&rule);
         if let Some(target) = id(&rule, "target_step_id")
             && let Some(new) = step_ids.get(&target)
         {
             request["target_step_id"] = new.clone();
         }
-        let result = persist::create(client, &rules.path, &request, "rule").await;
-        if let Err(e) = result {
-            return Err(partial(
-                format!("rule '{}'", label(&rule)),
-                e,
-                step_ids.len(),
-                rules_created,
-            ));
+        if let Err(error) = persist::create(client, &rules.path, &request, "rule").await {
+            let what = format!("rule '{}'", label(&rule));
+            let (steps, rules) = (step_ids.len(), rules_created);
+            return Err(Stopped {
+                what,
+                error,
+                steps,
+                rules,
+            });
         }
         rules_created += 1;
     }
-    let object = originations.fetch(client, copy_id).await?;
-    let resource = originations.resource(&object, Some(copy_id));
-    let post = PostCondition::status("created").affected(step_ids.len() + rules_created);
-    let message = format!("Origination copied successfully from origination {source_id}");
-    Ok(reply::saved_as::<Origination, _>(object, resource, post, "copied", message).into())
+    Ok((step_ids.len(), rules_created))
 }
