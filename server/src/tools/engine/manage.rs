@@ -471,7 +471,7 @@ mod tests {
     use super::*;
     use crate::app::App;
     use crate::config::Config;
-    use crate::contract::{ErrorCode, Mode};
+    use crate::contract::ErrorCode;
     use crate::tools::engine::{Rules, echoed};
 
     echoed! {
@@ -515,7 +515,6 @@ mod tests {
             .expect("a config");
         Call {
             app: Arc::new(App::new(config).expect("an app")),
-            mode: Mode::Migrated,
         }
     }
 
