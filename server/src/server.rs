@@ -223,7 +223,6 @@ impl ModyoServer {
         }
         let call = Call {
             app: self.inner.app.clone(),
-            mode: registered.mode,
         };
         let started = std::time::Instant::now();
         let result = tokio::select! {

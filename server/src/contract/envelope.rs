@@ -60,15 +60,6 @@ impl<D> Reply<D> {
         self
     }
 
-    /// The payload the old server sent for this call, built now in legacy mode.
-    pub fn legacy(mut self, mode: Mode, payload: impl FnOnce() -> Value) -> Reply<D> {
-        if mode == Mode::Legacy {
-            let payload = payload();
-            self.legacy = Legacy::custom(move |_| payload);
-        }
-        self
-    }
-
     /// The `data` of the reply.
     pub fn data(&self) -> &D {
         &self.data

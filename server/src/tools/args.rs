@@ -131,11 +131,6 @@ pub(crate) fn check_date(value: &str, what: &str) -> Result<(), ToolError> {
     }
 }
 
-/// Whether a value was given for an optional argument (mutating fields of a `-manage` call).
-pub(crate) fn any_given(values: &[bool]) -> bool {
-    values.iter().any(|given| *given)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

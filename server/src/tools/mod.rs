@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 use crate::app::App;
 use crate::config::Module;
 use crate::contract::schema::RareState;
-use crate::contract::{Mode, Outcome, Slots, ToolClass, ToolError, schema};
+use crate::contract::{Outcome, Slots, ToolClass, ToolError, schema};
 use crate::modyo::{CmsError, ModyoClient};
 use engine::Data;
 
@@ -59,7 +59,6 @@ impl From<CmsError> for CallError {
 #[derive(Clone)]
 pub(crate) struct Call {
     pub(crate) app: Arc<App>,
-    pub(crate) mode: Mode,
 }
 
 impl Call {

@@ -28,14 +28,13 @@ use serde_json::{Value, json};
 use super::{id_key, read_one};
 use crate::config::Module;
 use crate::contract::schema::RareState;
-use crate::contract::schema::{self, Kind, array, integer, strict, string};
-use crate::contract::{
-    Coverage, ErrorCode, PostCondition, Reply, Resource, ToolClass, ToolError, legacy,
-};
+use crate::contract::schema::{self, array, integer, strict, string};
+use crate::contract::{ErrorCode, Legacy, PostCondition, Reply, Resource, ToolClass, ToolError};
 use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, is_id, is_uuid, pick};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
+use crate::tools::engine::{Answer, Collection, Echo, Member, Rules, echoed, reply};
 use crate::tools::{Call, ToolDef, ToolResult, fanout, tool};
 
 mod manage;
@@ -50,26 +49,19 @@ const MAX_IMAGE_BYTES: u64 = 6 * 1024 * 1024;
 /// The largest video, audio or other file the API accepts.
 const MAX_FILE_BYTES: u64 = 10 * 1024 * 1024;
 
-/// The JSON schema of an asset as the API returns it (loose: echoed; the documented keys).
-pub(crate) fn asset_schema() -> Value {
-    schema::echo(&[
-        ("id", Kind::Int),
-        ("uuid", Kind::Str),
-        ("name", Kind::Str),
-        ("title", Kind::Str),
-        ("alt_text", Kind::Str),
-        ("description", Kind::Str),
-        ("data_content_type", Kind::Str),
-        ("data_file_size", Kind::Int),
-        ("type", Kind::Str),
-        ("tags", Kind::List),
-        ("url", Kind::Str),
-        ("thumb", Kind::Str),
-        ("user", Kind::Obj),
-        ("account_id", Kind::Int),
-        ("created_at", Kind::Str),
-        ("updated_at", Kind::Str),
-    ])
+echoed! {
+    /// An asset as the API returns it (the documented keys).
+    AssetObject = "asset" {
+        id: i64, uuid: String, name: String, title: String, alt_text: String,
+        description: String, data_content_type: String, data_file_size: i64, r#type: String,
+        tags: List, url: String, thumb: String, user: Object, account_id: i64,
+        created_at: String, updated_at: String
+    }
+}
+
+impl Member for AssetObject {
+    const RULES: Rules =
+        Rules::new("asset", "assets").hint("call content-assets-list to see the account's assets");
 }
 
 fn asset_path(id: &str) -> String {
@@ -120,10 +112,9 @@ pub(crate) struct Filters {
 }
 
 impl Filters {
-    fn query(&self, paging: &Paging) -> Query {
-        let mut query = Query::new()
-            .page(paging.page, paging.per_page)
-            .push_opt("query", self.query.as_deref());
+    /// The filters as query parameters (the paging is added by the caller).
+    fn query(&self) -> Query {
+        let mut query = Query::new().push_opt("query", self.query.as_deref());
         for tag in self.tags.iter().flatten() {
             query = query.push("tags[]", tag);
         }
@@ -149,35 +140,22 @@ pub(crate) fn list_tool() -> ToolDef {
             "List the account's asset library, one page at a time (Modyo keeps assets per account, not per space). \
 Filters: query (file name, author), tags, extensions.",
         )
-        .data(schema::array(asset_schema()))
         .state()
         .handle(list)
         .writes_state(RareState::PAGED)
 }
 
-/// One page of the account's assets.
-async fn list_page(
-    client: &ModyoClient,
-    paging: &Paging,
-    filters: &Filters,
-) -> Result<(Value, Coverage, Option<Value>), ToolError> {
-    let page = client
-        .list(ASSETS, "assets", &filters.query(paging))
+async fn list(call: Call, args: ListArgs) -> Answer<Vec<Echo<AssetObject>>> {
+    let page = Collection::<AssetObject>::at(ASSETS)
+        .page(
+            call.client()?,
+            &args
+                .filters
+                .query()
+                .page(args.paging.page, args.paging.per_page),
+        )
         .await?;
-    let coverage = Coverage::page(page.items.len(), page.meta.as_ref());
-    Ok((Value::Array(page.items), coverage, page.raw_meta))
-}
-
-async fn list(call: Call, args: ListArgs) -> ToolResult {
-    let client = call.client()?;
-    let (items, coverage, raw_meta) = list_page(client, &args.paging, &args.filters).await?;
-    let legacy_items = items.clone();
-    Ok(Reply::new(items)
-        .state(coverage)
-        .legacy(call.mode, || {
-            legacy::list("assets", legacy_items, raw_meta.as_ref())
-        })
-        .into())
+    Ok(reply::rows(page, None).into())
 }
 
 /// Arguments of `content-assets-get`.
@@ -192,25 +170,14 @@ pub(crate) fn get_tool() -> ToolDef {
         .describe(
             "Get one asset of the account's library by id, uuid or exact file name (a uuid or name walks the account's list).",
         )
-        .data(asset_schema())
         .resource()
         .handle(get)
 }
 
-async fn get(call: Call, args: GetArgs) -> ToolResult {
-    let client = call.client()?;
-    let object = resolve(client, &args.asset).await?;
-    get_reply(&call, object)
-}
-
-/// The answer of an asset read: the asset, echoed by its `resource`.
-fn get_reply(call: &Call, object: Value) -> ToolResult {
+async fn get(call: Call, args: GetArgs) -> Answer<Echo<AssetObject>> {
+    let object = resolve(call.client()?, &args.asset).await?;
     let resource = Resource::from_object("asset", &object, None);
-    let legacy_object = object.clone();
-    Ok(Reply::new(object)
-        .resource(resource)
-        .legacy(call.mode, || legacy_object)
-        .into())
+    Ok(reply::one(object, resource).into())
 }
 
 /// The MIME type sent for a file, from its extension (the API rejects a mismatch since 10.2).
@@ -505,13 +472,13 @@ async fn bulk(call: Call, args: BulkArgs) -> ToolResult {
     Ok(
         Reply::new(json!({"succeeded": succeeded, "failed": out.failed_json()}))
             .state(post)
-            .legacy(call.mode, || {
+            .old(Legacy::custom(move |_| {
                 json!({
                     "message": format!("Uploaded {} of {} assets", counts.0, counts.1),
                     "action": "created",
                     "results": legacy_results,
                 })
-            })
+            }))
             .into(),
     )
 }

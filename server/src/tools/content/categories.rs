@@ -10,38 +10,34 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{Need, Space, numeric_id, read_one, resolve_space, space_page_reply};
+use super::{Need, Space, numeric_id, read_one, resolve_space, space_rows};
 use crate::config::Module;
 use crate::contract::schema::RareState;
-use crate::contract::schema::{self, Kind};
-use crate::contract::{Reply, Resource, ToolClass, ToolError};
+use crate::contract::{Resource, ToolClass, ToolError};
 use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, is_id, pick};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
-use crate::tools::{Call, ToolDef, ToolResult, tool};
+use crate::tools::engine::{Answer, Echo, Member, Rules, echoed, reply};
+use crate::tools::{Call, ToolDef, tool};
 
 mod manage;
 
 pub(crate) use manage::manage_tool;
 
-/// The JSON schema of a category as the API returns it (loose: echoed).
-pub(crate) fn category_schema() -> Value {
-    schema::echo(&[
-        ("id", Kind::Int),
-        ("uuid", Kind::Str),
-        ("name", Kind::Str),
-        ("slug", Kind::Str),
-        ("parent_id", Kind::Int),
-        ("full_path", Kind::Str),
-        ("position", Kind::Int),
-        ("space_id", Kind::Int),
-        ("entries_count", Kind::Int),
-        ("children_count", Kind::Int),
-        ("children", Kind::List),
-        ("created_at", Kind::Str),
-        ("updated_at", Kind::Str),
-    ])
+echoed! {
+    /// A category as the API returns it.
+    CategoryObject = "category" {
+        id: i64, uuid: String, name: String, slug: String, parent_id: i64, full_path: String,
+        position: i64, space_id: i64, entries_count: i64, children_count: i64, children: List,
+        created_at: String, updated_at: String
+    }
+}
+
+impl Member for CategoryObject {
+    const RULES: Rules = Rules::new("category", "categories")
+        .slug("slug")
+        .hint("call content-categories-list to see its categories");
 }
 
 /// A category, resolved, with its slug path when known.
@@ -166,36 +162,14 @@ pub(crate) struct ListArgs {
 pub(crate) fn list_tool() -> ToolDef {
     tool("content-categories-list", Module::Content, ToolClass::Read)
         .describe("List a space's categories (a tree: parent_id, full_path), one page at a time.")
-        .data(schema::array(category_schema()))
         .resource()
         .state()
         .handle(list)
         .writes_state(RareState::PAGED)
 }
 
-async fn list(call: Call, args: ListArgs) -> ToolResult {
-    let client = call.client()?;
-    let space = resolve_space(client, &args.space, Need::Object).await?;
-    list_reply(&call, client, &space, &args.paging, |items| items).await
-}
-
-/// One page of the space's categories, `data` being `shape` of the items (C5 coverage).
-async fn list_reply(
-    call: &Call,
-    client: &ModyoClient,
-    space: &Space,
-    paging: &Paging,
-    shape: fn(Value) -> Value,
-) -> ToolResult {
-    space_page_reply(
-        call,
-        client,
-        space,
-        (&categories_path(space), "categories"),
-        paging,
-        shape,
-    )
-    .await
+async fn list(call: Call, args: ListArgs) -> Answer<Vec<Echo<CategoryObject>>> {
+    space_rows(&call, &args.space, &args.paging).await
 }
 
 /// Arguments of `content-categories-get`.
@@ -212,28 +186,17 @@ pub(crate) fn get_tool() -> ToolDef {
         .describe(
             "Get one category by id or slug path (news/local); resource.path is its full path.",
         )
-        .data(category_schema())
         .resource()
         .handle(get)
         .writes_resource_path()
 }
 
-async fn get(call: Call, args: GetArgs) -> ToolResult {
+async fn get(call: Call, args: GetArgs) -> Answer<Echo<CategoryObject>> {
     let client = call.client()?;
     let space = resolve_space(client, &args.space, Need::Id).await?;
     let category = resolve(client, &space, &args.category).await?;
-    get_reply(&call, category)
-}
-
-/// The answer of a category read: the object, echoed by its `resource`.
-fn get_reply(call: &Call, category: Category) -> ToolResult {
     let resource = category.resource();
-    let object = category.object;
-    let legacy_object = object.clone();
-    Ok(Reply::new(object)
-        .resource(resource)
-        .legacy(call.mode, || legacy_object)
-        .into())
+    Ok(reply::one(category.object, resource).into())
 }
 
 /// Ids of every descendant of `id` in `all`.

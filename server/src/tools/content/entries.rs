@@ -7,21 +7,24 @@
 //! keeps only the requested ones, with assets reduced to `{name, url}`. It pages; it never
 //! fetches the whole catalogue.
 
-use schemars::JsonSchema;
-use serde::Deserialize;
+use std::borrow::Cow;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::types::{fetch_type, type_id_of};
 use super::{Need, Space, id_key, read_one, resolve_space};
 use crate::config::Module;
+use crate::contract::schema;
 use crate::contract::schema::RareState;
-use crate::contract::schema::{self, Kind};
-use crate::contract::{Coverage, Mode, Reply, Resource, ToolClass, ToolError, legacy};
+use crate::contract::{Coverage, Legacy, Reply, Resource, ToolClass, ToolError};
 use crate::modyo::list::{MAX_WALK_PAGES, WALK_PER_PAGE, walk};
 use crate::modyo::resolve::{Stage, is_id, is_uuid, pick};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
-use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
+use crate::tools::engine::{Answer, Echo, Echoed, Member, Rules, echoed, reply};
+use crate::tools::{Call, CallError, ToolDef, tool};
 
 mod bulk;
 mod parts;
@@ -35,7 +38,7 @@ pub(crate) use write::{manage_tool, upsert_tool};
 
 /// Entry status filter, sent as the list's documented `states[]` (archived, published,
 /// unpublished, scheduled): `draft` is Modyo's `unpublished`.
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 enum Status {
     Draft,
@@ -129,12 +132,6 @@ pub(crate) struct ListArgs {
 /// Default concurrency of the `fields` hydration (`reports/performance.md` has the sweep).
 pub(crate) const DEFAULT_HYDRATION_CONCURRENCY: usize = 8;
 
-/// A row of `content-entries-list`: minimal, projected, or (includeDetails) the API's raw list
-/// row, whose keys are the entry's admin metadata; every known key is declared (C11).
-fn row_schema() -> Value {
-    entry_schema()
-}
-
 pub(crate) fn list_tool() -> ToolDef {
     tool("content-entries-list", Module::Content, ToolClass::Read)
         .describe(
@@ -142,7 +139,6 @@ pub(crate) fn list_tool() -> ToolDef {
 fields: [names] adds those field values under `fields` (assets as {name, url}), reading each entry of the page; \
 includeDetails gives the raw admin rows instead. Use fields rather than one content-entries-get per entry.",
         )
-        .data(schema::array(row_schema()))
         .resource()
         .state()
         .new_params(&["fields", "concurrency"])
@@ -150,7 +146,9 @@ includeDetails gives the raw admin rows instead. Use fields rather than one cont
         .writes_state(RareState::PAGED)
 }
 
-async fn list(call: Call, args: ListArgs) -> ToolResult {
+/// A row of `content-entries-list` is minimal, projected, or (includeDetails) the API's raw
+/// list row, whose keys are the entry's admin metadata: an [`EntryObject`] (C11).
+async fn list(call: Call, args: ListArgs) -> Answer<Vec<Echo<EntryObject>>> {
     if args.include_details && args.fields.is_some() {
         return Err(CallError::Arguments(
             "fields and includeDetails are mutually exclusive: use fields for field values, includeDetails for raw admin rows".into(),
@@ -183,18 +181,11 @@ async fn list(call: Call, args: ListArgs) -> ToolResult {
     } else {
         page.items.iter().map(minimal).collect()
     };
-    // The legacy payload repeats the rows: copied only when it is built.
-    let legacy_rows = if call.mode == Mode::Legacy {
-        data.clone()
-    } else {
-        Vec::new()
-    };
-    Ok(Reply::new(Value::Array(data))
+    let rows = data.into_iter().map(Echo::new).collect();
+    Ok(Reply::new(rows)
         .resource(space.resource())
         .state(coverage)
-        .legacy(call.mode, || {
-            legacy::list("entries", legacy_rows.into(), raw_meta.as_ref())
-        })
+        .old(Legacy::list("entries", raw_meta))
         .into())
 }
 
@@ -229,33 +220,47 @@ fn minimal(entry: &Value) -> Value {
     json!({"id": get("id"), "uuid": get("uuid"), "name": get("name"), "slug": get("slug"), "published": published})
 }
 
-/// The JSON schema of an entry as `content-entries-get` returns it.
-fn entry_schema() -> Value {
-    let mut entry = schema::echo(&[
-        ("id", Kind::Int),
-        ("uuid", Kind::Str),
-        ("name", Kind::Str),
-        ("slug", Kind::Str),
-        ("content_type_id", Kind::Int),
-        ("content_type_uid", Kind::Str),
-        ("content_type_name", Kind::Str),
-        ("category_id", Kind::Int),
-        ("category_name", Kind::Str),
-        ("tags", Kind::List),
-        ("locale", Kind::Str),
-        ("available_locales", Kind::List),
-        ("status", Kind::Str),
-        ("published", Kind::Bool),
-        ("published_at", Kind::Str),
-        ("unpublished_at", Kind::Str),
-        ("created_at", Kind::Str),
-        ("updated_at", Kind::Str),
-        ("author", Kind::Obj),
-        ("space_id", Kind::Int),
-        ("version", Kind::Int),
-    ]);
-    entry["properties"]["fields"] = schema::map_of(schema::any());
-    entry
+echoed! {
+    /// The keys of an entry as the API returns it.
+    EntryKeys = "entry" {
+        id: i64, uuid: String, name: String, slug: String, content_type_id: i64,
+        content_type_uid: String, content_type_name: String, category_id: i64,
+        category_name: String, tags: List, locale: String, available_locales: List,
+        status: String, published: bool, published_at: String, unpublished_at: String,
+        created_at: String, updated_at: String, author: Object, space_id: i64, version: i64
+    }
+}
+
+/// An entry as the entry tools answer it: the API's keys ([`EntryKeys`]), its field values
+/// once, by name, under `fields` (the API's `field_values` and `json` left out).
+pub(crate) struct EntryObject;
+
+impl JsonSchema for EntryObject {
+    fn schema_name() -> Cow<'static, str> {
+        "EntryObject".into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let mut entry = EntryKeys::json_schema(generator);
+        if let Some(Value::Object(properties)) = entry.get_mut("properties") {
+            properties.insert("fields".into(), schema::map_of(schema::any()));
+        }
+        entry
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+}
+
+impl Echoed for EntryObject {
+    const NAME: &'static str = "entry";
+}
+
+impl Member for EntryObject {
+    const RULES: Rules = Rules::new("entry", "entries")
+        .slug("slug")
+        .hint("call content-entries-list to see its entries");
 }
 
 /// Arguments of `content-entries-get`.
@@ -272,23 +277,29 @@ pub(crate) fn get_tool() -> ToolDef {
         .describe("Get one entry by id, uuid or slug, with its field values once, by name, under `fields`. \
 An id costs one read; a uuid pages the entries list until a row carries it; a slug is searched with the list's \
 `query` (name and identifier) and confirmed on each candidate's full entry.")
-        .data(entry_schema())
         .resource()
         .handle(get)
 }
 
-async fn get(call: Call, args: GetArgs) -> ToolResult {
+async fn get(call: Call, args: GetArgs) -> Answer<Echo<EntryObject>> {
     let client = call.client()?;
     let space = resolve_space(client, &args.space, Need::Id).await?;
     let detail = find_entry(client, &space, &args.entry)
         .await?
         .detail(client, &space)
         .await?;
-    let (data, resource) = present(client, &space, &detail, None).await?;
-    Ok(Reply::new(data)
-        .resource(resource)
-        .legacy(call.mode, || detail)
-        .into())
+    Ok(presented(client, &space, detail).await?.into())
+}
+
+/// The answer of an entry read: the entry as [`present`] shows it; the old payload was the
+/// API's object.
+pub(crate) async fn presented<D: reply::Object>(
+    client: &ModyoClient,
+    space: &Space,
+    detail: Value,
+) -> Result<Reply<D>, ToolError> {
+    let (data, resource) = present(client, space, &detail, None).await?;
+    Ok(reply::one(data, resource).old(Legacy::custom(move |_| detail)))
 }
 
 /// An entry found by id, uuid or slug.
@@ -321,15 +332,6 @@ impl FoundEntry {
             None => read_entry(client, space, &self.id).await,
         }
     }
-}
-
-/// The id of an entry named by id (no request), uuid or slug (see [`find_entry`]).
-pub(crate) async fn resolve_entry_id(
-    client: &ModyoClient,
-    space: &Space,
-    input: &str,
-) -> Result<String, ToolError> {
-    Ok(find_entry(client, space, input).await?.id)
 }
 
 /// An entry named by id (no request), uuid (the list's pages read until a row carries it: the

@@ -22,7 +22,8 @@ use crate::config::Module;
 use crate::contract::schema::RareState;
 use crate::contract::schema::{array, integer, strict, string};
 use crate::contract::{
-    Coverage, ErrorCode, Evidence, PostCondition, Reply, Resource, ToolClass, ToolError, legacy,
+    Coverage, ErrorCode, Evidence, Legacy, PostCondition, Reply, Resource, ToolClass, ToolError,
+    legacy,
 };
 use crate::modyo::resolve::is_uuid;
 use crate::modyo::{ModyoClient, Query};
@@ -397,7 +398,7 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
     Ok(Reply::new(view.data(&job_id))
         .resource(Resource::new("job").uuid(job_id))
         .state(view.post_condition())
-        .legacy(call.mode, || job)
+        .old(Legacy::custom(move |_| job))
         .into())
 }
 
@@ -411,13 +412,16 @@ fn list(call: &Call) -> crate::contract::Outcome {
         Coverage::with_evidence(returned, Evidence::Total((returned + dropped) as u64))
     };
     let rows = serde_json::to_value(&jobs).unwrap_or_else(|_| json!([]));
-    let legacy_rows = rows.clone();
+    // The old payload added the count beside the rows.
+    let old = Legacy::custom(move |mut data| {
+        if let Value::Object(payload) = &mut data {
+            payload.insert("total".into(), Value::from(returned));
+        }
+        data
+    });
     Reply::new(json!({"jobs": rows}))
         .state(coverage)
-        .legacy(
-            call.mode,
-            || json!({"jobs": legacy_rows, "total": returned}),
-        )
+        .old(old)
         .into()
 }
 
@@ -443,9 +447,9 @@ async fn cancel(call: &Call, job_id: &str) -> ToolResult {
     Ok(Reply::new(view.data(job_id))
         .resource(Resource::new("job").uuid(job_id))
         .state(view.post_condition())
-        .legacy(call.mode, || {
+        .old(Legacy::custom(move |_| {
             legacy::write("cancelled", "Job cancelled", "job", job)
-        })
+        }))
         .into())
 }
 

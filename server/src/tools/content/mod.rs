@@ -3,8 +3,11 @@
 //! Everything hangs off a space; [`resolve_space`] turns the `space` argument (an id, a uid or
 //! a name) into one space and the `resource` that echoes it (C4). The helpers below are the
 //! pieces every content tool shares: reading one object with an actionable `not_found`, the
+//! scope of a space's collections for the `-manage` declarations ([`in_space`]), the
 //! unconfirmed-delete `control`, and the id of an API object.
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::contract::{Control, ErrorCode, Outcome, Resource, ToolError};
@@ -12,7 +15,11 @@ use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, is_id, pick};
 use crate::modyo::{ModyoClient, Query};
 
-use super::ToolDef;
+use super::args::Paging;
+use super::engine::{
+    Answer, Collection, Ctx, Echo, Given, Member, Rules, Scope, Where, echoed, reply, scoped,
+};
+use super::{Call, CallError, ToolDef};
 
 mod assets;
 mod categories;
@@ -66,31 +73,6 @@ pub(crate) async fn read_one(
     })
 }
 
-/// One page of a collection under a space (`path`, answering `{root: [...], meta}`): `data` is
-/// `shape` of the items, `state` the page's coverage (C5), `resource` the space; the legacy
-/// rendering echoes the page as it came.
-pub(crate) async fn space_page_reply(
-    call: &crate::tools::Call,
-    client: &ModyoClient,
-    space: &Space,
-    (path, root): (&str, &'static str),
-    paging: &crate::tools::args::Paging,
-    shape: fn(Value) -> Value,
-) -> crate::tools::ToolResult {
-    let query = Query::new().page(paging.page, paging.per_page);
-    let page = client.list(path, root, &query).await?;
-    let coverage = crate::contract::Coverage::page(page.items.len(), page.meta.as_ref());
-    let items = Value::Array(page.items);
-    let legacy_items = items.clone();
-    Ok(crate::contract::Reply::new(shape(items))
-        .resource(space.resource())
-        .state(coverage)
-        .legacy(call.mode, || {
-            crate::contract::legacy::list(root, legacy_items, page.raw_meta.as_ref())
-        })
-        .into())
-}
-
 /// The `control` answer of a delete-type action called without `confirmDelete: true` (C18),
 /// decided before any request is sent.
 pub(crate) fn unconfirmed(tool: &str, action: &str) -> Outcome {
@@ -115,6 +97,16 @@ pub(crate) fn numeric_id(object: &Value, what: &str) -> Result<u64, ToolError> {
     })
 }
 
+/// The confirmation a `-manage` tool's delete needs (C18), and the old `verify` flag.
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
+pub(crate) struct Confirm {
+    /// Must be true for delete.
+    #[serde(rename = "confirmDelete")]
+    confirm_delete: Option<bool>,
+    /// Accepted for compatibility; writes are always read back.
+    verify: Option<bool>,
+}
+
 pub(crate) const SPACES: &str = "/api/admin/content/spaces";
 
 /// A space, resolved.
@@ -127,10 +119,8 @@ pub(crate) struct Space {
 impl Space {
     /// The `resource` echo of the space (id only when the object was not read).
     pub(crate) fn resource(&self) -> Resource {
-        match &self.object {
-            Some(object) => Resource::from_object("space", object, Some("uid")).id(self.id),
-            None => Resource::new("space").id(self.id),
-        }
+        let object = self.object.as_ref().unwrap_or(&Value::Null);
+        Collection::<SpaceObject>::at(SPACES).resource(object, Some(self.id))
     }
 
     /// `/api/admin/content/spaces/{id}`.
@@ -163,20 +153,9 @@ pub(crate) async fn resolve_space(
         if need == Need::Id {
             return Ok(Space { id, object: None });
         }
-        let object = client
-            .get(&format!("{SPACES}/{id}"), &Query::new())
-            .await
-            .map_err(|e| {
-                let not_found = e.is_not_found();
-                let error = ToolError::from(e);
-                if not_found {
-                    error.with_message(format!(
-                        "space {id} not found; call content-spaces-list to see the spaces"
-                    ))
-                } else {
-                    error
-                }
-            })?;
+        let object = Collection::<SpaceObject>::at(SPACES)
+            .fetch(client, id)
+            .await?;
         return Ok(Space {
             id,
             object: Some(object),
@@ -201,30 +180,85 @@ pub(crate) async fn resolve_space(
     })
 }
 
+echoed! {
+    /// A content space as the API returns it.
+    SpaceObject = "space" {
+        id: i64, uuid: String, uid: String, name: String, default_locale: String, locales: List,
+        team_review: bool, created_at: String, updated_at: String, content_types_count: i64,
+        entries_count: i64, cors_enabled: bool, cors_allow_all: bool, cors_allowed_origins: Value,
+        approvals_quantity: i64, locked_review: bool, enforced_review: bool,
+        enforce_all_review: bool, enforced_reviewers_attributes: List, cache_max_age: i64,
+        cache_enabled: bool
+    }
+}
+
+impl Member for SpaceObject {
+    const RULES: Rules = Rules::new("space", "spaces")
+        .slug("uid")
+        .hint("call content-spaces-list to see the spaces");
+}
+
 /// The JSON schema of a space as the API returns it (loose: echoed).
 pub(crate) fn space_schema() -> Value {
-    use crate::contract::schema::{Kind::*, echo};
-    echo(&[
-        ("id", Int),
-        ("uuid", Str),
-        ("uid", Str),
-        ("name", Str),
-        ("default_locale", Str),
-        ("locales", List),
-        ("team_review", Bool),
-        ("created_at", Str),
-        ("updated_at", Str),
-        ("content_types_count", Int),
-        ("entries_count", Int),
-        ("cors_enabled", Bool),
-        ("cors_allow_all", Bool),
-        ("cors_allowed_origins", Any),
-        ("approvals_quantity", Int),
-        ("locked_review", Bool),
-        ("enforced_review", Bool),
-        ("enforce_all_review", Bool),
-        ("enforced_reviewers_attributes", List),
-        ("cache_max_age", Int),
-        ("cache_enabled", Bool),
-    ])
+    crate::contract::schema::derived::<Echo<SpaceObject>>()
+}
+
+/// One page of a space's collection (`T`'s root key under the space: types, categories), the
+/// space as `resource` (C4), coverage from the page (C5).
+pub(crate) async fn space_rows<T: Member>(
+    call: &Call,
+    space: &str,
+    paging: &Paging,
+) -> Answer<Vec<Echo<T>>> {
+    let client = call.client()?;
+    let space = resolve_space(client, space, Need::Object).await?;
+    let query = Query::new().page(paging.page, paging.per_page);
+    let page = Collection::<T>::at(format!("{}/{}", space.path(), T::RULES.root))
+        .page(client, &query)
+        .await?;
+    Ok(reply::rows(page, Some(space.resource())).into())
+}
+
+/// Where the members of a space's collection (`<space>/<root>`: types, categories, entries)
+/// live for one call of its `-manage` tool: [`space_scope`].
+pub(crate) fn in_space<T: Member>() -> Where<T> {
+    scoped(space_scope)
+}
+
+/// The `space` argument resolved (read in full only for `list`, which echoes it as
+/// `resource`), and `T`'s collection in it.
+pub(crate) async fn space_scope<T: Member>(
+    call: Call,
+    given: Given,
+    action: &'static str,
+) -> Result<Scope<T>, CallError> {
+    let input = given.text("space").unwrap_or_default();
+    let need = if action == "list" {
+        Need::Object
+    } else {
+        Need::Id
+    };
+    let space = resolve_space(call.client()?, &input, need).await?;
+    Ok(Scope {
+        coll: Collection::at(format!("{}/{}", space.path(), T::RULES.root))
+            .within(format!("space {}", space.id)),
+        container: Some(space.resource()),
+    })
+}
+
+impl Space {
+    /// The space a call of a space's collection resolved ([`in_space`]).
+    pub(crate) fn of<A, T>(ctx: &Ctx<A, T>) -> Result<Space, ToolError> {
+        let id = ctx
+            .container
+            .as_ref()
+            .and_then(|c| c.id_value())
+            .and_then(Value::as_u64);
+        id.map(|id| Space { id, object: None }).ok_or_else(|| {
+            ToolError::new(
+                ErrorCode::InvalidUpstreamResponse,
+                "the space has no numeric id",
+            )
+        })
+    }
 }

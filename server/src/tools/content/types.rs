@@ -14,21 +14,19 @@
 
 use reqwest::Method;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::{Need, Space, id_key, resolve_space, space_page_reply};
+use super::{Need, Space, id_key, resolve_space, space_rows};
 use crate::config::Module;
 use crate::contract::schema::RareState;
-use crate::contract::{
-    ErrorCode, PostCondition, Reply, Resource, ToolClass, ToolError, legacy, schema,
-};
+use crate::contract::{ErrorCode, PostCondition, Reply, Resource, ToolClass, ToolError};
 use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, is_id, pick};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
-use crate::tools::engine::persist;
-use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
+use crate::tools::engine::{Answer, Echo, Member, Object, Rules, echoed, persist, reply};
+use crate::tools::{Call, CallError, ToolDef, tool};
 
 mod manage;
 mod upsert;
@@ -36,24 +34,22 @@ mod upsert;
 pub(crate) use manage::manage_tool;
 pub(crate) use upsert::upsert_tool;
 
-/// The JSON schema of a content type as the API returns it (loose: echoed).
-pub(crate) fn type_schema() -> Value {
-    use crate::contract::schema::Kind::*;
-    schema::echo(&[
-        ("id", Int),
-        ("uuid", Str),
-        ("uid", Str),
-        ("name", Str),
-        ("single", Bool),
-        // Answered by the API the cassettes record, though the documented type lacks them.
-        ("description", Str),
-        ("cardinality", Str),
-        ("space_id", Int),
-        ("entries_count", Int),
-        ("created_at", Str),
-        ("updated_at", Str),
-        ("fields", List),
-    ])
+echoed! {
+    /// A content type as the API returns it, with its field definitions (`description` and
+    /// `cardinality` are answered by the API the cassettes record, though the documented type
+    /// lacks them).
+    TypeObject = "content type" {
+        id: i64, uuid: String, uid: String, name: String, single: bool, description: String,
+        cardinality: String, space_id: i64, entries_count: i64, created_at: String,
+        updated_at: String, fields: List
+    }
+}
+
+impl Member for TypeObject {
+    const RULES: Rules = Rules::new("content_type", "types")
+        .slug("uid")
+        .legacy("type", "Content type")
+        .hint("call content-types-list to see its types");
 }
 
 /// The id of a content type named by id (no request) or by uid within the space (a walk of
@@ -126,26 +122,16 @@ pub(crate) struct GetArgs {
 pub(crate) fn get_tool() -> ToolDef {
     tool("content-types-get", Module::Content, ToolClass::Read)
         .describe("Get one content type with its field definitions, by id or uid.")
-        .data(type_schema())
         .resource()
         .handle(get)
 }
 
-async fn get(call: Call, args: GetArgs) -> ToolResult {
+async fn get(call: Call, args: GetArgs) -> Answer<Echo<TypeObject>> {
     let client = call.client()?;
     let space = resolve_space(client, &args.space, Need::Id).await?;
     let object = fetch_type(client, &space, &args.content_type).await?;
-    get_reply(&call, object)
-}
-
-/// The answer of a type read: the type, echoed by its `resource`.
-fn get_reply(call: &Call, object: Value) -> ToolResult {
     let resource = type_resource(&object);
-    let legacy_object = object.clone();
-    Ok(Reply::new(object)
-        .resource(resource)
-        .legacy(call.mode, || legacy_object)
-        .into())
+    Ok(reply::one(object, resource).into())
 }
 
 fn types_path(space: &Space) -> String {
@@ -168,40 +154,16 @@ pub(crate) struct ListArgs {
 pub(crate) fn list_tool() -> ToolDef {
     tool("content-types-list", Module::Content, ToolClass::Read)
         .describe("List a space's content types with their field definitions, one page at a time.")
-        .data(schema::array(type_schema()))
         .resource()
         .state()
-        .handle(list)
+        .handle(|call: Call, args: ListArgs| async move {
+            space_rows::<TypeObject>(&call, &args.space, &args.paging).await
+        })
         .writes_state(RareState::PAGED)
 }
 
-async fn list(call: Call, args: ListArgs) -> ToolResult {
-    let client = call.client()?;
-    let space = resolve_space(client, &args.space, Need::Object).await?;
-    list_reply(&call, client, &space, &args.paging, |items| items).await
-}
-
-/// One page of the space's types, `data` being `shape` of the items (C5 coverage).
-async fn list_reply(
-    call: &Call,
-    client: &ModyoClient,
-    space: &Space,
-    paging: &Paging,
-    shape: fn(Value) -> Value,
-) -> ToolResult {
-    space_page_reply(
-        call,
-        client,
-        space,
-        (&types_path(space), "types"),
-        paging,
-        shape,
-    )
-    .await
-}
-
 /// Cardinality of a content type.
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 enum Cardinality {
     Single,
@@ -226,7 +188,7 @@ fn no_description(description: Option<&String>) -> Result<(), ToolError> {
 }
 
 /// A field definition (all keys optional; `name` and `type` are needed to add one).
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 pub(crate) struct FieldSpec {
     /// Field name, the key in an entry's fields.
     name: Option<String>,
@@ -425,29 +387,28 @@ async fn put_type(
 }
 
 /// Creates a type (`name`, `uid`) in `space` and answers it as persisted, `created`.
-async fn create_reply(
-    call: &Call,
+async fn create_reply<D: Object>(
     client: &ModyoClient,
     space: &Space,
     (name, uid): (&str, &str),
     cardinality: Option<Cardinality>,
     fields: Vec<Value>,
-) -> ToolResult {
+) -> Result<Reply<D>, ToolError> {
     let single = cardinality.map(Cardinality::single);
     let object = create_type(client, &types_path(space), name, uid, single, fields).await?;
-    write_reply(call, object, "created", "Content type created successfully")
+    Ok(write_reply(
+        object,
+        "created",
+        "Content type created successfully",
+    ))
 }
 
-fn write_reply(call: &Call, object: Value, status: &str, message: &str) -> ToolResult {
+/// The answer of a type write: the type as persisted, in `status`, the old payload's message
+/// `message` (C21).
+fn write_reply<D: Object>(object: Value, status: &str, message: &str) -> Reply<D> {
     let resource = type_resource(&object);
-    let legacy_object = object.clone();
-    Ok(Reply::new(object)
-        .resource(resource)
-        .state(PostCondition::status(status))
-        .legacy(call.mode, || {
-            legacy::write(status, message, "type", legacy_object)
-        })
-        .into())
+    let post = PostCondition::status(status);
+    reply::saved_as::<TypeObject, D>(object, resource, post, status, message)
 }
 
 /// Arguments of `content-types-copy`.
@@ -472,13 +433,12 @@ pub(crate) fn copy_tool() -> ToolDef {
             "Copy a content type and its field definitions to another space (or the same space with a new uid). data \
 is the copy as persisted; resource is the copy.",
         )
-        .data(type_schema())
         .resource()
         .state()
         .handle(copy)
 }
 
-async fn copy(call: Call, args: CopyArgs) -> ToolResult {
+async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<TypeObject>> {
     let client = call.client()?;
     let source_space = resolve_space(client, &args.space, Need::Id).await?;
     let target_space = match args.target_space.as_deref() {
@@ -518,7 +478,7 @@ async fn copy(call: Call, args: CopyArgs) -> ToolResult {
         fields,
     )
     .await?;
-    write_reply(&call, object, "created", "Content type copied successfully")
+    Ok(write_reply(object, "created", "Content type copied successfully").into())
 }
 
 #[cfg(test)]

@@ -231,11 +231,9 @@ where
 
     /// `update`: `PUT` the given fields (at least one) to the member, read back and checked.
     pub(crate) fn update(self) -> Self {
-        let mut this = self
-            .push("update", Does::Standard(Standard::Update))
-            .on_target();
-        this.last().any_field = true;
-        this
+        self.push("update", Does::Standard(Standard::Update))
+            .on_target()
+            .changes()
     }
 
     /// `delete`: confirmed, then `DELETE` the member.
@@ -277,6 +275,12 @@ where
     /// The last action needs the target.
     pub(crate) fn on_target(mut self) -> Self {
         self.last().targeted = true;
+        self
+    }
+
+    /// The last action needs at least one of the writable fields (an update of its own).
+    pub(crate) fn changes(mut self) -> Self {
+        self.last().any_field = true;
         self
     }
 
@@ -484,7 +488,7 @@ mod tests {
     use super::*;
     use crate::app::App;
     use crate::config::Config;
-    use crate::contract::{ErrorCode, Mode};
+    use crate::contract::ErrorCode;
     use crate::tools::engine::{Rules, echoed};
 
     echoed! {
@@ -528,7 +532,6 @@ mod tests {
             .expect("a config");
         Call {
             app: Arc::new(App::new(config).expect("an app")),
-            mode: Mode::Migrated,
         }
     }
 

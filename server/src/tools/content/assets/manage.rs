@@ -1,40 +1,33 @@
 //! `content-assets-manage`: list, get, upload, update or delete assets of the account's
-//! library.
+//! library, declared on the engine ([`crate::tools::engine::manage`]).
 //!
-//! [`manage`] decides what is decided locally (which action, the confirmation of a delete)
-//! before any request, then runs the action; an upload or an update answers the asset read
-//! back (C7).
+//! `list` (with the documented filters), `get` and the confirmation of `delete` are the
+//! engine's; an asset is named by id, uuid or exact file name ([`resolve`]). `upload` and
+//! `update` send the documented multipart forms and answer the asset read back (C7).
 
 use reqwest::Method;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::{
-    FileSpec, Filters, Metadata, asset_path, asset_schema, get_reply, list_page, resolve,
-    resolve_id, update_and_read, upload,
+    ASSETS, AssetObject, FileSpec, Filters, Metadata, asset_path, resolve, resolve_id,
+    update_and_read, upload,
 };
 use crate::config::Module;
-use crate::contract::schema::RareState;
-use crate::contract::{PostCondition, Reply, Resource, ToolClass, legacy, schema};
-use crate::modyo::{ModyoClient, Query};
-use crate::tools::args::{Ident, Paging, any_given};
-use crate::tools::content::{id_key, unconfirmed};
-use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
-
-/// Actions of `content-assets-manage`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-enum Action {
-    List,
-    Get,
-    Upload,
-    Update,
-    Delete,
-}
+use crate::contract::Legacy;
+use crate::modyo::Query;
+use crate::modyo::resolve::is_id;
+use crate::tools::args::{Ident, Paging};
+use crate::tools::content::{Confirm, id_key};
+use crate::tools::engine::collection::id_of;
+use crate::tools::engine::{
+    self, Action, Answer, Ctx, Found, Given, Managed, Scope, at, manage, reply,
+};
+use crate::tools::{Call, CallError, ToolDef};
 
 /// Arguments of `content-assets-manage`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 pub(crate) struct ManageArgs {
     /// list, get (default), upload, update or delete.
     action: Option<Action>,
@@ -56,21 +49,12 @@ pub(crate) struct ManageArgs {
     description: Option<String>,
     /// Tags to set (upload, update); list: only assets carrying them.
     tags: Option<Vec<String>>,
-    /// Must be true for delete.
-    #[serde(rename = "confirmDelete")]
-    confirm_delete: Option<bool>,
-    /// Accepted for compatibility; writes are always read back.
-    verify: Option<bool>,
-}
-
-fn manage_schema() -> Value {
-    let mut data = asset_schema();
-    data["properties"]["assets"] = schema::array(asset_schema());
-    data
+    #[serde(flatten)]
+    confirm: Confirm,
 }
 
 pub(crate) fn manage_tool() -> ToolDef {
-    tool("content-assets-manage", Module::Content, ToolClass::Gated)
+    manage::<ManageArgs, AssetObject>("content-assets-manage", Module::Content, at(ASSETS))
         .describe(
             "List, get, upload, update or delete assets of the account's library (Modyo keeps assets per account, \
 not per space). list (query, tags, extensions): data.assets + coverage; get/upload/update: data is the asset \
@@ -78,54 +62,52 @@ read back (the API normalizes file names); upload reads the local file `file`, t
 description/tags with an update; update cannot clear tags; delete (confirmDelete: true): data null, \
 state.status deleted.",
         )
-        .data(manage_schema())
-        .resource()
-        .state()
-        .actions(&["list", "get"], &["upload", "update", "delete"])
-        .handle(manage)
-        .writes_state(RareState::PAGED)
+        .target("asset", "id, uuid or file name")
+        .fields(&["title", "alt_text", "description", "tags"])
+        .mutating(&["file"])
+        .resolve(find)
+        .list(filters)
+        .get()
+        .action("upload", upload_file)
+        .needs(&["file"])
+        .action("update", update)
+        .on_target()
+        .changes()
+        .action("delete", delete)
+        .on_target()
+        .confirmed()
+        .build()
 }
 
-async fn manage(call: Call, args: ManageArgs) -> ToolResult {
-    let writes = any_given(&[
-        args.file.is_some(),
-        args.title.is_some(),
-        args.alt_text.is_some(),
-        args.description.is_some(),
-        args.tags.is_some(),
-    ]);
-    let action = match args.action {
-        Some(action) => action,
-        None if writes => {
-            return Err(CallError::Arguments(
-                "action is required when file, title, alt_text, description or tags are given (list, upload or update)".into(),
-            ));
-        }
-        None => Action::Get,
+type Assets = Ctx<ManageArgs, AssetObject>;
+
+/// The documented list filters (the engine adds the paging).
+fn filters(args: &ManageArgs) -> Query {
+    let filters = Filters {
+        query: args.query.clone(),
+        tags: args.tags.clone(),
+        extensions: args.extensions.clone(),
     };
-    let _ = args.verify;
-    if action == Action::Delete && args.confirm_delete != Some(true) {
-        return Ok(unconfirmed("content-assets-manage", "delete"));
-    }
-    let client = call.client()?;
-    match action {
-        Action::List => list(&call, client, &args).await,
-        Action::Get => {
-            let object = resolve(client, asset_arg(&args, action)?).await?;
-            get_reply(&call, object)
-        }
-        Action::Upload => upload_file(&call, client, &args).await,
-        Action::Update => update(&call, client, &args).await,
-        Action::Delete => delete(&call, client, &args).await,
-    }
+    filters.query()
 }
 
-/// The `asset` argument an action needs, or the argument error that names it.
-fn asset_arg(args: &ManageArgs, action: Action) -> Result<&str, CallError> {
-    args.asset.as_deref().ok_or_else(|| {
-        CallError::Arguments(
-            format!("{action:?} needs asset (id, uuid or file name)").to_lowercase(),
-        )
+/// An asset by id (read only when the action needs the object), uuid or exact file name.
+async fn find(
+    call: Call,
+    given: Given,
+    _: Scope<AssetObject>,
+    need: engine::Need,
+) -> Result<Found, CallError> {
+    let input = given.text("asset").unwrap_or_default();
+    let input = input.trim();
+    if need == engine::Need::Id && is_id(input) {
+        let id = engine::collection::parse_id(input, "asset")?;
+        return Ok(Found { id, object: None });
+    }
+    let object = resolve(call.client()?, input).await?;
+    Ok(Found {
+        id: id_of(&object, "asset")?,
+        object: Some(object),
     })
 }
 
@@ -139,77 +121,44 @@ fn metadata(args: &ManageArgs) -> Metadata {
     }
 }
 
-async fn list(call: &Call, client: &ModyoClient, args: &ManageArgs) -> ToolResult {
-    let filters = Filters {
-        query: args.query.clone(),
-        tags: args.tags.clone(),
-        extensions: args.extensions.clone(),
-    };
-    let (items, coverage, raw_meta) = list_page(client, &args.paging, &filters).await?;
-    let legacy_items = items.clone();
-    Ok(Reply::new(json!({"assets": items}))
-        .state(coverage)
-        .legacy(call.mode, || {
-            legacy::list("assets", legacy_items, raw_meta.as_ref())
-        })
-        .into())
-}
-
-async fn upload_file(call: &Call, client: &ModyoClient, args: &ManageArgs) -> ToolResult {
-    let Some(file) = args.file.clone() else {
-        return Err(CallError::Arguments(
-            "upload needs file (a local path)".into(),
-        ));
-    };
-    let metadata = metadata(args);
+async fn upload_file(ctx: Assets) -> Answer<Managed<AssetObject>> {
+    let metadata = metadata(&ctx.args);
     let spec = FileSpec {
-        path: file,
+        path: ctx.args.file.clone().unwrap_or_default(),
         title: metadata.title,
         alt_text: metadata.alt_text,
         description: metadata.description,
         tags: metadata.tags,
     };
-    let object = upload(client, &spec).await?;
-    write_reply(call, object, "created", "Asset uploaded successfully")
+    let object = upload(ctx.client()?, &spec).await?;
+    written(&ctx, object, "created", "Asset uploaded successfully")
 }
 
-async fn update(call: &Call, client: &ModyoClient, args: &ManageArgs) -> ToolResult {
-    let metadata = metadata(args);
-    if metadata.form()?.is_none() {
-        return Err(CallError::Arguments(
-            "update needs at least one of title, alt_text, description, tags".into(),
-        ));
-    }
-    let id = resolve_id(client, asset_arg(args, Action::Update)?).await?;
-    let object = update_and_read(client, &id, &metadata).await?;
-    write_reply(call, object, "updated", "Asset updated successfully")
+async fn update(ctx: Assets) -> Answer<Managed<AssetObject>> {
+    let client = ctx.client()?;
+    let id = resolve_id(client, &ctx.target()?).await?;
+    let object = update_and_read(client, &id, &metadata(&ctx.args)).await?;
+    written(&ctx, object, "updated", "Asset updated successfully")
 }
 
-async fn delete(call: &Call, client: &ModyoClient, args: &ManageArgs) -> ToolResult {
-    let object = resolve(client, asset_arg(args, Action::Delete)?).await?;
+/// `DELETE` the asset; the old payload named its id as the text it was in the path.
+async fn delete(ctx: Assets) -> Answer<Managed<AssetObject>> {
+    let object = resolve(ctx.client()?, &ctx.target()?).await?;
     let id = id_key(object.get("id").unwrap_or(&Value::Null));
-    client
+    ctx.client()?
         .send(Method::DELETE, &asset_path(&id), &Query::new(), None)
         .await?;
-    let resource = Resource::from_object("asset", &object, None);
-    Ok(Reply::new(Value::Null)
-        .resource(resource)
-        .state(PostCondition::status("deleted"))
-        .legacy(
-            call.mode,
-            || json!({"message": "Asset permanently deleted", "action": "deleted", "assetId": id}),
-        )
-        .into())
+    let old = Legacy::gone("deleted", "Asset permanently deleted", "assetId", id);
+    Ok(reply::gone_as(ctx.coll.resource(&object, None), "deleted", old).into())
 }
 
-fn write_reply(call: &Call, object: Value, status: &str, message: &str) -> ToolResult {
-    let resource = Resource::from_object("asset", &object, None);
-    let legacy_object = object.clone();
-    Ok(Reply::new(object)
-        .resource(resource)
-        .state(PostCondition::status(status))
-        .legacy(call.mode, || {
-            legacy::write(status, message, "asset", legacy_object)
-        })
-        .into())
+fn written(
+    ctx: &Assets,
+    object: Value,
+    status: &str,
+    message: &str,
+) -> Answer<Managed<AssetObject>> {
+    let resource = ctx.coll.resource(&object, None);
+    let post = reply::post::<AssetObject>(status, &object);
+    Ok(reply::saved_as::<AssetObject, _>(object, resource, post, status, message).into())
 }

@@ -21,7 +21,7 @@ use super::write::encode_fields;
 use crate::config::Module;
 use crate::contract::schema::RareState;
 use crate::contract::schema::{strict, string};
-use crate::contract::{ErrorCode, PostCondition, Reply, ToolClass, ToolError};
+use crate::contract::{ErrorCode, Legacy, PostCondition, Reply, ToolClass, ToolError};
 use crate::modyo::resolve::{is_id, is_uuid};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::Ident;
@@ -151,7 +151,7 @@ async fn bulk(call: Call, args: BulkArgs) -> ToolResult {
             (send(&call, &space, action, body).await?, ids.len())
         }
     };
-    Ok(answer(&call, args.action, body, items).into())
+    Ok(answer(args.action, body, items).into())
 }
 
 /// An entry id as the bulk body sends it: a number for an id, a string for a uuid.
@@ -274,19 +274,19 @@ async fn send(call: &Call, space: &Space, action: Action, body: Value) -> Result
 }
 
 /// The reply: a queued job, or the result a 200 reported directly.
-fn answer(call: &Call, action: Action, response: Value, items: usize) -> Reply {
+fn answer(action: Action, response: Value, items: usize) -> Reply {
     if let Some(job_id) = response.get("job_id").and_then(Value::as_str) {
         let job_id = job_id.to_owned();
         let legacy_id = job_id.clone();
         return Reply::new(json!({"job_id": job_id}))
             .state(PostCondition::status("queued").pending(true))
-            .legacy(call.mode, || {
+            .old(Legacy::custom(move |_| {
                 json!({
                     "message": format!("Bulk {} of {items} entries queued", action.as_str()),
                     "action": "queued",
                     "jobId": legacy_id,
                 })
-            });
+            }));
     }
     let errors = item_errors(response.get("errors"));
     let affected = response
@@ -315,13 +315,13 @@ fn answer(call: &Call, action: Action, response: Value, items: usize) -> Reply {
     }
     Reply::new(Value::Object(data))
         .state(post)
-        .legacy(call.mode, || {
+        .old(Legacy::custom(move |_| {
             json!({
                 "message": format!("Bulk {} of {items} entries done", action.as_str()),
                 "action": action.as_str(),
                 "result": response,
             })
-        })
+        }))
 }
 
 #[cfg(test)]

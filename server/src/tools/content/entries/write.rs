@@ -24,10 +24,11 @@ use serde_json::{Map, Value, json};
 use super::super::categories;
 use super::super::{Space, id_key};
 use super::{is_asset_kind, present, read_entry};
-use crate::contract::{ErrorCode, PostCondition, Reply, ToolError, legacy};
+use crate::contract::{ErrorCode, Legacy, PostCondition, Reply, ToolError, legacy};
 use crate::modyo::resolve::is_uuid;
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::{Call, CallError, ToolResult};
+use crate::tools::CallError;
+use crate::tools::engine::{Object, reply};
 
 mod manage;
 mod upsert;
@@ -216,28 +217,22 @@ fn published_of(detail: &Value) -> Option<bool> {
 }
 
 /// The write's reply: the entry as `content-entries-get` shows it, its resource, and the
-/// post-condition read from it.
-async fn write_reply(
-    call: &Call,
+/// post-condition read from it; the old payload held the API's object.
+async fn write_reply<D: Object>(
+    client: &ModyoClient,
     space: &Space,
     detail: Value,
     content_type: Option<&Value>,
-    status: &str,
-    message: &str,
-) -> ToolResult {
-    let client = call.client()?;
+    (status, message): (&str, &str),
+) -> Result<Reply<D>, ToolError> {
     let (data, resource) = present(client, space, &detail, content_type).await?;
     let mut post = PostCondition::status(status);
     if let Some(published) = published_of(&detail) {
         post = post.published(published);
     }
-    Ok(Reply::new(data)
-        .resource(resource)
-        .state(post)
-        .legacy(call.mode, || {
-            legacy::write(status, message, "entry", detail)
-        })
-        .into())
+    let (word, message) = (status.to_owned(), message.to_owned());
+    let old = Legacy::custom(move |_| legacy::write(&word, message, "entry", detail));
+    Ok(reply::written(data, resource, post, old))
 }
 
 /// What a create or update sets, besides the type.

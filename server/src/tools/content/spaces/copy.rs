@@ -16,7 +16,9 @@ use serde_json::{Map, Value, json};
 use crate::config::Module;
 use crate::contract::schema::RareState;
 use crate::contract::schema::{array, integer, strict, string};
-use crate::contract::{ErrorCode, PostCondition, Reply, Resource, ToolClass, ToolError, schema};
+use crate::contract::{
+    ErrorCode, Legacy, PostCondition, Reply, Resource, ToolClass, ToolError, schema,
+};
 use crate::modyo::list::walk;
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::Ident;
@@ -165,15 +167,16 @@ async fn copy(call: Call, args: CopyArgs) -> ToolResult {
     };
     let resource = Resource::from_object("space", &new_object, Some("uid"));
     let counts = json!({"types": types, "categories": categories, "entries": entries});
-    let legacy_space = new_object.clone();
-    let legacy_counts = counts.clone();
-    Ok(Reply::new(json!({"space": new_object, "copied": counts, "failed": failed}))
-        .resource(resource)
-        .state(PostCondition::status(status).affected(affected))
-        .legacy(call.mode, || {
-            json!({"message": "Space copied successfully", "action": "copied", "space": legacy_space, "copied": legacy_counts})
-        })
-        .into())
+    let old = Legacy::custom(
+        |data| json!({"message": "Space copied successfully", "action": "copied", "space": data["space"], "copied": data["copied"]}),
+    );
+    Ok(
+        Reply::new(json!({"space": new_object, "copied": counts, "failed": failed}))
+            .resource(resource)
+            .state(PostCondition::status(status).affected(affected))
+            .old(old)
+            .into(),
+    )
 }
 
 /// Reads the source's types (with their fields), and its categories and entries when asked.

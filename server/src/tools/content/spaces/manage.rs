@@ -1,43 +1,30 @@
-//! `content-spaces-manage`: list, get, create, update or delete content spaces.
+//! `content-spaces-manage`: list, get, create, update or delete content spaces, declared on the
+//! engine ([`crate::tools::engine::manage`]).
 //!
-//! [`manage`] decides what is decided locally (which action, the confirmation of a delete)
-//! before any request, then runs the action; each write reports the space as persisted (C7).
-//! A delete sends the space's name as Modyo's `validation` and starts Modyo's background
-//! deletion (`state.status` `queued`, `state.pending`).
+//! The standard actions read and write `/api/admin/content/spaces` (each write reports the
+//! space as persisted, C7); a space is named by id, uid or name ([`resolve_space`]). The
+//! delete is the space's own: it sends the space's name as Modyo's `validation` and starts
+//! Modyo's background deletion (`state.status` `queued`, `state.pending`).
 
 use reqwest::Method;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
-use super::{get_reply, list_reply};
 use crate::config::Module;
 use crate::contract::schema::RareState;
-use crate::contract::{
-    ErrorCode, PostCondition, Reply, Resource, ToolClass, ToolError, legacy, schema,
-};
-use crate::modyo::{CmsError, ModyoClient, Query};
-use crate::tools::args::{Ident, Paging, any_given};
-use crate::tools::content::{Need, SPACES, resolve_space, space_schema, unconfirmed};
-use crate::tools::engine::persist;
-use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
-
-/// Actions of `content-spaces-manage`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-enum ManageAction {
-    List,
-    Get,
-    Create,
-    Update,
-    Delete,
-}
+use crate::contract::{ErrorCode, Legacy, PostCondition, Reply, ToolError};
+use crate::modyo::{CmsError, Query};
+use crate::tools::args::{Ident, Paging};
+use crate::tools::content::{Confirm, Need, SPACES, SpaceObject, resolve_space};
+use crate::tools::engine::{self, Action, Answer, Ctx, Found, Given, Managed, Scope, at, manage};
+use crate::tools::{Call, CallError, ToolDef};
 
 /// Arguments of `content-spaces-manage`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 pub(crate) struct ManageArgs {
     /// list, get (default), create, update or delete.
-    action: Option<ManageAction>,
+    action: Option<Action>,
     /// Space id, uid or name (get, update, delete).
     space: Option<Ident>,
     #[serde(flatten)]
@@ -50,186 +37,79 @@ pub(crate) struct ManageArgs {
     default_locale: Option<String>,
     /// Enabled locales (create, update).
     locales: Option<Vec<String>>,
-    /// Must be true for delete.
-    #[serde(rename = "confirmDelete")]
-    confirm_delete: Option<bool>,
-    /// Accepted for compatibility; writes are always read back.
-    verify: Option<bool>,
-}
-
-fn manage_schema() -> Value {
-    let mut data = space_schema();
-    data["properties"]["spaces"] = schema::array(space_schema());
-    data
+    #[serde(flatten)]
+    confirm: Confirm,
 }
 
 pub(crate) fn manage_tool() -> ToolDef {
-    tool("content-spaces-manage", Module::Content, ToolClass::Gated)
+    manage::<ManageArgs, SpaceObject>("content-spaces-manage", Module::Content, at(SPACES))
         .describe(
             "List, get, create, update or delete content spaces. list: data.spaces + coverage; get/create/update: \
 data is the space as persisted; delete (confirmDelete: true) sends the space's name as Modyo's validation and \
 starts Modyo's background deletion: data null, state.status queued, state.pending true.",
         )
-        .data(manage_schema())
-        .resource()
-        .state()
-        .actions(&["list", "get"], &["create", "update", "delete"])
-        .handle(manage)
-        .writes_state(RareState::PENDING.union(RareState::PAGED))
-}
-async fn manage(call: Call, args: ManageArgs) -> ToolResult {
-    let writes = any_given(&[
-        args.name.is_some(),
-        args.uid.is_some(),
-        args.default_locale.is_some(),
-        args.locales.is_some(),
-    ]);
-    let action = match args.action {
-        Some(action) => action,
-        None if writes => {
-            return Err(CallError::Arguments(
-                "action is required when name, uid, default_locale or locales are given (create or update)".into(),
-            ));
-        }
-        None => ManageAction::Get,
-    };
-    let _ = args.verify;
-    // Decided before any request: an unconfirmed delete sends nothing.
-    if action == ManageAction::Delete && args.confirm_delete != Some(true) {
-        return Ok(unconfirmed("content-spaces-manage", "delete"));
-    }
-    let client = call.client()?;
-    match action {
-        ManageAction::List => {
-            list_reply(&call, &args.paging, |items| json!({"spaces": items})).await
-        }
-        ManageAction::Get => {
-            let space = resolve_space(client, space_arg(&args, action)?, Need::Object).await?;
-            get_reply(&call, space)
-        }
-        ManageAction::Create => create(&call, client, &args).await,
-        ManageAction::Update => update(&call, client, &args, writes).await,
-        ManageAction::Delete => delete(&call, client, &args).await,
-    }
+        .target("space", "id, uid or name")
+        .fields(&["name", "uid", "default_locale", "locales"])
+        .resolve(find)
+        .list(|_| Query::new())
+        .get()
+        .create(&["name"])
+        .update()
+        .action("delete", delete)
+        .on_target()
+        .confirmed()
+        .build()
+        .writes_state(RareState::PENDING)
 }
 
-/// The `space` argument an action needs, or the argument error that names it.
-fn space_arg(args: &ManageArgs, action: ManageAction) -> Result<&str, CallError> {
-    args.space.as_deref().ok_or_else(|| {
-        CallError::Arguments(format!("{action:?} needs space (id, uid or name)").to_lowercase())
+/// A space by id, uid or name, as every content tool resolves it.
+async fn find(
+    call: Call,
+    given: Given,
+    _: Scope<SpaceObject>,
+    need: engine::Need,
+) -> Result<Found, CallError> {
+    let input = given.text("space").unwrap_or_default();
+    let need = match need {
+        engine::Need::Id => Need::Id,
+        engine::Need::Object | engine::Need::Row => Need::Object,
+    };
+    let space = resolve_space(call.client()?, &input, need).await?;
+    Ok(Found {
+        id: space.id,
+        object: space.object,
     })
 }
 
-/// The given writable fields: the body of a create or an update.
-fn body(args: &ManageArgs) -> Value {
-    let mut body = Map::new();
-    for (key, value) in [
-        ("name", args.name.clone().map(Value::from)),
-        ("uid", args.uid.clone().map(Value::from)),
-        (
-            "default_locale",
-            args.default_locale.clone().map(Value::from),
-        ),
-        ("locales", args.locales.clone().map(Value::from)),
-    ] {
-        if let Some(value) = value {
-            body.insert(key.to_owned(), value);
-        }
-    }
-    Value::Object(body)
-}
-
-/// The answer of a write: the space as persisted, in `status`.
-fn write_reply(
-    call: &Call,
-    object: Value,
-    resource: Resource,
-    status: &str,
-    message: &str,
-) -> ToolResult {
-    let legacy_object = object.clone();
-    Ok(Reply::new(object)
-        .resource(resource)
-        .state(PostCondition::status(status))
-        .legacy(call.mode, || {
-            legacy::write(status, message, "space", legacy_object)
-        })
-        .into())
-}
-
-async fn create(call: &Call, client: &ModyoClient, args: &ManageArgs) -> ToolResult {
-    if args.name.is_none() {
-        return Err(CallError::Arguments("create needs name".into()));
-    }
-    let response = client
-        .send(Method::POST, SPACES, &Query::new(), Some(&body(args)))
-        .await?;
-    let id = response.get("id").cloned().unwrap_or(Value::Null);
-    let object = persist::read_back(client, response, &format!("{SPACES}/{id}")).await?;
-    let resource = Resource::from_object("space", &object, Some("uid"));
-    write_reply(
-        call,
-        object,
-        resource,
-        "created",
-        "Space created successfully",
-    )
-}
-
-async fn update(call: &Call, client: &ModyoClient, args: &ManageArgs, writes: bool) -> ToolResult {
-    if !writes {
-        return Err(CallError::Arguments(
-            "update needs at least one of name, default_locale, locales".into(),
-        ));
-    }
-    let space = resolve_space(client, space_arg(args, ManageAction::Update)?, Need::Id).await?;
-    let path = space.path();
-    let object = persist::write(client, Method::PUT, &path, Some(&body(args)), &path).await?;
-    let resource = Resource::from_object("space", &object, Some("uid")).id(space.id);
-    write_reply(
-        call,
-        object,
-        resource,
-        "updated",
-        "Space updated successfully",
-    )
-}
-
-async fn delete(call: &Call, client: &ModyoClient, args: &ManageArgs) -> ToolResult {
-    let space = resolve_space(client, space_arg(args, ManageAction::Delete)?, Need::Object).await?;
-    let name = space
-        .object
-        .as_ref()
-        .and_then(|o| o.get("name"))
+/// `DELETE <space>?validation=<name>`: Modyo starts deleting the space in the background.
+async fn delete(ctx: Ctx<ManageArgs, SpaceObject>) -> Answer<Managed<SpaceObject>> {
+    let found = ctx.found(engine::Need::Object).await?;
+    let object = found.object();
+    let id = found.id;
+    let name = object
+        .get("name")
         .and_then(Value::as_str)
         .ok_or_else(|| {
             ToolError::new(
                 ErrorCode::InvalidUpstreamResponse,
-                format!(
-                    "space {} has no name; Modyo's delete needs it as validation",
-                    space.id
-                ),
+                format!("space {id} has no name; Modyo's delete needs it as validation"),
             )
         })?
         .to_owned();
-    let id = space.id;
-    client
+    ctx.client()?
         .send(
             Method::DELETE,
-            &space.path(),
+            &ctx.coll.item(id),
             &Query::new().push("validation", &name),
             None,
         )
         .await
         .map_err(|e| delete_refused(e, id, &name))?;
-    let resource = space.resource();
-    Ok(Reply::new(Value::Null)
-        .resource(resource)
+    let old = Legacy::gone("queued", "Space deletion started", "spaceId", id);
+    Ok(Reply::new(Managed::Gone)
+        .resource(ctx.coll.resource(&object, Some(id)))
         .state(PostCondition::status("queued").pending(true))
-        .legacy(
-            call.mode,
-            || json!({"message": "Space deletion started", "action": "queued", "spaceId": id}),
-        )
+        .old(old)
         .into())
 }
 
@@ -247,6 +127,7 @@ fn delete_refused(error: CmsError, id: u64, name: &str) -> ToolError {
     }
     ToolError::from(error)
 }
+
 #[cfg(test)]
 mod tests {
     use super::*;

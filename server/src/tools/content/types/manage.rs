@@ -1,44 +1,31 @@
 //! `content-types-manage`: list, get, create, update or delete content types, and add, update
-//! or remove one field.
+//! or remove one field, declared on the engine ([`crate::tools::engine::manage`]).
 //!
-//! [`manage`] decides what is decided locally (which action, a refused description, the
-//! confirmation of a delete or a field removal) before any request, then runs the action.
-//! Field actions send only the changed field and read its outcome back from the type the API
-//! returns (C7).
+//! `list` and what is decided locally (which action, what it needs, the confirmation of a
+//! delete or a field removal) are the engine's; a description is refused before any request.
+//! The other actions are the type's own: a type is named by id or uid, its `cardinality` is
+//! sent as `single`, and field actions send only the changed field and read its outcome back
+//! from the type the API returns (C7).
 
 use reqwest::Method;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::{
-    Cardinality, FieldSpec, create_reply, fetch_type, fields_of, find_field, get_reply, has_field,
-    list_reply, no_description, put_type, type_resource, type_schema, types_path, write_reply,
+    Cardinality, FieldSpec, TypeObject, create_reply, fetch_type, fields_of, find_field, has_field,
+    no_description, put_type, type_resource, write_reply,
 };
 use crate::config::Module;
-use crate::contract::schema::RareState;
-use crate::contract::{ErrorCode, PostCondition, Reply, ToolClass, ToolError, schema};
-use crate::modyo::{ModyoClient, Query};
-use crate::tools::args::{Ident, Paging, any_given};
-use crate::tools::content::{Need, numeric_id, resolve_space, unconfirmed};
-use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
-
-/// Actions of `content-types-manage`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-enum Action {
-    List,
-    Get,
-    Create,
-    Update,
-    Delete,
-    AddField,
-    UpdateField,
-    RemoveField,
-}
+use crate::contract::{ErrorCode, ToolError};
+use crate::modyo::Query;
+use crate::tools::args::{Ident, Paging};
+use crate::tools::content::{Space, numeric_id, space_scope};
+use crate::tools::engine::{Action, Answer, Ctx, Given, Managed, manage, reply, scoped};
+use crate::tools::{Call, CallError, ToolDef};
 
 /// Arguments of `content-types-manage`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 pub(crate) struct ManageArgs {
     /// list, get (default), create, update, delete, add_field, update_field or remove_field.
     action: Option<Action>,
@@ -70,139 +57,83 @@ pub(crate) struct ManageArgs {
     verify: Option<bool>,
 }
 
-fn manage_schema() -> Value {
-    let mut data = type_schema();
-    data["properties"]["types"] = schema::array(type_schema());
-    data
-}
-
 pub(crate) fn manage_tool() -> ToolDef {
-    tool("content-types-manage", Module::Content, ToolClass::Gated)
+    let scope = scoped(|call: Call, given: Given, action| async move {
+        let description = given.text("description");
+        no_description(description.as_ref())?;
+        space_scope(call, given, action).await
+    });
+    manage::<ManageArgs, TypeObject>("content-types-manage", Module::Content, scope)
         .describe(
             "List, get, create, update or delete content types, and add, update or remove one field. list: data.types \
 + coverage; other actions: data is the type as persisted, with its fields; delete and remove_field need \
 confirmDelete: true (delete: data null, state.status deleted). Modyo's types have no description and fields no \
 label (both refused); a field's required is sent under validations.",
         )
-        .data(manage_schema())
-        .resource()
-        .state()
-        .actions(
-            &["list", "get"],
-            &[
-                "create",
-                "update",
-                "delete",
-                "add_field",
-                "update_field",
-                "remove_field",
-            ],
-        )
-        .handle(manage)
-        .writes_state(RareState::PAGED)
+        .target("type", "id or uid")
+        .fields(&["name", "uid", "description", "cardinality", "fields"])
+        .mutating(&["field", "definition"])
+        .list(|_| Query::new())
+        .action("get", get)
+        .on_target()
+        .action("create", create)
+        .needs(&["name", "uid"])
+        .action("update", update)
+        .on_target()
+        .action("delete", delete)
+        .on_target()
+        .confirmed()
+        .action("add_field", add_field)
+        .on_target()
+        .needs(&["definition"])
+        .action("update_field", update_field)
+        .on_target()
+        .needs(&["field"])
+        .action("remove_field", remove_field)
+        .on_target()
+        .needs(&["field"])
+        .confirmed()
+        .build()
 }
 
-async fn manage(call: Call, args: ManageArgs) -> ToolResult {
-    let writes = any_given(&[
-        args.name.is_some(),
-        args.uid.is_some(),
-        args.description.is_some(),
-        args.cardinality.is_some(),
-        args.fields.is_some(),
-        args.field.is_some(),
-        args.definition.is_some(),
-    ]);
-    let action = match args.action {
-        Some(action) => action,
-        None if writes => {
-            return Err(CallError::Arguments(
-                "action is required when name, uid, description, cardinality, fields, field or definition are given".into(),
-            ));
-        }
-        None => Action::Get,
-    };
-    let _ = args.verify;
-    no_description(args.description.as_ref())?;
-    if matches!(action, Action::Delete | Action::RemoveField) && args.confirm_delete != Some(true) {
-        let name = if action == Action::Delete {
-            "delete"
-        } else {
-            "remove_field"
-        };
-        return Ok(unconfirmed("content-types-manage", name));
-    }
-    let client = call.client()?;
-    match action {
-        Action::List => {
-            let space = resolve_space(client, &args.space, Need::Object).await?;
-            list_reply(
-                &call,
-                client,
-                &space,
-                &args.paging,
-                |items| json!({"types": items}),
-            )
-            .await
-        }
-        Action::Get => {
-            let space = resolve_space(client, &args.space, Need::Id).await?;
-            let object = fetch_type(client, &space, type_arg(&args, action)?).await?;
-            get_reply(&call, object)
-        }
-        Action::Create => create(&call, client, &args).await,
-        Action::Update => update(&call, client, &args).await,
-        Action::Delete => delete(&call, client, &args).await,
-        Action::AddField => add_field(&call, client, &args).await,
-        Action::UpdateField => update_field(&call, client, &args).await,
-        Action::RemoveField => remove_field(&call, client, &args).await,
-    }
+type Types = Ctx<ManageArgs, TypeObject>;
+type Answered = Answer<Managed<TypeObject>>;
+
+/// The space and the type an action works on, the type read in full, and its id.
+async fn current(ctx: &Types) -> Result<(Space, Value, u64), CallError> {
+    let space = Space::of(ctx)?;
+    let current = fetch_type(ctx.client()?, &space, &ctx.target()?).await?;
+    let id = numeric_id(&current, "a content type")?;
+    Ok((space, current, id))
 }
 
-/// The `type` argument an action needs, or the argument error that names it.
-fn type_arg(args: &ManageArgs, action: Action) -> Result<&str, CallError> {
-    args.content_type.as_deref().ok_or_else(|| {
-        CallError::Arguments(format!("{action:?} needs type (id or uid)").to_lowercase())
-    })
+async fn get(ctx: Types) -> Answered {
+    let object = fetch_type(ctx.client()?, &Space::of(&ctx)?, &ctx.target()?).await?;
+    let resource = type_resource(&object);
+    Ok(reply::one(object, resource).into())
 }
 
-/// The `field` argument a field action needs, or the argument error that names it.
-fn field_arg(args: &ManageArgs) -> Result<&str, CallError> {
-    args.field
-        .as_deref()
-        .ok_or_else(|| CallError::Arguments("this action needs field (name or id)".into()))
-}
-
-/// The space and the type an action works on, the type read in full.
-async fn current(
-    client: &ModyoClient,
-    args: &ManageArgs,
-    action: Action,
-) -> Result<(crate::tools::content::Space, Value), CallError> {
-    let space = resolve_space(client, &args.space, Need::Id).await?;
-    let current = fetch_type(client, &space, type_arg(args, action)?).await?;
-    Ok((space, current))
-}
-
-async fn create(call: &Call, client: &ModyoClient, args: &ManageArgs) -> ToolResult {
-    let (Some(name), Some(uid)) = (args.name.as_deref(), args.uid.as_deref()) else {
-        return Err(CallError::Arguments("create needs name and uid".into()));
-    };
+async fn create(ctx: Types) -> Answered {
+    let args = &ctx.args;
     let fields = args
         .fields
         .iter()
         .flatten()
         .map(|f| f.new_field().map(Value::Object))
         .collect::<Result<Vec<_>, _>>()?;
-    let space = resolve_space(client, &args.space, Need::Id).await?;
-    create_reply(call, client, &space, (name, uid), args.cardinality, fields).await
+    let name = args.name.as_deref().unwrap_or_default();
+    let uid = args.uid.as_deref().unwrap_or_default();
+    let space = Space::of(&ctx)?;
+    let created = create_reply(ctx.client()?, &space, (name, uid), args.cardinality, fields);
+    Ok(created.await?.into())
 }
 
-async fn update(call: &Call, client: &ModyoClient, args: &ManageArgs) -> ToolResult {
+async fn update(ctx: Types) -> Answered {
     let mut body = Map::new();
-    if let Some(name) = &args.name {
+    if let Some(name) = &ctx.args.name {
         body.insert("name".into(), Value::from(name.clone()));
     }
-    if let Some(cardinality) = args.cardinality {
+    if let Some(cardinality) = ctx.args.cardinality {
         body.insert("single".into(), Value::from(cardinality.single()));
     }
     if body.is_empty() {
@@ -210,49 +141,33 @@ async fn update(call: &Call, client: &ModyoClient, args: &ManageArgs) -> ToolRes
             "update needs name or cardinality (fields change through add_field, update_field, remove_field)".into(),
         ));
     }
-    let (space, current) = current(client, args, Action::Update).await?;
-    let id = numeric_id(&current, "a content type")?;
-    let object = put_type(client, &space, id, Value::Object(body)).await?;
-    write_reply(call, object, "updated", "Content type updated successfully")
+    let (space, _, id) = current(&ctx).await?;
+    let object = put_type(ctx.client()?, &space, id, Value::Object(body)).await?;
+    Ok(write_reply(object, "updated", "Content type updated successfully").into())
 }
 
-async fn delete(call: &Call, client: &ModyoClient, args: &ManageArgs) -> ToolResult {
-    let (space, current) = current(client, args, Action::Delete).await?;
-    let id = numeric_id(&current, "a content type")?;
-    client
-        .send(
-            Method::DELETE,
-            &format!("{}/{id}", types_path(&space)),
-            &Query::new(),
-            None,
-        )
+async fn delete(ctx: Types) -> Answered {
+    let (_, current, id) = current(&ctx).await?;
+    let path = ctx.coll.item(id);
+    ctx.client()?
+        .send(Method::DELETE, &path, &Query::new(), None)
         .await?;
-    Ok(Reply::new(Value::Null)
-        .resource(type_resource(&current))
-        .state(PostCondition::status("deleted"))
-        .legacy(call.mode, || {
-            json!({"message": "Content type permanently deleted", "action": "deleted", "typeId": id})
-        })
-        .into())
+    let message = "Content type permanently deleted";
+    Ok(reply::gone::<TypeObject, _>(type_resource(&current), id, "deleted", message).into())
 }
 
-async fn add_field(call: &Call, client: &ModyoClient, args: &ManageArgs) -> ToolResult {
-    let Some(definition) = &args.definition else {
-        return Err(CallError::Arguments(
-            "add_field needs definition (name and type at least)".into(),
-        ));
-    };
+async fn add_field(ctx: Types) -> Answered {
+    let definition = ctx.args.definition.clone().unwrap_or_default();
     let field = definition.new_field()?;
     let name = definition.name.clone().unwrap_or_default();
-    let (space, current) = current(client, args, Action::AddField).await?;
+    let (space, current, id) = current(&ctx).await?;
     if has_field(&current, &name) {
         return Err(ToolError::invalid_parameters(format!(
             "the type already has a field '{name}'; use update_field to change it"
         ))
         .into());
     }
-    let id = numeric_id(&current, "a content type")?;
-    let object = put_type(client, &space, id, json!({"fields": [field]})).await?;
+    let object = put_type(ctx.client()?, &space, id, json!({"fields": [field]})).await?;
     if !has_field(&object, &name) {
         return Err(ToolError::new(
             ErrorCode::PersistedMismatch,
@@ -260,58 +175,56 @@ async fn add_field(call: &Call, client: &ModyoClient, args: &ManageArgs) -> Tool
         )
         .into());
     }
-    write_reply(call, object, "updated", "Field added successfully")
+    Ok(write_reply(object, "updated", "Field added successfully").into())
 }
 
-async fn update_field(call: &Call, client: &ModyoClient, args: &ManageArgs) -> ToolResult {
-    let definition = args.definition.clone().unwrap_or_default();
+/// The field the call names, as the type `current` holds it, and its id.
+fn named_field<'t>(ctx: &Types, current: &'t Value) -> Result<(&'t Value, Value), CallError> {
+    let wanted = ctx.args.field.as_deref().unwrap_or_default();
+    let existing = find_field(current, wanted)?;
+    Ok((existing, existing.get("id").cloned().unwrap_or(Value::Null)))
+}
+
+/// Whether the type as persisted still lists the field `field_id`.
+fn lists(object: &Value, field_id: &Value) -> bool {
+    fields_of(object)
+        .iter()
+        .any(|f| f.get("id") == Some(field_id))
+}
+
+async fn update_field(ctx: Types) -> Answered {
+    let definition = ctx.args.definition.clone().unwrap_or_default();
     if definition.body(None)?.is_empty() {
         return Err(CallError::Arguments(
             "update_field needs definition with the keys to change".into(),
         ));
     }
-    let (space, current) = current(client, args, Action::UpdateField).await?;
-    let existing = find_field(&current, field_arg(args)?)?;
-    let changes = definition.body(Some(existing))?;
-    let field_id = existing.get("id").cloned().unwrap_or(Value::Null);
-    let mut field = changes;
+    let (space, current, id) = current(&ctx).await?;
+    let (existing, field_id) = named_field(&ctx, &current)?;
+    let mut field = definition.body(Some(existing))?;
     field.insert("id".into(), field_id.clone());
-    let id = numeric_id(&current, "a content type")?;
-    let object = put_type(client, &space, id, json!({"fields": [field]})).await?;
-    let still_there = fields_of(&object)
-        .iter()
-        .any(|f| f.get("id") == Some(&field_id));
-    if !still_there {
+    let object = put_type(ctx.client()?, &space, id, json!({"fields": [field]})).await?;
+    if !lists(&object, &field_id) {
         return Err(ToolError::new(
             ErrorCode::PersistedMismatch,
             format!("the API accepted the change of field {field_id} but type {id} no longer lists it; read the type again with content-types-get"),
         )
         .into());
     }
-    write_reply(call, object, "updated", "Field updated successfully")
+    Ok(write_reply(object, "updated", "Field updated successfully").into())
 }
 
-async fn remove_field(call: &Call, client: &ModyoClient, args: &ManageArgs) -> ToolResult {
-    let (space, current) = current(client, args, Action::RemoveField).await?;
-    let existing = find_field(&current, field_arg(args)?)?;
-    let field_id = existing.get("id").cloned().unwrap_or(Value::Null);
-    let id = numeric_id(&current, "a content type")?;
-    let object = put_type(
-        client,
-        &space,
-        id,
-        json!({"fields": [{"id": field_id, "_destroy": true}]}),
-    )
-    .await?;
-    if fields_of(&object)
-        .iter()
-        .any(|f| f.get("id") == Some(&field_id))
-    {
+async fn remove_field(ctx: Types) -> Answered {
+    let (space, current, id) = current(&ctx).await?;
+    let (_, field_id) = named_field(&ctx, &current)?;
+    let body = json!({"fields": [{"id": field_id, "_destroy": true}]});
+    let object = put_type(ctx.client()?, &space, id, body).await?;
+    if lists(&object, &field_id) {
         return Err(ToolError::new(
             ErrorCode::PersistedMismatch,
             format!("the API accepted the removal of field {field_id} but type {id} still has it"),
         )
         .into());
     }
-    write_reply(call, object, "updated", "Field removed successfully")
+    Ok(write_reply(object, "updated", "Field removed successfully").into())
 }

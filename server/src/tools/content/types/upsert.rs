@@ -6,8 +6,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::{
-    Cardinality, FieldSpec, create_reply, fetch_type, fields_of, no_description, put_type,
-    type_schema, types_path, write_reply,
+    Cardinality, FieldSpec, TypeObject, create_reply, fetch_type, fields_of, no_description,
+    put_type, types_path, write_reply,
 };
 use crate::config::Module;
 use crate::contract::{ErrorCode, ToolClass, ToolError};
@@ -15,7 +15,8 @@ use crate::modyo::list::walk;
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::Ident;
 use crate::tools::content::{Need, Space, numeric_id, resolve_space};
-use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
+use crate::tools::engine::{Answer, Echo};
+use crate::tools::{Call, CallError, ToolDef, tool};
 
 /// Arguments of `content-types-upsert`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -43,13 +44,12 @@ pub(crate) fn upsert_tool() -> ToolDef {
 others kept. data is the type as persisted; state.status created or updated. Modyo's types have no description \
 and fields no label (both refused).",
         )
-        .data(type_schema())
         .resource()
         .state()
         .handle(upsert)
 }
 
-async fn upsert(call: Call, args: UpsertArgs) -> ToolResult {
+async fn upsert(call: Call, args: UpsertArgs) -> Answer<Echo<TypeObject>> {
     let _ = args.verify;
     no_description(args.description.as_ref())?;
     let uid = args.uid.trim();
@@ -73,9 +73,10 @@ async fn upsert(call: Call, args: UpsertArgs) -> ToolResult {
                 .iter()
                 .map(|f| f.new_field().map(Value::Object))
                 .collect::<Result<Vec<_>, _>>()?;
-            create_reply(&call, client, &space, (name, uid), args.cardinality, fields).await
+            let created = create_reply(client, &space, (name, uid), args.cardinality, fields);
+            Ok(created.await?.into())
         }
-        [existing] => update(&call, client, &space, existing, &args, &specs).await,
+        [existing] => update(client, &space, existing, &args, &specs).await,
         many => {
             let candidates: Vec<Value> = many
                 .iter()
@@ -97,13 +98,12 @@ async fn upsert(call: Call, args: UpsertArgs) -> ToolResult {
 
 /// Updates the one type that has the uid: its name, cardinality and the fields given.
 async fn update(
-    call: &Call,
     client: &ModyoClient,
     space: &Space,
     existing: &Value,
     args: &UpsertArgs,
     specs: &[FieldSpec],
-) -> ToolResult {
+) -> Answer<Echo<TypeObject>> {
     let id = numeric_id(existing, "a content type")?;
     // List rows may come without fields; the type itself has them.
     let current = if existing.get("fields").is_some() {
@@ -139,5 +139,5 @@ async fn update(
         body.insert("fields".into(), Value::Array(fields));
     }
     let object = put_type(client, space, id, Value::Object(body)).await?;
-    write_reply(call, object, "updated", "Content type updated successfully")
+    Ok(write_reply(object, "updated", "Content type updated successfully").into())
 }

@@ -1,61 +1,31 @@
 //! `content-entries-manage`: list, get, create, update, delete, publish, unpublish, archive or
-//! clone entries.
+//! clone entries, declared on the engine ([`crate::tools::engine::manage`]).
 //!
-//! [`manage`] decides what is decided locally (which action, the confirmation of a delete)
-//! before any request, then runs the action; each write answers the entry as persisted (C7).
+//! What is decided locally (which action, what it needs, the confirmation of a delete) is the
+//! engine's. The actions are the entry's own: an entry is named by id, uuid or slug
+//! ([`find_entry`]), its field values are written by name through its content type, and each
+//! write answers the entry as persisted (C7). Publish and unpublish are the documented
+//! `POST .../entries/{id}/publish|unpublish`; archive is the documented `archived` attribute.
 
 use reqwest::Method;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::super::{
-    Status, entry_schema, find_entry, list_filters, minimal, present, resolve_entry_id, row_schema,
-};
+use super::super::{EntryObject, Status, find_entry, list_filters, minimal, presented};
 use super::{EntryFields, clone_body, entry_body, persisted_entry, send_checked, write_reply};
 use crate::config::Module;
-use crate::contract::schema;
 use crate::contract::schema::RareState;
-use crate::contract::{Coverage, ErrorCode, PostCondition, Reply, ToolClass, ToolError, legacy};
+use crate::contract::{ErrorCode, Legacy, Reply, ToolError, legacy};
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::args::{Ident, Paging, any_given};
+use crate::tools::args::{Ident, Paging};
 use crate::tools::content::types::fetch_type;
-use crate::tools::content::{Need, Space, id_key, numeric_id, resolve_space, unconfirmed};
-use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
-
-/// Actions of `content-entries-manage`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-enum Action {
-    List,
-    Get,
-    Create,
-    Update,
-    Delete,
-    Publish,
-    Unpublish,
-    Archive,
-    Clone,
-}
-
-impl Action {
-    fn as_str(self) -> &'static str {
-        match self {
-            Action::List => "list",
-            Action::Get => "get",
-            Action::Create => "create",
-            Action::Update => "update",
-            Action::Delete => "delete",
-            Action::Publish => "publish",
-            Action::Unpublish => "unpublish",
-            Action::Archive => "archive",
-            Action::Clone => "clone",
-        }
-    }
-}
+use crate::tools::content::{Confirm, Space, id_key, in_space, numeric_id};
+use crate::tools::engine::{Action, Answer, Ctx, Echo, Managed, manage, reply};
+use crate::tools::{CallError, ToolDef};
 
 /// Arguments of `content-entries-manage`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 pub(crate) struct ManageArgs {
     /// list, get (default), create, update, delete, publish, unpublish, archive or clone.
     action: Option<Action>,
@@ -84,21 +54,12 @@ pub(crate) struct ManageArgs {
     locale: Option<String>,
     /// Field values by name (create, update); asset fields take an asset uuid.
     fields: Option<Map<String, Value>>,
-    /// Must be true for delete.
-    #[serde(rename = "confirmDelete")]
-    confirm_delete: Option<bool>,
-    /// Accepted for compatibility; writes are always read back.
-    verify: Option<bool>,
-}
-
-fn manage_schema() -> Value {
-    let mut data = entry_schema();
-    data["properties"]["entries"] = schema::array(row_schema());
-    data
+    #[serde(flatten)]
+    confirm: Confirm,
 }
 
 pub(crate) fn manage_tool() -> ToolDef {
-    tool("content-entries-manage", Module::Content, ToolClass::Gated)
+    manage::<ManageArgs, EntryObject>("content-entries-manage", Module::Content, in_space())
         .describe(
             "List, get, create, update, delete, publish, unpublish, archive or clone entries. list: data.entries \
 (minimal rows) + coverage; other actions: data is the entry as persisted, field values by name under fields \
@@ -106,80 +67,37 @@ pub(crate) fn manage_tool() -> ToolDef {
 archive sets the entry's archived attribute. An entry named by slug is searched with the list's query and confirmed \
 on its full entry; by uuid, the list is paged until a row carries it.",
         )
-        .data(manage_schema())
-        .resource()
-        .state()
-        .actions(
-            &["list", "get"],
-            &[
-                "create",
-                "update",
-                "delete",
-                "publish",
-                "unpublish",
-                "archive",
-                "clone",
-            ],
-        )
-        .handle(manage)
+        .target("entry", "id, uuid or slug")
+        .fields(&["name", "slug", "tags", "category", "locale", "fields"])
+        .action("list", list)
+        .action("get", get)
+        .on_target()
+        .action("create", create)
+        .needs(&["type", "name"])
+        .action("update", update)
+        .on_target()
+        .changes()
+        .action("delete", delete)
+        .on_target()
+        .confirmed()
+        .action("publish", transition)
+        .on_target()
+        .action("unpublish", transition)
+        .on_target()
+        .action("archive", transition)
+        .on_target()
+        .action("clone", clone)
+        .on_target()
+        .build()
         .writes_state(RareState::PAGED.union(RareState::PUBLISHED))
 }
 
-async fn manage(call: Call, args: ManageArgs) -> ToolResult {
-    let writes = any_given(&[
-        args.name.is_some(),
-        args.slug.is_some(),
-        args.tags.is_some(),
-        args.category.is_some(),
-        args.locale.is_some(),
-        args.fields.is_some(),
-    ]);
-    let action = match args.action {
-        Some(action) => action,
-        None if writes => {
-            return Err(CallError::Arguments(
-                "action is required when name, slug, tags, category, locale or fields are given (create or update)".into(),
-            ));
-        }
-        None => Action::Get,
-    };
-    let _ = args.verify;
-    if action == Action::Delete && args.confirm_delete != Some(true) {
-        return Ok(unconfirmed("content-entries-manage", "delete"));
-    }
-    let client = call.client()?;
-    match action {
-        Action::List => list(&call, client, &args).await,
-        Action::Get => {
-            let space = resolve_space(client, &args.space, Need::Id).await?;
-            let detail = find_entry(client, &space, entry_arg(&args, action)?)
-                .await?
-                .detail(client, &space)
-                .await?;
-            let (data, resource) = present(client, &space, &detail, None).await?;
-            Ok(Reply::new(data)
-                .resource(resource)
-                .legacy(call.mode, || detail)
-                .into())
-        }
-        Action::Create => create(&call, client, &args).await,
-        Action::Update => update(&call, client, &args, writes).await,
-        Action::Delete => delete(&call, client, &args).await,
-        Action::Publish | Action::Unpublish | Action::Archive => {
-            transition(&call, client, &args, action).await
-        }
-        Action::Clone => clone(&call, client, &args).await,
-    }
-}
+type Entries = Ctx<ManageArgs, EntryObject>;
+type Answered = Answer<Managed<EntryObject>>;
 
-/// The `entry` argument an action needs, or the argument error that names it.
-fn entry_arg(args: &ManageArgs, action: Action) -> Result<&str, CallError> {
-    args.entry.as_deref().ok_or_else(|| {
-        CallError::Arguments(format!(
-            "{} needs entry (id, uuid or slug)",
-            action.as_str()
-        ))
-    })
+/// The space of the call and its client.
+fn space(ctx: &Entries) -> Result<(&ModyoClient, Space), CallError> {
+    Ok((ctx.client()?, Space::of(ctx)?))
 }
 
 /// What a create or an update sets, as given.
@@ -194,60 +112,60 @@ fn given(args: &ManageArgs) -> EntryFields<'_> {
     }
 }
 
-async fn list(call: &Call, client: &ModyoClient, args: &ManageArgs) -> ToolResult {
-    let space = resolve_space(client, &args.space, Need::Object).await?;
+/// One page of minimal rows (C15: `data.entries`); the old payload held the API's rows.
+async fn list(ctx: Entries) -> Answered {
+    let (client, space) = space(&ctx)?;
+    let args = &ctx.args;
     let query = list_filters(client, &space, args.content_type.as_deref(), args.status)
         .await?
         .page(args.paging.page, args.paging.per_page)
         .push_opt("query", args.query.as_deref());
-    let page = client
-        .list(&format!("{}/entries", space.path()), "entries", &query)
-        .await?;
-    let coverage = Coverage::page(page.items.len(), page.meta.as_ref());
-    let rows: Vec<Value> = page.items.iter().map(minimal).collect();
-    let legacy_rows = Value::Array(page.items);
-    Ok(Reply::new(json!({"entries": rows}))
-        .resource(space.resource())
-        .state(coverage)
-        .legacy(call.mode, || {
-            legacy::list("entries", legacy_rows, page.raw_meta.as_ref())
-        })
+    let page = ctx.coll.page(client, &query).await?;
+    let state = reply::coverage(&page);
+    let rows = page.items.iter().map(minimal).map(Echo::new).collect();
+    let (items, meta) = (Value::Array(page.items), page.raw_meta);
+    let old = Legacy::custom(move |_| legacy::list("entries", items, meta.as_ref()));
+    let container = ctx.container.clone().unwrap_or_else(|| space.resource());
+    Ok(Reply::new(Managed::Page(rows))
+        .resource(container)
+        .state(state)
+        .old(old)
         .into())
 }
 
-async fn create(call: &Call, client: &ModyoClient, args: &ManageArgs) -> ToolResult {
-    let (Some(type_input), Some(_)) = (args.content_type.as_deref(), args.name.as_deref()) else {
-        return Err(CallError::Arguments(
-            "create needs type (id or uid) and name".into(),
-        ));
-    };
-    let space = resolve_space(client, &args.space, Need::Id).await?;
-    let content_type = fetch_type(client, &space, type_input).await?;
-    let mut written = entry_body(client, &space, Some(&content_type), &given(args)).await?;
-    written.0["content_type_id"] = Value::from(numeric_id(&content_type, "a content type")?);
-    let path = format!("{}/entries", space.path());
-    let detail = send_checked(client, &space, Method::POST, &path, written, "").await?;
-    let (status, message) = ("created", "Entry created successfully");
-    write_reply(call, &space, detail, Some(&content_type), status, message).await
+async fn get(ctx: Entries) -> Answered {
+    let (client, space) = space(&ctx)?;
+    let detail = find_entry(client, &space, &ctx.target()?)
+        .await?
+        .detail(client, &space)
+        .await?;
+    Ok(presented(client, &space, detail).await?.into())
 }
 
-async fn update(call: &Call, client: &ModyoClient, args: &ManageArgs, writes: bool) -> ToolResult {
-    if args.locale.is_some() {
+async fn create(ctx: Entries) -> Answered {
+    let (client, space) = space(&ctx)?;
+    let type_input = ctx.args.content_type.as_deref().unwrap_or_default();
+    let content_type = fetch_type(client, &space, type_input).await?;
+    let mut written = entry_body(client, &space, Some(&content_type), &given(&ctx.args)).await?;
+    written.0["content_type_id"] = Value::from(numeric_id(&content_type, "a content type")?);
+    let path = ctx.coll.path.clone();
+    let detail = send_checked(client, &space, Method::POST, &path, written, "").await?;
+    let outcome = ("created", "Entry created successfully");
+    let answer = write_reply(client, &space, detail, Some(&content_type), outcome);
+    Ok(answer.await?.into())
+}
+
+async fn update(ctx: Entries) -> Answered {
+    if ctx.args.locale.is_some() {
         return Err(CallError::Arguments(
             "update cannot change an entry's locale; a translation is a create (content-entries-bulk create with the entry's uuid and target_locale)".into(),
         ));
     }
-    if !writes {
-        return Err(CallError::Arguments(
-            "update needs at least one of name, slug, tags, category, fields".into(),
-        ));
-    }
-    let space = resolve_space(client, &args.space, Need::Id).await?;
-    let found = find_entry(client, &space, entry_arg(args, Action::Update)?).await?;
+    let (client, space) = space(&ctx)?;
+    let found = find_entry(client, &space, &ctx.target()?).await?;
     let id = found.id.clone();
-    let path = format!("{}/entries/{id}", space.path());
     // The type maps field names to ids; it is read only when fields are set.
-    let content_type = match &args.fields {
+    let content_type = match &ctx.args.fields {
         Some(_) => {
             let current = found.detail(client, &space).await?;
             Some(type_of(client, &space, &current, &id).await?)
@@ -256,12 +174,14 @@ async fn update(call: &Call, client: &ModyoClient, args: &ManageArgs, writes: bo
     };
     let update = EntryFields {
         locale: None,
-        ..given(args)
+        ..given(&ctx.args)
     };
     let written = entry_body(client, &space, content_type.as_ref(), &update).await?;
+    let path = ctx.coll.item(&id);
     let detail = send_checked(client, &space, Method::PUT, &path, written, &id).await?;
-    let (status, message) = ("updated", "Entry updated successfully");
-    write_reply(call, &space, detail, content_type.as_ref(), status, message).await
+    let outcome = ("updated", "Entry updated successfully");
+    let answer = write_reply(client, &space, detail, content_type.as_ref(), outcome);
+    Ok(answer.await?.into())
 }
 
 /// The content type of the entry `current` (entry `id`), read in full.
@@ -280,65 +200,38 @@ async fn type_of(
     fetch_type(client, space, &type_id).await
 }
 
-async fn delete(call: &Call, client: &ModyoClient, args: &ManageArgs) -> ToolResult {
-    let space = resolve_space(client, &args.space, Need::Id).await?;
-    let found = find_entry(client, &space, entry_arg(args, Action::Delete)?).await?;
+async fn delete(ctx: Entries) -> Answered {
+    let (client, space) = space(&ctx)?;
+    let found = find_entry(client, &space, &ctx.target()?).await?;
     let id = found.id.clone();
     let detail = found.detail(client, &space).await?;
     client
-        .send(
-            Method::DELETE,
-            &format!("{}/entries/{id}", space.path()),
-            &Query::new(),
-            None,
-        )
+        .send(Method::DELETE, &ctx.coll.item(&id), &Query::new(), None)
         .await?;
     let resource = crate::contract::Resource::from_object("entry", &detail, Some("slug"));
-    Ok(Reply::new(Value::Null)
-        .resource(resource)
-        .state(PostCondition::status("deleted"))
-        .legacy(
-            call.mode,
-            || json!({"message": "Entry permanently deleted", "action": "deleted", "entryId": id}),
-        )
-        .into())
+    let old = Legacy::gone("deleted", "Entry permanently deleted", "entryId", id);
+    Ok(reply::gone_as(resource, "deleted", old).into())
 }
 
 /// Publish, unpublish or archive (the documented `archived` attribute), then the status the
 /// entry ended in.
-async fn transition(
-    call: &Call,
-    client: &ModyoClient,
-    args: &ManageArgs,
-    action: Action,
-) -> ToolResult {
-    let space = resolve_space(client, &args.space, Need::Id).await?;
-    let id = resolve_entry_id(client, &space, entry_arg(args, action)?).await?;
-    let response = if action == Action::Archive {
-        client
-            .send(
-                Method::PUT,
-                &format!("{}/entries/{id}", space.path()),
-                &Query::new(),
-                Some(&json!({"archived": true})),
-            )
-            .await?
-    } else {
-        client
-            .send(
-                Method::POST,
-                &format!("{}/entries/{id}/{}", space.path(), action.as_str()),
-                &Query::new(),
-                None,
-            )
-            .await?
+async fn transition(ctx: Entries) -> Answered {
+    let (client, space) = space(&ctx)?;
+    let id = find_entry(client, &space, &ctx.target()?).await?.id;
+    let path = ctx.coll.item(&id);
+    let (method, to, body) = match ctx.action {
+        "archive" => (Method::PUT, path, Some(json!({"archived": true}))),
+        word => (Method::POST, format!("{path}/{word}"), None),
     };
+    let response = client
+        .send(method, &to, &Query::new(), body.as_ref())
+        .await?;
     let detail = persisted_entry(client, &space, response, &id).await?;
     // C7: the status the entry ended in, as the API reads it back (a space with team
     // review can leave a published entry pending), never the action's name.
-    let fallback = match action {
-        Action::Publish => "published",
-        Action::Unpublish => "unpublished",
+    let fallback = match ctx.action {
+        "publish" => "published",
+        "unpublish" => "unpublished",
         _ => "archived",
     };
     let status = detail
@@ -347,25 +240,23 @@ async fn transition(
         .unwrap_or(fallback)
         .to_owned();
     let message = format!("Entry {fallback} successfully");
-    write_reply(call, &space, detail, None, &status, &message).await
+    let answer = write_reply(client, &space, detail, None, (&status, &message));
+    Ok(answer.await?.into())
 }
 
-async fn clone(call: &Call, client: &ModyoClient, args: &ManageArgs) -> ToolResult {
-    let space = resolve_space(client, &args.space, Need::Id).await?;
-    let source = find_entry(client, &space, entry_arg(args, Action::Clone)?)
+async fn clone(ctx: Entries) -> Answered {
+    let (client, space) = space(&ctx)?;
+    let source = find_entry(client, &space, &ctx.target()?)
         .await?
         .detail(client, &space)
         .await?;
-    let body = clone_body(&source, args.name.as_deref(), args.slug.as_deref())?;
+    let body = clone_body(&source, ctx.args.name.as_deref(), ctx.args.slug.as_deref())?;
     let response = client
-        .send(
-            Method::POST,
-            &format!("{}/entries", space.path()),
-            &Query::new(),
-            Some(&body),
-        )
+        .send(Method::POST, &ctx.coll.path, &Query::new(), Some(&body))
         .await?;
     let detail = persisted_entry(client, &space, response, "").await?;
-    let message = "Entry cloned successfully";
-    write_reply(call, &space, detail, None, "created", message).await
+    let outcome = ("created", "Entry cloned successfully");
+    Ok(write_reply(client, &space, detail, None, outcome)
+        .await?
+        .into())
 }

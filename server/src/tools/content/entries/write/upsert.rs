@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::super::{FoundEntry, entries_with_slug, entry_schema};
+use super::super::{EntryObject, FoundEntry, entries_with_slug};
 use super::{EntryFields, entry_body, send_checked, write_reply};
 use crate::config::Module;
 use crate::contract::schema::RareState;
@@ -16,7 +16,8 @@ use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::Ident;
 use crate::tools::content::types::fetch_type;
 use crate::tools::content::{Need, Space, numeric_id, resolve_space};
-use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
+use crate::tools::engine::{Answer, Echo};
+use crate::tools::{Call, CallError, ToolDef, tool};
 
 /// Arguments of `content-entries-upsert`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -49,14 +50,13 @@ pub(crate) fn upsert_tool() -> ToolDef {
 name under fields; state.status created or updated, state.published read back. The slug is searched with the list's \
 query (with type_id and target_locale) and confirmed on each candidate's full entry.",
         )
-        .data(entry_schema())
         .resource()
         .state()
         .handle(upsert)
         .writes_state(RareState::PUBLISHED)
 }
 
-async fn upsert(call: Call, args: UpsertArgs) -> ToolResult {
+async fn upsert(call: Call, args: UpsertArgs) -> Answer<Echo<EntryObject>> {
     let _ = args.verify;
     let client = call.client()?;
     let space = resolve_space(client, &args.space, Need::Id).await?;
@@ -107,7 +107,14 @@ async fn upsert(call: Call, args: UpsertArgs) -> ToolResult {
         written.0["content_type_id"] = Value::from(type_id);
     }
     let detail = send_checked(client, &space, method, &path, written, &id).await?;
-    write_reply(&call, &space, detail, Some(&content_type), status, message).await
+    let answer = write_reply(
+        client,
+        &space,
+        detail,
+        Some(&content_type),
+        (status, message),
+    );
+    Ok(answer.await?.into())
 }
 
 /// The entries with exactly this slug, type and (when given) locale: the list's `query`
