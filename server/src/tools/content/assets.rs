@@ -22,20 +22,19 @@ use std::path::Path;
 use reqwest::Method;
 use reqwest::multipart::{Form, Part};
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::{id_key, read_one};
 use crate::config::Module;
 use crate::contract::schema::RareState;
-use crate::contract::schema::{self, array, integer, strict, string};
 use crate::contract::{ErrorCode, Legacy, PostCondition, Reply, Resource, ToolClass, ToolError};
 use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, is_id, is_uuid, pick};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
-use crate::tools::engine::{Answer, Collection, Echo, Member, Rules, echoed, reply};
-use crate::tools::{Call, ToolDef, ToolResult, fanout, tool};
+use crate::tools::engine::{Answer, Collection, Data, Echo, Id, Member, Rules, echoed, reply};
+use crate::tools::{Call, ToolDef, fanout, tool};
 
 mod manage;
 
@@ -386,42 +385,35 @@ pub(crate) struct BulkArgs {
     files: Vec<FileSpec>,
 }
 
-fn bulk_schema() -> Value {
-    // The C16 error object: its standard keys, and the details some codes add.
-    let error = schema::loose(
-        &[
-            ("code", string()),
-            ("message", string()),
-            ("status", integer()),
-            ("retryable", schema::boolean()),
-            ("retry_after_s", integer()),
-        ],
-        &["code", "message"],
-    );
-    strict(
-        &[
-            (
-                "succeeded",
-                array(strict(
-                    &[
-                        ("index", integer()),
-                        ("id", schema::id()),
-                        ("uuid", schema::nullable(string())),
-                        ("name", schema::nullable(string())),
-                    ],
-                    &["index", "id"],
-                )),
-            ),
-            (
-                "failed",
-                array(strict(
-                    &[("index", integer()), ("error", error)],
-                    &["index", "error"],
-                )),
-            ),
-        ],
-        &["succeeded", "failed"],
-    )
+/// The `data` of `content-assets-bulk`: the uploads that succeeded and the files that failed,
+/// by input position.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+struct Uploads {
+    succeeded: Vec<Uploaded>,
+    failed: Vec<fanout::Failure>,
+}
+
+/// Every answer counts the uploads that succeeded (`state.affected`).
+impl Data for Uploads {
+    fn state() -> RareState {
+        RareState {
+            affected: true,
+            ..RareState::default()
+        }
+    }
+}
+
+/// One upload that succeeded: the asset's id, uuid and name as persisted.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+struct Uploaded {
+    index: usize,
+    id: Id,
+    #[schemars(with = "Option<String>")]
+    uuid: Value,
+    #[schemars(with = "Option<String>")]
+    name: Value,
 }
 
 pub(crate) fn bulk_tool() -> ToolDef {
@@ -431,13 +423,11 @@ pub(crate) fn bulk_tool() -> ToolDef {
 data.succeeded [{index, id, uuid, name}] (names as persisted), data.failed [{index, error}]; state.status \
 completed|partial|failed, state.affected = uploads that succeeded.",
         )
-        .data(bulk_schema())
         .state()
         .handle(bulk)
-        .writes_state(RareState::AFFECTED)
 }
 
-async fn bulk(call: Call, args: BulkArgs) -> ToolResult {
+async fn bulk(call: Call, args: BulkArgs) -> Answer<Uploads> {
     let client = call.client()?;
     let out = fanout::run(
         args.files,
@@ -447,16 +437,15 @@ async fn bulk(call: Call, args: BulkArgs) -> ToolResult {
     if let Some(error) = out.call_level() {
         return Err(error.into());
     }
-    let succeeded: Vec<Value> = out
+    let key = |asset: &Value, key: &str| asset.get(key).cloned().unwrap_or(Value::Null);
+    let succeeded: Vec<Uploaded> = out
         .succeeded
         .iter()
-        .map(|(index, asset)| {
-            json!({
-                "index": index,
-                "id": asset.get("id").cloned().unwrap_or(Value::Null),
-                "uuid": asset.get("uuid").cloned().unwrap_or(Value::Null),
-                "name": asset.get("name").cloned().unwrap_or(Value::Null),
-            })
+        .map(|(index, asset)| Uploaded {
+            index: *index,
+            id: Id(key(asset, "id")),
+            uuid: key(asset, "uuid"),
+            name: key(asset, "name"),
         })
         .collect();
     let post = PostCondition::status(out.status()).affected(out.succeeded.len());
@@ -470,7 +459,10 @@ async fn bulk(call: Call, args: BulkArgs) -> ToolResult {
         .collect();
     let counts = (out.succeeded.len(), out.succeeded.len() + out.failed.len());
     Ok(
-        Reply::new(json!({"succeeded": succeeded, "failed": out.failed_json()}))
+        Reply::new(Uploads {
+            succeeded,
+            failed: out.failures(),
+        })
             .state(post)
             .old(Legacy::custom(move |_| {
                 json!({

@@ -15,19 +15,19 @@ use std::time::Duration;
 
 use reqwest::Method;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::config::Module;
 use crate::contract::schema::RareState;
-use crate::contract::schema::{array, integer, strict, string};
 use crate::contract::{
-    Coverage, ErrorCode, Evidence, Legacy, PostCondition, Reply, Resource, ToolClass, ToolError,
-    legacy,
+    Coverage, ErrorCode, Evidence, Legacy, Outcome, PostCondition, Reply, Resource, ToolClass,
+    ToolError, legacy,
 };
 use crate::modyo::resolve::is_uuid;
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
+use crate::tools::engine::{Answer, Data};
+use crate::tools::{Call, CallError, ToolDef, tool};
 
 mod registry;
 
@@ -80,7 +80,7 @@ pub(crate) struct JobView {
     created: Option<Vec<String>>,
     succeeded: Option<usize>,
     total: Option<usize>,
-    errors: Vec<Value>,
+    errors: Vec<ItemErrors>,
 }
 
 impl JobView {
@@ -169,24 +169,57 @@ impl JobView {
     }
 
     /// `data` of a `get`: `{job_id, progress?, created, errors}` (status lives in `state`).
-    fn data(&self, job_id: &str) -> Value {
-        let mut data = Map::new();
-        data.insert("job_id".into(), Value::from(job_id));
-        if let Some(progress) = self.progress {
-            data.insert("progress".into(), Value::from(progress));
+    fn data(&self, job_id: &str) -> JobData {
+        JobData {
+            jobs: None,
+            job_id: Some(job_id.to_owned()),
+            progress: self.progress,
+            created: Some(self.created.clone().unwrap_or_default()),
+            errors: Some(self.errors.clone()),
         }
-        data.insert(
-            "created".into(),
-            json!(self.created.clone().unwrap_or_default()),
-        );
-        data.insert("errors".into(), Value::Array(self.errors.clone()));
-        Value::Object(data)
     }
+}
+
+/// The `data` of `content-jobs-manage`: `list` answers `jobs`; `get` and `cancel` answer the
+/// job's `job_id`, `progress` (when the API says it), `created` and `errors`.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub(crate) struct JobData {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Vec<JobRecord>")]
+    jobs: Option<Vec<JobRecord>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    job_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u64", range(max = 100))]
+    progress: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Vec<String>")]
+    created: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Vec<ItemErrors>")]
+    errors: Option<Vec<ItemErrors>>,
+}
+
+/// A job's answers move `state.pending` and, at the end, `state.affected`.
+impl Data for JobData {
+    fn state() -> RareState {
+        RareState::PENDING.union(RareState::AFFECTED)
+    }
+}
+
+/// `{index, errors: [text]}`: the errors of one item of a bulk request.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub(crate) struct ItemErrors {
+    index: u64,
+    errors: Vec<String>,
 }
 
 /// `errors` keyed by item index (`{"3": ["Slug taken"]}` or `[{index, errors|messages}]`) as
 /// `[{index, errors: [text]}]`, sorted by index.
-pub(crate) fn item_errors(errors: Option<&Value>) -> Vec<Value> {
+pub(crate) fn item_errors(errors: Option<&Value>) -> Vec<ItemErrors> {
     let mut out: Vec<(u64, Vec<String>)> = Vec::new();
     match errors {
         Some(Value::Object(by_index)) => {
@@ -212,7 +245,7 @@ pub(crate) fn item_errors(errors: Option<&Value>) -> Vec<Value> {
     }
     out.sort_by_key(|(index, _)| *index);
     out.into_iter()
-        .map(|(index, errors)| json!({"index": index, "errors": errors}))
+        .map(|(index, errors)| ItemErrors { index, errors })
         .collect()
 }
 
@@ -309,44 +342,6 @@ pub(crate) struct ManageArgs {
     wait_s: Option<u64>,
 }
 
-fn job_row_schema() -> Value {
-    strict(
-        &[
-            ("job_id", string()),
-            ("action", string()),
-            ("space_id", integer()),
-            ("items", integer()),
-            ("status", string()),
-            ("affected", integer()),
-        ],
-        &["job_id", "action", "space_id", "items", "status"],
-    )
-}
-
-/// `{index, errors: [text]}`: the errors of one item of a bulk request.
-pub(crate) fn item_errors_schema() -> Value {
-    array(strict(
-        &[("index", integer()), ("errors", array(string()))],
-        &["index", "errors"],
-    ))
-}
-
-fn manage_schema() -> Value {
-    strict(
-        &[
-            ("jobs", array(job_row_schema())),
-            ("job_id", string()),
-            (
-                "progress",
-                json!({"type": "integer", "minimum": 0, "maximum": 100}),
-            ),
-            ("created", array(string())),
-            ("errors", item_errors_schema()),
-        ],
-        &[],
-    )
-}
-
 pub(crate) fn manage_tool() -> ToolDef {
     tool("content-jobs-manage", Module::Content, ToolClass::Gated)
         .describe(
@@ -355,15 +350,13 @@ pub(crate) fn manage_tool() -> ToolDef {
 while it runs, then state.status completed|partial|failed|cancelled, state.affected, data.created (uuids), \
 data.errors [{index, errors}]. cancel: stops a running job.",
         )
-        .data(manage_schema())
         .resource()
         .state()
         .actions(&["list", "get"], &["cancel"])
         .handle(manage)
-        .writes_state(RareState::PENDING.union(RareState::AFFECTED))
 }
 
-async fn manage(call: Call, args: ManageArgs) -> ToolResult {
+async fn manage(call: Call, args: ManageArgs) -> Answer<JobData> {
     let action = args.action.unwrap_or(Action::Get);
     if action == Action::List {
         return Ok(list(&call));
@@ -403,7 +396,7 @@ async fn manage(call: Call, args: ManageArgs) -> ToolResult {
 }
 
 /// `list`: the registry, whole (C6 case 3) unless older jobs were dropped from it.
-fn list(call: &Call) -> crate::contract::Outcome {
+fn list(call: &Call) -> Outcome<JobData> {
     let (jobs, dropped) = call.app.jobs.snapshot();
     let returned = jobs.len();
     let coverage = if dropped == 0 {
@@ -411,7 +404,6 @@ fn list(call: &Call) -> crate::contract::Outcome {
     } else {
         Coverage::with_evidence(returned, Evidence::Total((returned + dropped) as u64))
     };
-    let rows = serde_json::to_value(&jobs).unwrap_or_else(|_| json!([]));
     // The old payload added the count beside the rows.
     let old = Legacy::custom(move |mut data| {
         if let Value::Object(payload) = &mut data {
@@ -419,7 +411,13 @@ fn list(call: &Call) -> crate::contract::Outcome {
         }
         data
     });
-    Reply::new(json!({"jobs": rows}))
+    Reply::new(JobData {
+        jobs: Some(jobs),
+        job_id: None,
+        progress: None,
+        created: None,
+        errors: None,
+    })
         .state(coverage)
         .old(old)
         .into()
@@ -427,7 +425,7 @@ fn list(call: &Call) -> crate::contract::Outcome {
 
 /// `cancel`: `DELETE` the job, then report the status the API reads back (a job that ended
 /// before the cancel arrived says so).
-async fn cancel(call: &Call, job_id: &str) -> ToolResult {
+async fn cancel(call: &Call, job_id: &str) -> Answer<JobData> {
     let client = call.client()?;
     let path = format!("{JOBS}/{job_id}");
     let response = client
@@ -456,6 +454,7 @@ async fn cancel(call: &Call, job_id: &str) -> ToolResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -477,7 +476,7 @@ mod tests {
             json!({"status": "partial", "pending": false, "affected": 4})
         );
         assert_eq!(
-            view.data("j")["errors"],
+            json!(view.data("j"))["errors"],
             json!([{"index": 3, "errors": ["Slug has already been taken"]}])
         );
     }
@@ -503,7 +502,7 @@ mod tests {
         let view = JobView::parse(&body).unwrap();
         assert_eq!(view.status(), "failed");
         assert_eq!(
-            view.data("j")["errors"],
+            json!(view.data("j"))["errors"],
             json!([{"index": 0, "errors": ["name: can't be blank"]}])
         );
         let counted =

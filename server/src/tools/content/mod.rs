@@ -75,7 +75,7 @@ pub(crate) async fn read_one(
 
 /// The `control` answer of a delete-type action called without `confirmDelete: true` (C18),
 /// decided before any request is sent.
-pub(crate) fn unconfirmed(tool: &str, action: &str) -> Outcome {
+pub(crate) fn unconfirmed<D>(tool: &str, action: &str) -> Outcome<D> {
     Outcome::Control(Control::cancelled_unconfirmed(tool, action))
 }
 

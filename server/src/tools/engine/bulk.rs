@@ -97,22 +97,14 @@ impl FanOut {
     }
 
     /// `data.failed`: `[{index, error: {code, message, status?, retryable?, retry_after_s?}}]`.
-    /// Only the standard keys: a detail (`fields`, `tried`, `candidates`) would break the
-    /// strict schema of `error` (C8); the message already names what it says.
-    pub(crate) fn failed_json(&self) -> Value {
-        const KEYS: [&str; 5] = ["code", "message", "status", "retryable", "retry_after_s"];
-        Value::Array(
-            self.failed
-                .iter()
-                .map(|(index, error)| {
-                    let mut value = error.to_value();
-                    if let Some(map) = value.as_object_mut() {
-                        map.retain(|k, _| KEYS.contains(&k.as_str()));
-                    }
-                    json!({"index": index, "error": value})
-                })
-                .collect(),
-        )
+    pub(crate) fn failures(&self) -> Vec<Failure> {
+        self.failed
+            .iter()
+            .map(|(index, error)| Failure {
+                index: *index,
+                error: error.into(),
+            })
+            .collect()
     }
 }
 
@@ -190,15 +182,8 @@ pub(crate) fn answer(action: &str, out: FanOut) -> Result<Reply<Bulk>, ToolError
         .collect();
     let post = PostCondition::status(out.status()).affected(affected);
     let data = Bulk {
+        failed: out.failures(),
         succeeded: out.succeeded.into_iter().map(|(_, id)| Id(id)).collect(),
-        failed: out
-            .failed
-            .iter()
-            .map(|(index, error)| Failure {
-                index: *index,
-                error: error.into(),
-            })
-            .collect(),
     };
     let old = Legacy::custom(move |data| {
         json!({
@@ -282,7 +267,7 @@ mod tests {
         .await;
         assert!(mixed.call_level().is_none());
         assert_eq!(
-            mixed.failed_json()[0],
+            json!(mixed.failures()[0]),
             json!({"index": 0, "error": {"code": "unauthorized", "message": "401", "status": 401}})
         );
         let detailed = run(vec![1], |_, _: i32| async {
@@ -292,7 +277,7 @@ mod tests {
         })
         .await;
         assert_eq!(
-            detailed.failed_json()[0]["error"],
+            json!(detailed.failures()[0])["error"],
             json!({"code": "validation_failed", "message": "name: taken", "status": 409}),
             "details stay out of the strict error object"
         );

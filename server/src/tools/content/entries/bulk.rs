@@ -11,21 +11,21 @@ use std::collections::BTreeMap;
 
 use reqwest::Method;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::super::jobs::{JobRecord, item_errors, item_errors_schema};
+use super::super::jobs::{ItemErrors, JobRecord, item_errors};
 use super::super::types::fetch_type;
 use super::super::{Need, Space, categories, numeric_id, resolve_space, unconfirmed};
 use super::write::encode_fields;
 use crate::config::Module;
 use crate::contract::schema::RareState;
-use crate::contract::schema::{strict, string};
 use crate::contract::{ErrorCode, Legacy, PostCondition, Reply, ToolClass, ToolError};
 use crate::modyo::resolve::{is_id, is_uuid};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::Ident;
-use crate::tools::{Call, CallError, ToolDef, ToolResult, tool};
+use crate::tools::engine::{Answer, Data};
+use crate::tools::{Call, CallError, ToolDef, tool};
 
 /// The most items one bulk request takes.
 const MAX_ITEMS: usize = 100;
@@ -93,11 +93,24 @@ pub(crate) struct BulkArgs {
     confirm_delete: Option<bool>,
 }
 
-fn bulk_schema() -> Value {
-    strict(
-        &[("job_id", string()), ("errors", item_errors_schema())],
-        &[],
-    )
+/// The `data` of `content-entries-bulk`: the job the API queued, or the item errors of a
+/// request the API ran at once (none: `{}`).
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+struct Bulk {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    job_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    errors: Vec<ItemErrors>,
+}
+
+/// A queued job is `state.pending`; a request run at once counts what it wrote when the API
+/// says (`state.affected`).
+impl Data for Bulk {
+    fn state() -> RareState {
+        RareState::PENDING.union(RareState::AFFECTED)
+    }
 }
 
 pub(crate) fn bulk_tool() -> ToolDef {
@@ -107,14 +120,12 @@ pub(crate) fn bulk_tool() -> ToolDef {
 it as a background job: data.job_id, state.status queued, state.pending true; follow it with content-jobs-manage \
 get (wait_s). delete needs confirmDelete: true.",
         )
-        .data(bulk_schema())
         .state()
         .control()
         .handle(bulk)
-        .writes_state(RareState::PENDING.union(RareState::AFFECTED))
 }
 
-async fn bulk(call: Call, args: BulkArgs) -> ToolResult {
+async fn bulk(call: Call, args: BulkArgs) -> Answer<Bulk> {
     if args.action == Action::Delete && args.confirm_delete != Some(true) {
         return Ok(unconfirmed("content-entries-bulk", "delete"));
     }
@@ -274,11 +285,14 @@ async fn send(call: &Call, space: &Space, action: Action, body: Value) -> Result
 }
 
 /// The reply: a queued job, or the result a 200 reported directly.
-fn answer(action: Action, response: Value, items: usize) -> Reply {
+fn answer(action: Action, response: Value, items: usize) -> Reply<Bulk> {
     if let Some(job_id) = response.get("job_id").and_then(Value::as_str) {
         let job_id = job_id.to_owned();
         let legacy_id = job_id.clone();
-        return Reply::new(json!({"job_id": job_id}))
+        return Reply::new(Bulk {
+            job_id: Some(job_id),
+            errors: Vec::new(),
+        })
             .state(PostCondition::status("queued").pending(true))
             .old(Legacy::custom(move |_| {
                 json!({
@@ -309,11 +323,10 @@ fn answer(action: Action, response: Value, items: usize) -> Reply {
     if let Some(affected) = affected {
         post = post.affected(affected);
     }
-    let mut data = Map::new();
-    if !errors.is_empty() {
-        data.insert("errors".into(), Value::Array(errors));
-    }
-    Reply::new(Value::Object(data))
+    Reply::new(Bulk {
+        job_id: None,
+        errors,
+    })
         .state(post)
         .old(Legacy::custom(move |_| {
             json!({
@@ -340,7 +353,7 @@ mod tests {
 
     #[test]
     fn the_schema_is_strict_and_has_no_union() {
-        let s = bulk_schema();
+        let s = crate::contract::schema::derived::<Bulk>();
         assert_eq!(s["additionalProperties"], json!(false));
         assert!(!s.to_string().contains("anyOf"));
     }

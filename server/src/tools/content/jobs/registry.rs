@@ -5,6 +5,7 @@
 use std::collections::VecDeque;
 use std::sync::{Mutex, PoisonError};
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 /// How many jobs the registry keeps; older ones are dropped and `list` then says it is not
@@ -12,7 +13,8 @@ use serde::Serialize;
 const REGISTRY_CAP: usize = 1000;
 
 /// One job this server started, as `list` reports it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub(crate) struct JobRecord {
     pub(crate) job_id: String,
     /// The bulk action that started it (`create`, `publish`, ...).
@@ -22,7 +24,8 @@ pub(crate) struct JobRecord {
     pub(crate) items: usize,
     /// The last status the server saw (`queued` when started).
     pub(crate) status: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "usize")]
     pub(crate) affected: Option<usize>,
 }
 
