@@ -198,11 +198,6 @@ impl Member for SpaceObject {
         .hint("call content-spaces-list to see the spaces");
 }
 
-/// The JSON schema of a space as the API returns it (loose: echoed).
-pub(crate) fn space_schema() -> Value {
-    crate::contract::schema::derived::<Echo<SpaceObject>>()
-}
-
 /// One page of a space's collection (`T`'s root key under the space: types, categories), the
 /// space as `resource` (C4), coverage from the page (C5).
 pub(crate) async fn space_rows<T: Member>(

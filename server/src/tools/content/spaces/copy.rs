@@ -10,23 +10,20 @@ use std::collections::BTreeMap;
 
 use reqwest::Method;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::config::Module;
 use crate::contract::schema::RareState;
-use crate::contract::schema::{array, integer, strict, string};
-use crate::contract::{
-    ErrorCode, Legacy, PostCondition, Reply, Resource, ToolClass, ToolError, schema,
-};
+use crate::contract::{ErrorCode, Legacy, PostCondition, Reply, Resource, ToolClass, ToolError};
 use crate::modyo::list::walk;
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::Ident;
 use crate::tools::content::entries::{copied_field_values, read_entry};
 use crate::tools::content::types::{copied_field, create_type, fetch_type};
-use crate::tools::content::{Need, SPACES, Space, id_key, numeric_id, resolve_space, space_schema};
-use crate::tools::engine::persist;
-use crate::tools::{Call, CallError, ToolDef, ToolResult, fanout, tool};
+use crate::tools::content::{Need, SPACES, Space, SpaceObject, id_key, numeric_id, resolve_space};
+use crate::tools::engine::{Answer, Data, Echo, Id, persist};
+use crate::tools::{Call, CallError, ToolDef, fanout, tool};
 
 /// Arguments of `content-spaces-copy`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -45,41 +42,67 @@ pub(crate) struct CopyArgs {
     include_entries: bool,
 }
 
-fn copy_schema() -> Value {
-    let counts = strict(
-        &[
-            ("types", integer()),
-            ("categories", integer()),
-            ("entries", integer()),
-        ],
-        &["types", "categories", "entries"],
-    );
-    let error = schema::loose(
-        &[
-            ("code", string()),
-            ("message", string()),
-            ("status", integer()),
-            ("retryable", schema::boolean()),
-            ("retry_after_s", integer()),
-        ],
-        &["code", "message"],
-    );
-    let failed = strict(
-        &[
-            ("kind", string()),
-            ("source_id", schema::id()),
-            ("error", error),
-        ],
-        &["kind", "source_id", "error"],
-    );
-    strict(
-        &[
-            ("space", space_schema()),
-            ("copied", counts),
-            ("failed", array(failed)),
-        ],
-        &["space", "copied", "failed"],
-    )
+/// The `data` of `content-spaces-copy`: the copy as persisted, what was created in it, and
+/// the children that could not be copied.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+struct SpaceCopy {
+    space: Echo<SpaceObject>,
+    copied: Copied,
+    failed: Vec<Failure>,
+}
+
+/// Every answer counts the children it created (`state.affected`).
+impl Data for SpaceCopy {
+    fn state() -> RareState {
+        RareState::AFFECTED
+    }
+}
+
+/// How many children the API created in the copy, by kind.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+struct Copied {
+    types: usize,
+    categories: usize,
+    entries: usize,
+}
+
+/// One child that could not be copied.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+struct Failure {
+    kind: &'static str,
+    source_id: Id,
+    /// The C16 error, details included.
+    #[schemars(with = "ChildError")]
+    error: Value,
+}
+
+impl Failure {
+    fn new(kind: &'static str, source_id: &Value, error: &ToolError) -> Failure {
+        Failure {
+            kind,
+            source_id: Id(source_id.clone()),
+            error: error.to_value(),
+        }
+    }
+}
+
+/// The keys of a child's C16 error the schema declares: the standard ones, and any detail
+/// its code adds (`fields`, `tried`, ...) beside them. Never built: the schema of
+/// [`Failure::error`].
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+struct ChildError {
+    code: String,
+    message: String,
+    #[serde(default)]
+    status: i64,
+    #[serde(default)]
+    retryable: bool,
+    #[serde(default)]
+    retry_after_s: i64,
 }
 
 pub(crate) fn copy_tool() -> ToolDef {
@@ -89,16 +112,9 @@ pub(crate) fn copy_tool() -> ToolDef {
 when asked. data.space is the copy as persisted, data.copied the counts, data.failed [{kind, source_id, error}]; \
 state.affected = children created, state.status created or partial.",
         )
-        .data(copy_schema())
         .resource()
         .state()
         .handle(copy)
-        .writes_state(RareState::AFFECTED)
-}
-
-/// One child that could not be copied.
-fn failure(kind: &str, source_id: &Value, error: &ToolError) -> Value {
-    json!({"kind": kind, "source_id": source_id, "error": error.to_value()})
 }
 
 /// Categories in creation order: every parent before its children.
@@ -144,7 +160,7 @@ struct Source {
 /// Old type id -> (new type id, old field id -> new field id).
 type TypeMap = BTreeMap<String, (Value, BTreeMap<String, Value>)>;
 
-async fn copy(call: Call, args: CopyArgs) -> ToolResult {
+async fn copy(call: Call, args: CopyArgs) -> Answer<SpaceCopy> {
     let client = call.client()?;
     let source = resolve_space(client, &args.space, Need::Object).await?;
     let read = read_source(client, &source, &args).await?;
@@ -166,12 +182,20 @@ async fn copy(call: Call, args: CopyArgs) -> ToolResult {
         "partial"
     };
     let resource = Resource::from_object("space", &new_object, Some("uid"));
-    let counts = json!({"types": types, "categories": categories, "entries": entries});
+    let copied = Copied {
+        types,
+        categories,
+        entries,
+    };
     let old = Legacy::custom(
         |data| json!({"message": "Space copied successfully", "action": "copied", "space": data["space"], "copied": data["copied"]}),
     );
     Ok(
-        Reply::new(json!({"space": new_object, "copied": counts, "failed": failed}))
+        Reply::new(SpaceCopy {
+            space: Echo::new(new_object),
+            copied,
+            failed,
+        })
             .resource(resource)
             .state(PostCondition::status(status).affected(affected))
             .old(old)
@@ -285,7 +309,7 @@ async fn copy_types(
     client: &ModyoClient,
     copy: &Space,
     types: &[Value],
-    failed: &mut Vec<Value>,
+    failed: &mut Vec<Failure>,
 ) -> (usize, TypeMap) {
     let mut copied = 0;
     let mut type_map = TypeMap::new();
@@ -318,7 +342,7 @@ async fn copy_types(
                 let by_old = field_map(content_type, &created);
                 type_map.insert(id_key(&source_id), (new_id, by_old));
             }
-            Err(error) => failed.push(failure("type", &source_id, &error)),
+            Err(error) => failed.push(Failure::new("type", &source_id, &error)),
         }
     }
     (copied, type_map)
@@ -348,7 +372,7 @@ async fn copy_categories(
     client: &ModyoClient,
     copy: &Space,
     categories: &[Value],
-    failed: &mut Vec<Value>,
+    failed: &mut Vec<Failure>,
 ) -> (usize, BTreeMap<u64, u64>) {
     let mut copied = 0;
     let mut category_map: BTreeMap<u64, u64> = BTreeMap::new();
@@ -366,7 +390,7 @@ async fn copy_categories(
                     ErrorCode::Rejected,
                     format!("its parent category {parent} was not copied"),
                 );
-                failed.push(failure("category", &source_id, &error));
+                failed.push(Failure::new("category", &source_id, &error));
                 continue;
             };
             body.insert("parent_id".into(), Value::from(*new_parent));
@@ -382,7 +406,7 @@ async fn copy_categories(
                     category_map.insert(old, new);
                 }
             }
-            Err(error) => failed.push(failure("category", &source_id, &error)),
+            Err(error) => failed.push(Failure::new("category", &source_id, &error)),
         }
     }
     (copied, category_map)
@@ -395,14 +419,14 @@ async fn copy_entries(
     copy: &Space,
     entries: &[Value],
     (type_map, category_map): (&TypeMap, &BTreeMap<u64, u64>),
-    failed: &mut Vec<Value>,
+    failed: &mut Vec<Failure>,
 ) -> usize {
     let mut bodies = Vec::new();
     for entry in entries {
         let source_id = entry.get("id").cloned().unwrap_or(Value::Null);
         match entry_body(entry, type_map, category_map) {
             Ok(body) => bodies.push((source_id, body)),
-            Err(error) => failed.push(failure("entry", &source_id, &error)),
+            Err(error) => failed.push(Failure::new("entry", &source_id, &error)),
         }
     }
     let entries_path = format!("{}/entries", copy.path());
@@ -413,7 +437,7 @@ async fn copy_entries(
     })
     .await;
     for (index, error) in &posted.failed {
-        failed.push(failure(
+        failed.push(Failure::new(
             "entry",
             sources.get(*index).unwrap_or(&Value::Null),
             error,
