@@ -397,10 +397,7 @@ struct Uploads {
 /// Every answer counts the uploads that succeeded (`state.affected`).
 impl Data for Uploads {
     fn state() -> RareState {
-        RareState {
-            affected: true,
-            ..RareState::default()
-        }
+        RareState::AFFECTED
     }
 }
 
@@ -458,21 +455,19 @@ async fn bulk(call: Call, args: BulkArgs) -> Answer<Uploads> {
         ))
         .collect();
     let counts = (out.succeeded.len(), out.succeeded.len() + out.failed.len());
-    Ok(
-        Reply::new(Uploads {
-            succeeded,
-            failed: out.failures(),
+    Ok(Reply::new(Uploads {
+        succeeded,
+        failed: out.failures(),
+    })
+    .state(post)
+    .old(Legacy::custom(move |_| {
+        json!({
+            "message": format!("Uploaded {} of {} assets", counts.0, counts.1),
+            "action": "created",
+            "results": legacy_results,
         })
-            .state(post)
-            .old(Legacy::custom(move |_| {
-                json!({
-                    "message": format!("Uploaded {} of {} assets", counts.0, counts.1),
-                    "action": "created",
-                    "results": legacy_results,
-                })
-            }))
-            .into(),
-    )
+    }))
+    .into())
 }
 
 #[cfg(test)]

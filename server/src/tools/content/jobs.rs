@@ -209,10 +209,13 @@ impl Data for JobData {
     }
 }
 
-/// `{index, errors: [text]}`: the errors of one item of a bulk request.
+/// `{index, errors: [text]}`: the errors of one item of a bulk request. Counts here and in
+/// [`JobRecord`] are declared `integer` without the `minimum` an unsigned type derives: the
+/// catalogue's output-schema budget has no room for it.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[schemars(deny_unknown_fields)]
 pub(crate) struct ItemErrors {
+    #[schemars(with = "i64")]
     index: u64,
     errors: Vec<String>,
 }
@@ -418,9 +421,9 @@ fn list(call: &Call) -> Outcome<JobData> {
         created: None,
         errors: None,
     })
-        .state(coverage)
-        .old(old)
-        .into()
+    .state(coverage)
+    .old(old)
+    .into()
 }
 
 /// `cancel`: `DELETE` the job, then report the status the API reads back (a job that ended

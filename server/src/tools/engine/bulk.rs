@@ -120,10 +120,7 @@ pub(crate) struct Bulk {
 /// Every fan-out answer counts what it wrote (`state.affected`).
 impl Data for Bulk {
     fn state() -> RareState {
-        RareState {
-            affected: true,
-            ..RareState::default()
-        }
+        RareState::AFFECTED
     }
 }
 

@@ -293,14 +293,14 @@ fn answer(action: Action, response: Value, items: usize) -> Reply<Bulk> {
             job_id: Some(job_id),
             errors: Vec::new(),
         })
-            .state(PostCondition::status("queued").pending(true))
-            .old(Legacy::custom(move |_| {
-                json!({
-                    "message": format!("Bulk {} of {items} entries queued", action.as_str()),
-                    "action": "queued",
-                    "jobId": legacy_id,
-                })
-            }));
+        .state(PostCondition::status("queued").pending(true))
+        .old(Legacy::custom(move |_| {
+            json!({
+                "message": format!("Bulk {} of {items} entries queued", action.as_str()),
+                "action": "queued",
+                "jobId": legacy_id,
+            })
+        }));
     }
     let errors = item_errors(response.get("errors"));
     let affected = response
@@ -327,14 +327,14 @@ fn answer(action: Action, response: Value, items: usize) -> Reply<Bulk> {
         job_id: None,
         errors,
     })
-        .state(post)
-        .old(Legacy::custom(move |_| {
-            json!({
-                "message": format!("Bulk {} of {items} entries done", action.as_str()),
-                "action": action.as_str(),
-                "result": response,
-            })
-        }))
+    .state(post)
+    .old(Legacy::custom(move |_| {
+        json!({
+            "message": format!("Bulk {} of {items} entries done", action.as_str()),
+            "action": action.as_str(),
+            "result": response,
+        })
+    }))
 }
 
 #[cfg(test)]

@@ -19,13 +19,15 @@ pub(crate) struct JobRecord {
     pub(crate) job_id: String,
     /// The bulk action that started it (`create`, `publish`, ...).
     pub(crate) action: String,
+    #[schemars(with = "i64")]
     pub(crate) space_id: u64,
     /// Items sent in the request.
+    #[schemars(with = "i64")]
     pub(crate) items: usize,
     /// The last status the server saw (`queued` when started).
     pub(crate) status: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "usize")]
+    #[schemars(with = "i64")]
     pub(crate) affected: Option<usize>,
 }
 

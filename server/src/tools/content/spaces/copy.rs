@@ -59,12 +59,16 @@ impl Data for SpaceCopy {
     }
 }
 
-/// How many children the API created in the copy, by kind.
+/// How many children the API created in the copy, by kind (declared `integer`, without the
+/// `minimum` a `usize` derives: the catalogue's output-schema budget has no room for it).
 #[derive(Debug, Serialize, JsonSchema)]
 #[schemars(deny_unknown_fields)]
 struct Copied {
+    #[schemars(with = "i64")]
     types: usize,
+    #[schemars(with = "i64")]
     categories: usize,
+    #[schemars(with = "i64")]
     entries: usize,
 }
 
@@ -190,17 +194,15 @@ async fn copy(call: Call, args: CopyArgs) -> Answer<SpaceCopy> {
     let old = Legacy::custom(
         |data| json!({"message": "Space copied successfully", "action": "copied", "space": data["space"], "copied": data["copied"]}),
     );
-    Ok(
-        Reply::new(SpaceCopy {
-            space: Echo::new(new_object),
-            copied,
-            failed,
-        })
-            .resource(resource)
-            .state(PostCondition::status(status).affected(affected))
-            .old(old)
-            .into(),
-    )
+    Ok(Reply::new(SpaceCopy {
+        space: Echo::new(new_object),
+        copied,
+        failed,
+    })
+    .resource(resource)
+    .state(PostCondition::status(status).affected(affected))
+    .old(old)
+    .into())
 }
 
 /// Reads the source's types (with their fields), and its categories and entries when asked.
