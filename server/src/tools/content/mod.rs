@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::contract::{Control, ErrorCode, Outcome, Resource, ToolError};
+use crate::contract::{ErrorCode, Resource, ToolError};
 use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, is_id, pick};
 use crate::modyo::{ModyoClient, Query};
@@ -71,12 +71,6 @@ pub(crate) async fn read_one(
             error
         }
     })
-}
-
-/// The `control` answer of a delete-type action called without `confirmDelete: true` (C18),
-/// decided before any request is sent.
-pub(crate) fn unconfirmed<D>(tool: &str, action: &str) -> Outcome<D> {
-    Outcome::Control(Control::cancelled_unconfirmed(tool, action))
 }
 
 /// An API id as a map key or path segment: numbers and strings alike, without quotes.

@@ -16,11 +16,11 @@ use serde_json::{Map, Value, json};
 
 use super::super::jobs::{ItemErrors, JobRecord, item_errors};
 use super::super::types::fetch_type;
-use super::super::{Need, Space, categories, numeric_id, resolve_space, unconfirmed};
+use super::super::{Need, Space, categories, numeric_id, resolve_space};
 use super::write::encode_fields;
 use crate::config::Module;
 use crate::contract::schema::RareState;
-use crate::contract::{ErrorCode, Legacy, PostCondition, Reply, ToolClass, ToolError};
+use crate::contract::{Control, ErrorCode, Legacy, PostCondition, Reply, ToolClass, ToolError};
 use crate::modyo::resolve::{is_id, is_uuid};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::Ident;
@@ -127,7 +127,7 @@ get (wait_s). delete needs confirmDelete: true.",
 
 async fn bulk(call: Call, args: BulkArgs) -> Answer<Bulk> {
     if args.action == Action::Delete && args.confirm_delete != Some(true) {
-        return Ok(unconfirmed("content-entries-bulk", "delete"));
+        return Ok(Control::cancelled_unconfirmed("content-entries-bulk", "delete").into());
     }
     let client = call.client()?;
     let (body, items) = match args.action {
