@@ -1,5 +1,7 @@
 //! Workspace integration tests: one binary, one module per topic.
 //!
+//! - `bench_report`: the committed `reports/performance.md` and the README agree on the size of
+//!   the server binary (`make bench` writes both);
 //! - `binary`: the production binary's configuration errors and public mode;
 //! - `cancellation`: `notifications/cancelled` stops upstream work; 64 concurrent calls on one
 //!   session, over the duplex and over HTTP;
@@ -44,6 +46,7 @@
 //! - `widgets`: the widgets module (public mode, catalogue, resources, scaffold, validate);
 //! - `workspace`: every cargo command resolves the features the tests build (no recompiling).
 
+mod bench_report;
 mod binary;
 mod cancellation;
 mod cassettes;

@@ -14,6 +14,7 @@
 //! why instead of a figure. Nothing here is asserted in tests: only the arithmetic and the
 //! rendering are ([`stats`], [`render`]).
 
+pub mod binary;
 pub mod changes;
 pub mod machine;
 mod measure;
@@ -260,6 +261,8 @@ pub struct Report {
     pub tokens: Result<Vec<Throughput>, String>,
     /// Peak RSS through the 314 x 31 case (or why not).
     pub rss: Result<Vec<Rss>, String>,
+    /// The size of the server binary the bench ran (or why not).
+    pub binary: Result<binary::Binary, String>,
     /// criterion's estimates (empty when `cargo bench` did not run).
     pub criterion: Vec<CriterionRow>,
     /// The builds compared on the projection (`None` when no `--variant` was given).
@@ -278,6 +281,8 @@ pub async fn command(args: BenchArgs) -> Result<(), PerfError> {
         machine.cpu, machine.cores, machine.load
     ));
     let server = crate::probe::locate_server(args.server.as_deref())?;
+    let workspace = crate::workspace::root().unwrap_or_default();
+    let binary = binary::Binary::measure(&server, &workspace).map_err(|e| e.to_string());
     let lab = std::env::current_exe()?;
     let setup = measure::Setup {
         server,
@@ -357,6 +362,7 @@ pub async fn command(args: BenchArgs) -> Result<(), PerfError> {
         measure_wall,
         tokens,
         rss,
+        binary,
         criterion,
         changes,
         wall: started.elapsed().as_secs_f64(),
@@ -373,7 +379,41 @@ pub async fn command(args: BenchArgs) -> Result<(), PerfError> {
                 .unwrap_or_else(|| crate::report::default_dir().join(REPORT_FILE));
             std::fs::write(&path, text)?;
             progress(&format!("wrote {}", path.display()));
+            if out.is_none() {
+                readme_binary_size(&report.binary, &progress)?;
+            }
         }
+    }
+    Ok(())
+}
+
+/// Carries the measured binary size into the README's install section (the span between
+/// [`binary::README_START`] and [`binary::README_END`]), when the report went to its default
+/// place: the README and `reports/performance.md` then say the same.
+fn readme_binary_size(
+    measured: &Result<binary::Binary, String>,
+    progress: &dyn Fn(&str),
+) -> Result<(), PerfError> {
+    let Ok(measured) = measured else {
+        return Ok(());
+    };
+    let path = crate::workspace::dir("README.md");
+    let Ok(readme) = std::fs::read_to_string(&path) else {
+        progress(&format!("no {}: binary size not carried", path.display()));
+        return Ok(());
+    };
+    match binary::rewrite_readme(&readme, &measured.readme_text()) {
+        Some(new) if new != readme => {
+            std::fs::write(&path, new)?;
+            progress(&format!("wrote the binary size into {}", path.display()));
+        }
+        Some(_) => {}
+        None => progress(&format!(
+            "{} lacks the markers {} ... {}: binary size not carried",
+            path.display(),
+            binary::README_START,
+            binary::README_END
+        )),
     }
     Ok(())
 }

@@ -510,6 +510,20 @@ fn others(w: &mut String, report: &Report) {
             let _ = writeln!(w, "- Peak RSS: not measured: {e}.");
         }
     }
+    match &report.binary {
+        Ok(b) => {
+            let _ = writeln!(
+                w,
+                "- Server binary as built for this run (`{}`, the workspace's release profile): {} ({} bytes).",
+                b.path,
+                b.megabytes(),
+                b.bytes
+            );
+        }
+        Err(e) => {
+            let _ = writeln!(w, "- Server binary size: not measured: {e}.");
+        }
+    }
     let _ = writeln!(w);
 }
 
@@ -653,6 +667,10 @@ mod tests {
                 peak_kb: 51_200,
                 target: true,
             }]),
+            binary: Ok(super::super::binary::Binary {
+                path: "target/release/modyo-mcp".into(),
+                bytes: 29_712_345,
+            }),
             criterion: vec![CriterionRow {
                 id: "tokens/o200k_base".into(),
                 median_ns: 1_234_567.0,
@@ -768,6 +786,7 @@ mod tests {
         assert!(text.contains("o200k_base: 3.5 MB/s"));
         assert!(text.contains("| `tokens/o200k_base` | 1.23 ms |"));
         assert!(text.contains("Whole run: 300 s."));
+        assert!(text.contains("(`target/release/modyo-mcp`, the workspace's release profile): 29.7 MB (29712345 bytes)."), "{text}");
     }
 
     #[test]
