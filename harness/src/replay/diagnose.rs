@@ -277,16 +277,7 @@ mod tests {
         query: &[(&str, &str)],
         body: ReceivedBody,
     ) -> ReceivedRequest {
-        ReceivedRequest {
-            method: method.into(),
-            path: path.into(),
-            query: query
-                .iter()
-                .map(|(k, v)| ((*k).into(), (*v).into()))
-                .collect(),
-            body,
-            replayed: false,
-        }
+        ReceivedRequest::unanswered(method, path, query, body)
     }
 
     #[test]

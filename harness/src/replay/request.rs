@@ -34,6 +34,28 @@ pub struct ReceivedRequest {
     pub replayed: bool,
 }
 
+#[cfg(test)]
+impl ReceivedRequest {
+    /// A request as the replay server would have received it, not (yet) answered: for tests.
+    pub(crate) fn unanswered(
+        method: &str,
+        path: &str,
+        query: &[(&str, &str)],
+        body: ReceivedBody,
+    ) -> ReceivedRequest {
+        ReceivedRequest {
+            method: method.into(),
+            path: path.into(),
+            query: query
+                .iter()
+                .map(|(k, v)| ((*k).into(), (*v).into()))
+                .collect(),
+            body,
+            replayed: false,
+        }
+    }
+}
+
 /// The body of a received request.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ReceivedBody {
@@ -234,16 +256,7 @@ mod tests {
         query: &[(&str, &str)],
         body: ReceivedBody,
     ) -> ReceivedRequest {
-        ReceivedRequest {
-            method: method.into(),
-            path: path.into(),
-            query: query
-                .iter()
-                .map(|(k, v)| ((*k).into(), (*v).into()))
-                .collect(),
-            body,
-            replayed: false,
-        }
+        ReceivedRequest::unanswered(method, path, query, body)
     }
 
     #[test]
