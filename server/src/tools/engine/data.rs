@@ -259,9 +259,6 @@ impl JsonSchema for Nothing {
 
 impl Data for Nothing {}
 
-/// Transitional: tools that still build `data` by hand publish the schema they declare.
-impl Data for Value {}
-
 #[cfg(test)]
 mod tests {
     use super::*;
