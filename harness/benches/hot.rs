@@ -7,7 +7,7 @@
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use modyo_lab::serve::{Offline, ServeOptions};
-use modyo_mcp::contract::schema::{self, Kind};
+use modyo_mcp::contract::schema;
 use modyo_mcp::contract::{
     Coverage, Mode, Outcome, OutputValidator, Platform, Reply, Resource, Slots, ToolClass, exit,
 };
@@ -43,14 +43,16 @@ fn rows() -> Value {
 }
 
 fn envelope(c: &mut Criterion) {
-    let mut row = schema::echo(&[
-        ("id", Kind::Int),
-        ("uuid", Kind::Str),
-        ("name", Kind::Str),
-        ("slug", Kind::Str),
-        ("published", Kind::Bool),
-    ]);
-    row["properties"]["fields"] = schema::map_of(schema::any());
+    // An echoed entry as the content tools publish it: typed keys (each also null), the
+    // values by field name, any other key allowed.
+    let row = json!({"type": "object", "properties": {
+        "id": {"type": ["integer", "null"]},
+        "uuid": {"type": ["string", "null"]},
+        "name": {"type": ["string", "null"]},
+        "slug": {"type": ["string", "null"]},
+        "published": {"type": ["boolean", "null"]},
+        "fields": schema::map_of(schema::any()),
+    }});
     let slots = Slots {
         resource: true,
         state: true,
@@ -60,7 +62,7 @@ fn envelope(c: &mut Criterion) {
     let validator = OutputValidator::new(&schema::output_schema(
         ToolClass::Read,
         slots,
-        schema::array(row),
+        json!({"type": "array", "items": row}),
     ))
     .expect("the schema compiles");
     let url = url::Url::parse("https://acme.modyo.cloud").expect("a URL");

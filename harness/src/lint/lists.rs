@@ -27,7 +27,7 @@ const fn entry(tool: &'static str, reason: &'static str) -> Entry {
 /// C10 design decisions: roots that echo foreign objects. Permanent, but still only shrink
 /// (a tool that starts building its root key by key leaves the list).
 pub const ECHOED_ROOT_TOOLS: &[Entry] = &[
-    // channels: every root below is one `schema::echo` of the Modyo object the call read or
+    // channels: every root below is one `Echo` of the Modyo object the call read or
     // persisted (C7 read-back), its known keys declared (C11).
     entry(
         "channels-sites-manage",

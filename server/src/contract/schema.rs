@@ -1,4 +1,5 @@
-//! C8-C10: every tool's `outputSchema`, and the small vocabulary its `data` schema is written in.
+//! C8-C10: every tool's `outputSchema`: the envelope's slots written here, its `data` schema
+//! derived from the tool's `data` type ([`derived`]).
 //!
 //! What the server builds (`platform`, `resource`, `state`, `control`, projections) is strict
 //! (`additionalProperties: false`); what it echoes from the API is loose, so upstream drift adds
@@ -31,19 +32,9 @@ pub fn string() -> Value {
     json!({"type": "string"})
 }
 
-/// An integer.
-pub fn integer() -> Value {
-    json!({"type": "integer"})
-}
-
 /// A boolean.
 pub fn boolean() -> Value {
     json!({"type": "boolean"})
-}
-
-/// A number.
-pub fn number() -> Value {
-    json!({"type": "number"})
 }
 
 /// Any JSON value (an echoed value whose type the API does not fix).
@@ -54,11 +45,6 @@ pub fn any() -> Value {
 /// An integer or a string (ids that are numeric in one API and strings in another).
 pub fn id() -> Value {
     json!({"type": ["integer", "string"]})
-}
-
-/// An array of `items`.
-pub fn array(items: Value) -> Value {
-    json!({"type": "array", "items": items})
 }
 
 /// `schema` or `null` (the one union C9 allows besides scalars).
@@ -74,7 +60,8 @@ pub fn nullable(mut schema: Value) -> Value {
     schema
 }
 
-fn object(properties: &[(&str, Value)], required: &[&str], strict: bool) -> Value {
+/// An object the server writes key by key: every key declared, nothing else allowed.
+pub fn strict(properties: &[(&str, Value)], required: &[&str]) -> Value {
     let mut schema = Map::new();
     schema.insert("type".into(), json!("object"));
     let props: Map<String, Value> = properties
@@ -85,60 +72,8 @@ fn object(properties: &[(&str, Value)], required: &[&str], strict: bool) -> Valu
     if !required.is_empty() {
         schema.insert("required".into(), json!(required));
     }
-    if strict {
-        schema.insert("additionalProperties".into(), json!(false));
-    }
+    schema.insert("additionalProperties".into(), json!(false));
     Value::Object(schema)
-}
-
-/// An object the server writes key by key: every key declared, nothing else allowed.
-pub fn strict(properties: &[(&str, Value)], required: &[&str]) -> Value {
-    object(properties, required, true)
-}
-
-/// An object echoed from the API: the declared keys are typed, others are allowed.
-pub fn loose(properties: &[(&str, Value)], required: &[&str]) -> Value {
-    object(properties, required, false)
-}
-
-/// The JSON type of an echoed key; every echoed key also accepts `null` (upstream drift).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// An integer.
-    Int,
-    /// A number.
-    Num,
-    /// A string.
-    Str,
-    /// A boolean.
-    Bool,
-    /// An array of anything.
-    List,
-    /// An object of anything.
-    Obj,
-    /// Any value.
-    Any,
-}
-
-impl Kind {
-    fn schema(self) -> Value {
-        match self {
-            Kind::Int => json!({"type": ["integer", "null"]}),
-            Kind::Num => json!({"type": ["number", "null"]}),
-            Kind::Str => json!({"type": ["string", "null"]}),
-            Kind::Bool => json!({"type": ["boolean", "null"]}),
-            Kind::List => json!({"type": ["array", "null"]}),
-            Kind::Obj => json!({"type": ["object", "null"]}),
-            Kind::Any => json!({}),
-        }
-    }
-}
-
-/// An object echoed from the API, with every key the API is known to send declared (C11)
-/// and every other key allowed (C8): drift adds information and never breaks the tool.
-pub fn echo(keys: &[(&str, Kind)]) -> Value {
-    let props: Vec<(&str, Value)> = keys.iter().map(|(k, kind)| (*k, kind.schema())).collect();
-    loose(&props, &[])
 }
 
 /// A map from names the caller chose (projected field names) to any value.
@@ -369,6 +304,19 @@ pub use rare::RareState;
 mod tests {
     use super::*;
 
+    /// An echoed object whose keys have these JSON types (each also `null`), others allowed.
+    fn echo(keys: &[(&str, &str)]) -> Value {
+        let props: Map<String, Value> = keys
+            .iter()
+            .map(|(k, kind)| ((*k).to_owned(), json!({"type": [kind, "null"]})))
+            .collect();
+        json!({"type": "object", "properties": props})
+    }
+
+    fn array(items: Value) -> Value {
+        json!({"type": "array", "items": items})
+    }
+
     #[test]
     fn nullable_adds_null_once() {
         assert_eq!(nullable(string()), json!({"type": ["string", "null"]}));
@@ -459,7 +407,7 @@ mod tests {
 
     #[test]
     fn a_listed_item_declared_like_data_itself_is_written_once() {
-        let keys = [("id", Kind::Int), ("name", Kind::Str), ("path", Kind::Str)];
+        let keys = [("id", "integer"), ("name", "string"), ("path", "string")];
         let mut data = echo(&keys);
         data["properties"]["pages"] = array(echo(&keys));
         let slots = Slots {
@@ -500,11 +448,11 @@ mod tests {
 
     #[test]
     fn a_listed_item_that_differs_from_data_stays_inline() {
-        let mut data = echo(&[("id", Kind::Int), ("name", Kind::Str), ("path", Kind::Str)]);
+        let mut data = echo(&[("id", "integer"), ("name", "string"), ("path", "string")]);
         data["properties"]["pages"] = array(echo(&[
-            ("id", Kind::Str),
-            ("name", Kind::Str),
-            ("path", Kind::Str),
+            ("id", "string"),
+            ("name", "string"),
+            ("path", "string"),
         ]));
         let schema = output_schema(ToolClass::Read, Slots::default(), data.clone());
         assert_eq!(schema["properties"]["data"], data);
@@ -525,7 +473,7 @@ mod tests {
                 control: true,
                 ..Slots::default()
             },
-            loose(&[], &[]),
+            echo(&[]),
         );
         assert_eq!(
             schema["properties"]["data"]["type"],

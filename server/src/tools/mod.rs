@@ -1,10 +1,11 @@
 //! The tools: one folder per module, one file per Modyo resource, and the registry table.
 //!
-//! A tool is declared once with [`tool`]: name, module, class, description, its `data`
-//! schema, the envelope slots it emits, (for gated tools) its read and mutating actions, and
-//! its handler `async fn(Call, Args) -> ToolResult`. Arguments are typed structs (serde +
-//! schemars); their `///` docs are the text the model reads. Adding a tool is one function
-//! in its resource's file and one line in its module's `tools()`.
+//! A tool is declared once with [`tool`]: name, module, class, description, the envelope
+//! slots it emits, (for gated tools) its read and mutating actions, and its handler
+//! `async fn(Call, Args) -> Answer<D>`. Arguments are typed structs (serde + schemars); their
+//! `///` docs are the text the model reads. `D` is the type of `data` ([`engine::Data`]): the
+//! `outputSchema` is derived from it. Adding a tool is one function in its resource's file and
+//! one line in its module's `tools()`.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -31,8 +32,9 @@ pub(crate) mod widgets;
 
 pub(crate) use engine::bulk as fanout;
 
-/// What a handler returns: an outcome, or a failure.
-pub(crate) type ToolResult = Result<Outcome, CallError>;
+/// What a registered handler returns once its typed `data` is serialized: an outcome, or a
+/// failure.
+type ToolResult = Result<Outcome, CallError>;
 
 /// A handler failure: a C16 tool error, or bad arguments (a JSON-RPC error).
 #[derive(Debug)]
@@ -129,7 +131,6 @@ pub(crate) fn tool(name: &'static str, module: Module, class: ToolClass) -> Tool
             control: class == ToolClass::Gated,
             ..Slots::default()
         },
-        data_schema: None,
         new_params: &[],
     }
 }
@@ -143,7 +144,6 @@ pub(crate) struct ToolBuilder {
     read_actions: &'static [&'static str],
     write_actions: &'static [&'static str],
     slots: Slots,
-    data_schema: Option<Value>,
     new_params: &'static [&'static str],
 }
 
@@ -151,12 +151,6 @@ impl ToolBuilder {
     /// The model-facing description; the docs link is appended.
     pub(crate) fn describe(mut self, text: &str) -> ToolBuilder {
         self.description = format!("{text} Docs: modyo://docs/tools/{}", self.name);
-        self
-    }
-
-    /// The schema of `data`, for a handler that builds it by hand (transitional).
-    pub(crate) fn data(mut self, schema: Value) -> ToolBuilder {
-        self.data_schema = Some(schema);
         self
     }
 
@@ -221,10 +215,6 @@ impl ToolBuilder {
             );
         let mut slots = self.slots;
         slots.rare = slots.rare.union(D::state());
-        let (data_schema, echoed) = match self.data_schema {
-            Some(schema) => (schema, None),
-            None => (schema::derived::<D>(), D::echoed()),
-        };
         ToolDef {
             name: self.name,
             module: self.module,
@@ -233,8 +223,8 @@ impl ToolBuilder {
             read_actions: self.read_actions,
             write_actions: self.write_actions,
             slots,
-            data_schema,
-            echoed,
+            data_schema: schema::derived::<D>(),
+            echoed: D::echoed(),
             input_schema: schema::input_schema::<A>(),
             params: Vec::new(),
             new_params: self.new_params,

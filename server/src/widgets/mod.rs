@@ -10,13 +10,17 @@
 
 use std::sync::OnceLock;
 
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
+mod faces;
 pub(crate) mod jsx;
 pub(crate) mod resources;
 pub(crate) mod scaffold;
 pub(crate) mod validate;
+
+pub(crate) use faces::{ComponentDetail, ComponentSummary, PatternDetail};
 
 /// The embedded catalogue, as shipped.
 const CATALOG_JSON: &str = include_str!("catalog.json");
@@ -81,25 +85,20 @@ pub(crate) struct Prop {
     pub(crate) values: Vec<String>,
 }
 
-/// The type of a prop, as the validator checks it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+/// The type of a prop, as the validator checks it: a string, a number, a boolean (`disabled`
+/// alone means `true`), one string of `values` (`enum`), an array, an object, a callback
+/// (`function`) or anything React renders (`node`). The variants carry no docs of their own,
+/// so the derived schema is a plain `enum` of the wire names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub(crate) enum PropType {
-    /// A string.
     String,
-    /// A number.
     Number,
-    /// A boolean (`disabled` alone means `true`).
     Boolean,
-    /// One string of `values`.
     Enum,
-    /// An array.
     Array,
-    /// An object.
     Object,
-    /// A callback.
     Function,
-    /// Anything React renders.
     Node,
 }
 
@@ -117,11 +116,6 @@ impl PropType {
             PropType::Node => "node",
         }
     }
-
-    /// Every wire name (the `enum` of the schema).
-    pub(crate) const ALL: [&'static str; 8] = [
-        "string", "number", "boolean", "enum", "array", "object", "function", "node",
-    ];
 }
 
 /// A composition of components for a common widget need.
@@ -263,151 +257,11 @@ impl Catalogue {
 }
 
 impl Component {
-    /// The list face: `{id, name, category, description}`.
-    pub(crate) fn summary(&self) -> Value {
-        json!({
-            "id": self.id,
-            "name": self.name,
-            "category": self.category,
-            "description": self.description,
-        })
-    }
-
-    /// The full face: summary, package, subcomponents, props and an example.
-    pub(crate) fn detail(&self, package: &str) -> Value {
-        let mut map = Map::new();
-        map.insert("id".into(), json!(self.id));
-        map.insert("name".into(), json!(self.name));
-        map.insert("category".into(), json!(self.category));
-        map.insert("description".into(), json!(self.description));
-        map.insert("package".into(), json!(package));
-        if !self.subcomponents.is_empty() {
-            map.insert("subcomponents".into(), json!(self.subcomponents));
-        }
-        map.insert(
-            "props".into(),
-            Value::Array(self.props.iter().map(Prop::to_value).collect()),
-        );
-        map.insert("example".into(), json!(self.example));
-        Value::Object(map)
-    }
-
     /// Whether `name` is a prop every component accepts (React and Dynamic UI base props,
     /// `aria-*` and `data-*` attributes).
     pub(crate) fn accepts_base(name: &str) -> bool {
         const BASE: [&str; 6] = ["className", "style", "key", "ref", "id", "dataAttributes"];
         BASE.contains(&name) || name.starts_with("aria-") || name.starts_with("data-")
-    }
-}
-
-impl Prop {
-    fn to_value(&self) -> Value {
-        let mut map = Map::new();
-        map.insert("name".into(), json!(self.name));
-        map.insert("type".into(), json!(self.kind.as_str()));
-        map.insert("required".into(), json!(self.required));
-        if let Some(default) = &self.default {
-            map.insert("default".into(), default.clone());
-        }
-        if !self.values.is_empty() {
-            map.insert("values".into(), json!(self.values));
-        }
-        map.insert("description".into(), json!(self.description));
-        Value::Object(map)
-    }
-}
-
-impl Pattern {
-    /// The data face: `{id, name, description, components: [names], setup, jsx}`.
-    pub(crate) fn to_value(&self, catalogue: &Catalogue) -> Value {
-        json!({
-            "id": self.id,
-            "name": self.name,
-            "description": self.description,
-            "components": catalogue.pattern_component_names(self),
-            "setup": self.setup,
-            "jsx": self.jsx,
-        })
-    }
-}
-
-/// Output schemas of the catalogue's faces (strict: the server builds them, C8, C10).
-pub(crate) mod schemas {
-    use serde_json::{Value, json};
-
-    use crate::contract::schema::{array, boolean, strict, string};
-
-    use super::PropType;
-
-    /// `{id, name, category, description}`.
-    pub(crate) fn summary() -> Value {
-        strict(
-            &[
-                ("id", string()),
-                ("name", string()),
-                ("category", string()),
-                ("description", string()),
-            ],
-            &["id", "name", "category", "description"],
-        )
-    }
-
-    /// One prop.
-    pub(crate) fn prop() -> Value {
-        strict(
-            &[
-                ("name", string()),
-                ("type", json!({"type": "string", "enum": PropType::ALL})),
-                ("required", boolean()),
-                (
-                    "default",
-                    json!({"type": ["string", "number", "boolean", "null"]}),
-                ),
-                ("values", array(string())),
-                ("description", string()),
-            ],
-            &["name", "type", "required", "description"],
-        )
-    }
-
-    /// A component with its props.
-    pub(crate) fn detail() -> Value {
-        strict(
-            &[
-                ("id", string()),
-                ("name", string()),
-                ("category", string()),
-                ("description", string()),
-                ("package", string()),
-                ("subcomponents", array(string())),
-                ("props", array(prop())),
-                ("example", string()),
-            ],
-            &[
-                "id",
-                "name",
-                "category",
-                "description",
-                "package",
-                "props",
-                "example",
-            ],
-        )
-    }
-
-    /// A pattern.
-    pub(crate) fn pattern() -> Value {
-        strict(
-            &[
-                ("id", string()),
-                ("name", string()),
-                ("description", string()),
-                ("components", array(string())),
-                ("setup", string()),
-                ("jsx", string()),
-            ],
-            &["id", "name", "description", "components", "setup", "jsx"],
-        )
     }
 }
 
@@ -442,22 +296,6 @@ mod tests {
             c.pattern("Login form").map(|p| p.id.as_str()),
             Some("login-form")
         );
-    }
-
-    #[test]
-    fn faces_validate_against_their_schemas() {
-        let c = catalogue();
-        let check = |schema: Value, value: &Value| {
-            let v = crate::contract::OutputValidator::new(schema.as_object().unwrap()).unwrap();
-            v.check(value).unwrap();
-        };
-        for component in &c.components {
-            check(schemas::summary(), &component.summary());
-            check(schemas::detail(), &component.detail(&c.package));
-        }
-        for pattern in &c.patterns {
-            check(schemas::pattern(), &pattern.to_value(c));
-        }
     }
 
     #[test]

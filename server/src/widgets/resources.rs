@@ -58,11 +58,11 @@ pub(crate) fn read(uri: &str) -> Result<String, String> {
         })
     } else if uri == PATTERNS_URI {
         json!({
-            "patterns": c.patterns.iter().map(|p| p.to_value(c)).collect::<Vec<_>>(),
+            "patterns": c.patterns.iter().map(|p| p.detail(c)).collect::<Vec<_>>(),
         })
     } else if let Some(id) = uri.strip_prefix(&format!("{COMPONENTS_URI}/")) {
         match c.component(id) {
-            Some(component) => component.detail(&c.package),
+            Some(component) => json!(component.detail(&c.package)),
             None => {
                 return Err(format!(
                     "no widget component '{id}'; known: {}",
@@ -76,7 +76,7 @@ pub(crate) fn read(uri: &str) -> Result<String, String> {
         }
     } else if let Some(id) = uri.strip_prefix(&format!("{PATTERNS_URI}/")) {
         match c.pattern(id) {
-            Some(pattern) => pattern.to_value(c),
+            Some(pattern) => json!(pattern.detail(c)),
             None => {
                 return Err(format!(
                     "no widget pattern '{id}'; known: {}",

@@ -11,6 +11,8 @@ use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+use schemars::JsonSchema;
+use serde::Serialize;
 use serde_json::json;
 
 use super::{Catalogue, Pattern};
@@ -20,12 +22,15 @@ pub(crate) const DEFAULT_PATTERN: &str = "login-form";
 /// Longest accepted widget name.
 const MAX_NAME: usize = 64;
 
-/// A file of the project as found on disk after the write.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A file of the project as found on disk after the write (part of `widgets-scaffold`'s
+/// `data`, strict).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub(crate) struct FileOnDisk {
     /// Path relative to the project, with `/`.
     pub(crate) path: String,
     /// Size in bytes, from the file system.
+    #[schemars(with = "i64")]
     pub(crate) bytes: u64,
 }
 

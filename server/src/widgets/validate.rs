@@ -47,7 +47,7 @@ pub(crate) const ENTRY_CANDIDATES: [&str; 8] = [
 mod finding;
 mod props;
 
-pub(crate) use finding::{Finding, Severity, finding_schema};
+pub(crate) use finding::{Finding, Severity};
 use props::check_element;
 
 /// What a validation found.

@@ -10,12 +10,15 @@ use serde_json::{Map, Value};
 
 use crate::config::Module;
 use crate::contract::schema::RareState;
-use crate::contract::{
-    Coverage, Evidence, Legacy, Outcome, Reply, Resource, ToolClass, ToolError, schema,
-};
+use crate::contract::{Coverage, Evidence, Legacy, Outcome, Reply, Resource, ToolClass, ToolError};
 use crate::tools::args::Ident;
-use crate::tools::{Call, ToolDef, ToolResult, tool};
-use crate::widgets::{Catalogue, catalogue, schemas};
+use crate::tools::engine::{Answer, Data};
+use crate::tools::{Call, ToolDef, tool};
+use crate::widgets::{Catalogue, ComponentDetail, ComponentSummary, PatternDetail, catalogue};
+
+impl Data for Vec<ComponentSummary<'static>> {}
+impl Data for ComponentDetail<'static> {}
+impl Data for Vec<PatternDetail<'static>> {}
 
 /// Arguments of `widgets-list-components`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -32,7 +35,6 @@ pub(crate) fn list_components_tool() -> ToolDef {
             "List the widget components of the built-in catalogue (Dynamic UI, @dynamic-framework/ui-react): \
 id, name, category, description. Props: widgets-get-component-props.",
         )
-        .data(schema::array(schemas::summary()))
         .state()
         .handle(list_components)
         .writes_state(RareState::SEARCHED)
@@ -46,9 +48,9 @@ fn matches(query: Option<&str>, texts: [&str; 3]) -> bool {
 
 /// A list of catalogue entries: complete by evidence (the catalogue is held whole), having
 /// searched `searched` entries; its old payload was `{<root>: items, total}`.
-fn whole_list(items: Vec<Value>, searched: usize, root: &'static str) -> Outcome {
+fn whole_list<T>(items: Vec<T>, searched: usize, root: &'static str) -> Outcome<Vec<T>> {
     let coverage = Coverage::with_evidence(items.len(), Evidence::WholeCorpus).searched(searched);
-    Reply::new(Value::Array(items))
+    Reply::new(items)
         .state(coverage)
         .old(Legacy::custom(move |items| {
             let total = items.as_array().map_or(0, Vec::len);
@@ -60,7 +62,10 @@ fn whole_list(items: Vec<Value>, searched: usize, root: &'static str) -> Outcome
         .into()
 }
 
-async fn list_components(_call: Call, args: ListComponentsArgs) -> ToolResult {
+async fn list_components(
+    _call: Call,
+    args: ListComponentsArgs,
+) -> Answer<Vec<ComponentSummary<'static>>> {
     let c = catalogue();
     let category = args
         .category
@@ -81,7 +86,7 @@ async fn list_components(_call: Call, args: ListComponentsArgs) -> ToolResult {
         .into());
     }
     let query = args.query.as_deref().map(|q| q.trim().to_lowercase());
-    let items: Vec<Value> = c
+    let items: Vec<ComponentSummary<'_>> = c
         .components
         .iter()
         .filter(|x| category.is_none_or(|k| x.category.eq_ignore_ascii_case(k)))
@@ -104,7 +109,6 @@ pub(crate) fn get_component_props_tool() -> ToolDef {
             "Get one catalogue component with its typed props (name, type, required, default, allowed values), \
 subcomponents and a usage example.",
         )
-        .data(schemas::detail())
         .resource()
         .handle(get_component_props)
 }
@@ -118,16 +122,20 @@ fn not_found(c: &Catalogue, key: &str) -> ToolError {
     .detail("available", ids)
 }
 
-async fn get_component_props(_call: Call, args: GetComponentPropsArgs) -> ToolResult {
+async fn get_component_props(
+    _call: Call,
+    args: GetComponentPropsArgs,
+) -> Answer<ComponentDetail<'static>> {
     let c = catalogue();
     let component = c
         .component(&args.component)
         .ok_or_else(|| not_found(c, args.component.trim()))?;
-    let detail = component.detail(&c.package);
     let resource = Resource::new("component")
         .id(component.id.clone())
         .name(component.name.clone());
-    Ok(Reply::new(detail).resource(resource).into())
+    Ok(Reply::new(component.detail(&c.package))
+        .resource(resource)
+        .into())
 }
 
 /// Arguments of `widgets-list-patterns`.
@@ -145,13 +153,12 @@ pub(crate) fn list_patterns_tool() -> ToolDef {
             "List the widget patterns of the catalogue: compositions of components with their setup code \
 and JSX, ready to paste or to scaffold (widgets-scaffold pattern).",
         )
-        .data(schema::array(schemas::pattern()))
         .state()
         .handle(list_patterns)
         .writes_state(RareState::SEARCHED)
 }
 
-async fn list_patterns(_call: Call, args: ListPatternsArgs) -> ToolResult {
+async fn list_patterns(_call: Call, args: ListPatternsArgs) -> Answer<Vec<PatternDetail<'static>>> {
     let c = catalogue();
     let component = match args
         .component
@@ -163,12 +170,12 @@ async fn list_patterns(_call: Call, args: ListPatternsArgs) -> ToolResult {
         None => None,
     };
     let query = args.query.as_deref().map(|q| q.trim().to_lowercase());
-    let items: Vec<Value> = c
+    let items: Vec<PatternDetail<'_>> = c
         .patterns
         .iter()
         .filter(|p| component.is_none_or(|x| p.components.contains(&x.id)))
         .filter(|p| matches(query.as_deref(), [&p.id, &p.name, &p.description]))
-        .map(|p| p.to_value(c))
+        .map(|p| p.detail(c))
         .collect();
     Ok(whole_list(items, c.patterns.len(), "patterns"))
 }
@@ -179,7 +186,7 @@ mod tests {
 
     #[test]
     fn the_category_argument_names_exactly_the_catalogue_categories() {
-        let input = schema::input_schema::<ListComponentsArgs>();
+        let input = crate::contract::schema::input_schema::<ListComponentsArgs>();
         let doc = input["properties"]["category"]["description"]
             .as_str()
             .unwrap_or_default()

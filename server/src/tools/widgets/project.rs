@@ -7,18 +7,18 @@
 use std::path::PathBuf;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::config::Module;
 use crate::contract::schema::RareState;
 use crate::contract::{
     Coverage, ErrorCode, Evidence, Legacy, PostCondition, Reply, Resource, ToolClass, ToolError,
-    schema,
 };
-use crate::tools::{Call, ToolDef, ToolResult, tool};
-use crate::widgets::scaffold::{self, DEFAULT_PATTERN, ScaffoldError};
-use crate::widgets::validate::{self, ValidateError, finding_schema};
+use crate::tools::engine::{Answer, Data};
+use crate::tools::{Call, ToolDef, tool};
+use crate::widgets::scaffold::{self, DEFAULT_PATTERN, FileOnDisk, ScaffoldError};
+use crate::widgets::validate::{self, Finding, ValidateError};
 use crate::widgets::{Pattern, catalogue};
 
 /// Arguments of `widgets-scaffold`.
@@ -37,22 +37,18 @@ fn path_text(path: &std::path::Path) -> String {
     path.to_string_lossy().into_owned()
 }
 
-fn scaffold_data_schema() -> Value {
-    use schema::{array, integer, strict, string};
-    strict(
-        &[
-            ("pattern", string()),
-            (
-                "files",
-                array(strict(
-                    &[("path", string()), ("bytes", integer())],
-                    &["path", "bytes"],
-                )),
-            ),
-        ],
-        &["pattern", "files"],
-    )
+/// What `widgets-scaffold` wrote: the pattern the project starts from and every file of the
+/// project as read back from disk (C7).
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+struct Scaffold {
+    /// The catalogue pattern of `src/App.jsx`.
+    pattern: &'static str,
+    /// The files on disk, sorted by path.
+    files: Vec<FileOnDisk>,
 }
+
+impl Data for Scaffold {}
 
 pub(crate) fn scaffold_tool() -> ToolDef {
     tool("widgets-scaffold", Module::Widgets, ToolClass::Mutation)
@@ -60,7 +56,6 @@ pub(crate) fn scaffold_tool() -> ToolDef {
             "Create a Modyo widget project (React, Vite, Dynamic UI, Modyo CLI settings) in targetDir/name from a \
 catalogue pattern. Refuses a non-empty folder. data.files: the files on disk (path, bytes), read back.",
         )
-        .data(scaffold_data_schema())
         .resource()
         .state()
         .new_params(&["pattern"])
@@ -120,7 +115,7 @@ fn pattern(input: Option<&str>) -> Result<&'static Pattern, ToolError> {
     })
 }
 
-async fn scaffold(_call: Call, args: ScaffoldArgs) -> ToolResult {
+async fn scaffold(_call: Call, args: ScaffoldArgs) -> Answer<Scaffold> {
     let name = args.name.trim().to_owned();
     scaffold::check_name(&name).map_err(ToolError::invalid_parameters)?;
     let target = target_dir(&args.target_dir)?;
@@ -132,14 +127,13 @@ async fn scaffold(_call: Call, args: ScaffoldArgs) -> ToolResult {
         .map_err(|e| ToolError::new(ErrorCode::LocalIo, format!("the scaffold task failed: {e}")))?
         .map_err(local_io)?;
     let path = path_text(&written.root);
-    let files: Vec<Value> = written
-        .files
-        .iter()
-        .map(|f| json!({"path": f.path, "bytes": f.bytes}))
-        .collect();
-    let count = files.len();
+    let count = written.files.len();
     let legacy_path = path.clone();
-    Ok(Reply::new(json!({"pattern": pattern.id, "files": files}))
+    let data = Scaffold {
+        pattern: &pattern.id,
+        files: written.files,
+    };
+    Ok(Reply::new(data)
         .resource(Resource::new("widget_project").path(path).name(name))
         .state(PostCondition::status("created").affected(count))
         .old(Legacy::custom(move |data| {
@@ -168,6 +162,9 @@ pub(crate) struct ValidateArgs {
     project_dir: String,
 }
 
+/// `widgets-validate` answers the findings, sorted by file, line and code.
+impl Data for Vec<Finding> {}
+
 pub(crate) fn validate_tool() -> ToolDef {
     tool("widgets-validate", Module::Widgets, ToolClass::Read)
         .describe(
@@ -175,7 +172,6 @@ pub(crate) fn validate_tool() -> ToolDef {
 unknown components or props, missing required props, wrong prop types or values. data: findings \
 {code, severity, message, file, line, ...}; empty when clean. Changes nothing.",
         )
-        .data(schema::array(finding_schema()))
         .resource()
         .state()
         .handle(validate_project)
@@ -219,7 +215,7 @@ fn validated_old(findings: Value, errors: usize) -> Value {
     })
 }
 
-async fn validate_project(_call: Call, args: ValidateArgs) -> ToolResult {
+async fn validate_project(_call: Call, args: ValidateArgs) -> Answer<Vec<Finding>> {
     let dir = args.project_dir.trim();
     if dir.is_empty() {
         return Err(ToolError::invalid_parameters(
@@ -248,9 +244,8 @@ async fn validate_project(_call: Call, args: ValidateArgs) -> ToolResult {
     if let Some(name) = &report.name {
         resource = resource.name(name.clone());
     }
-    let findings: Vec<Value> = report.findings.iter().map(|f| f.to_value()).collect();
     let errors = report.findings.iter().filter(|f| f.is_error()).count();
-    Ok(Reply::new(Value::Array(findings))
+    Ok(Reply::new(report.findings)
         .resource(resource)
         .state(coverage)
         .old(Legacy::custom(move |findings| {

@@ -1,28 +1,23 @@
-//! One finding of `widgets-validate` (C13: a `code` to branch on, a `message` beside it) and
-//! its strict schema.
+//! One finding of `widgets-validate` (C13: a `code` to branch on, a `message` beside it):
+//! the `data` the tool answers, strict (the server writes it key by key, C8), absent keys
+//! left out.
 
-use serde_json::{Map, Value, json};
+use schemars::JsonSchema;
+use serde::Serialize;
 
-/// How serious a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+/// How serious a finding is: `error` (the widget will not build or will misbehave) or
+/// `warning` (worth a look; the widget may still work). The variants carry no docs of their
+/// own, so the derived schema is a plain `enum` of the wire names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
 pub(crate) enum Severity {
-    /// The widget will not build or will misbehave.
     Error,
-    /// Worth a look; the widget may still work.
     Warning,
 }
 
-impl Severity {
-    fn as_str(self) -> &'static str {
-        match self {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-        }
-    }
-}
-
 /// One problem found in a project.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub(crate) struct Finding {
     /// Stable identifier a consumer branches on.
     pub(crate) code: &'static str,
@@ -31,18 +26,31 @@ pub(crate) struct Finding {
     /// For humans.
     pub(crate) message: String,
     /// Path relative to the project, with `/`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub(crate) file: Option<String>,
     /// 1-based line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "i64")]
     pub(crate) line: Option<usize>,
     /// The component concerned (`DButton`, `DCard.Title`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub(crate) component: Option<String>,
     /// The prop concerned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub(crate) prop: Option<String>,
     /// What the catalogue expects (a type, a file, a package).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub(crate) expected: Option<String>,
     /// What the project has instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub(crate) found: Option<String>,
-    /// The allowed values of an enum prop.
+    /// The allowed values of an enum prop; absent for the others.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) allowed: Vec<String>,
 }
 
@@ -96,54 +104,8 @@ impl Finding {
         self
     }
 
-    /// The data face: declared keys only, absent ones omitted.
-    pub(crate) fn to_value(&self) -> Value {
-        let mut map = Map::new();
-        map.insert("code".into(), json!(self.code));
-        map.insert("severity".into(), json!(self.severity.as_str()));
-        map.insert("message".into(), json!(self.message));
-        let mut put = |key: &str, value: Option<Value>| {
-            if let Some(value) = value {
-                map.insert(key.into(), value);
-            }
-        };
-        put("file", self.file.as_ref().map(|v| json!(v)));
-        put("line", self.line.map(|v| json!(v)));
-        put("component", self.component.as_ref().map(|v| json!(v)));
-        put("prop", self.prop.as_ref().map(|v| json!(v)));
-        put("expected", self.expected.as_ref().map(|v| json!(v)));
-        put("found", self.found.as_ref().map(|v| json!(v)));
-        if !self.allowed.is_empty() {
-            put("allowed", Some(json!(self.allowed)));
-        }
-        Value::Object(map)
-    }
-
     /// Whether this finding is an error.
     pub(crate) fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }
-}
-
-/// The strict schema of one finding (C8, C13: `message` beside `code`).
-pub(crate) fn finding_schema() -> Value {
-    use crate::contract::schema::{array, integer, strict, string};
-    strict(
-        &[
-            ("code", string()),
-            (
-                "severity",
-                json!({"type": "string", "enum": ["error", "warning"]}),
-            ),
-            ("message", string()),
-            ("file", string()),
-            ("line", integer()),
-            ("component", string()),
-            ("prop", string()),
-            ("expected", string()),
-            ("found", string()),
-            ("allowed", array(string())),
-        ],
-        &["code", "severity", "message"],
-    )
 }
