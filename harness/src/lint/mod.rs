@@ -8,8 +8,10 @@
 //!   post-condition for mutations, both for gated tools), the class decided as in C19;
 //! - **C8** a replayed result failed its own output validation (`-32602`);
 //! - **C9** no `anyOf`/`oneOf` with more than one structured branch, at any depth;
-//! - **C10** `data` roots (the items, for arrays) are strict unless listed in
-//!   [`lists::ECHOED_ROOT_TOOLS`] (design) or [`lists::OPAQUE_ROOT_TOOLS`] (debt);
+//! - **C10** `data` roots (the items, for arrays) are strict unless listed among the echoed
+//!   roots (design; `ECHOED_ROOT_TOOLS` in the lint's output: for our server, what each tool's
+//!   `data` type declares, [`modyo_mcp::echoed_roots`]) or in [`lists::OPAQUE_ROOT_TOOLS`]
+//!   (debt);
 //! - **C11** every `data` key a result emits (each item's, for arrays) is declared, unless
 //!   listed in [`lists::KNOWN_UNDERDECLARED`];
 //! - **C12** where `data` is an object and `resource` is present, their `id`, `uuid` and `name`
@@ -121,7 +123,8 @@ impl fmt::Display for Violation {
 
 /// The three exemption lists, by tool, with the reason of each entry.
 ///
-/// [`Lists::builtin`] holds ours ([`lists`]); another server passes its own as a JSON file:
+/// [`Lists::builtin`] holds ours (the echoed roots the tools declare, the debt lists of
+/// [`lists`]); another server passes its own as a JSON file:
 /// `{"echoed_root_tools": {"tool": "reason"}, "opaque_root_tools": {}, "known_underdeclared": {}}`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -147,14 +150,11 @@ impl Lists {
                 .map(|e| (e.tool.to_owned(), e.reason.to_owned()))
                 .collect::<BTreeMap<String, String>>()
         };
-        let mut echoed = map(lists::ECHOED_ROOT_TOOLS);
-        echoed.extend(
-            modyo_mcp::echoed_roots()
-                .into_iter()
-                .map(|(tool, reason)| (tool.to_owned(), reason)),
-        );
         Lists {
-            echoed_root_tools: echoed,
+            echoed_root_tools: modyo_mcp::echoed_roots()
+                .into_iter()
+                .map(|(tool, reason)| (tool.to_owned(), reason))
+                .collect(),
             opaque_root_tools: map(lists::OPAQUE_ROOT_TOOLS),
             known_underdeclared: map(lists::KNOWN_UNDERDECLARED),
         }
