@@ -447,26 +447,24 @@ fn lab(args: &[&std::ffi::OsStr]) -> (bool, String, String) {
     )
 }
 
+/// `modyo-lab measure --cassettes CASSETTES --budget BUDGET EXTRA...`.
+fn lab_budget(cassettes: &Path, budget: &Path, extra: &[&str]) -> (bool, String, String) {
+    let mut args: Vec<&std::ffi::OsStr> = vec![
+        "--cassettes".as_ref(),
+        cassettes.as_os_str(),
+        "--budget".as_ref(),
+        budget.as_os_str(),
+    ];
+    args.extend(extra.iter().map(std::ffi::OsStr::new));
+    lab(&args)
+}
+
 #[test]
 fn check_fails_naming_the_tool_the_figure_the_budget_and_the_overrun() {
     let cassettes = one_scenario(false);
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("budget.json");
-    let os = |s: &str| std::ffi::OsString::from(s);
-    let args = |extra: &[&str]| -> Vec<std::ffi::OsString> {
-        let mut args = vec![
-            os("--cassettes"),
-            cassettes.path().as_os_str().to_owned(),
-            os("--budget"),
-            path.as_os_str().to_owned(),
-        ];
-        args.extend(extra.iter().map(|a| os(a)));
-        args
-    };
-    let run = |extra: &[&str]| {
-        let args = args(extra);
-        lab(&args.iter().map(|a| a.as_os_str()).collect::<Vec<_>>())
-    };
+    let run = |extra: &[&str]| lab_budget(cassettes.path(), &path, extra);
     let (ok, _, stderr) = run(&["--write-budget", "--headroom", "0"]);
     assert!(ok, "{stderr}");
     assert!(stderr.contains("headroom 0%"), "{stderr}");
@@ -515,17 +513,7 @@ fn write_budget_lower_only_tightens_limits_and_never_raises_or_adds_one() {
     let cassettes = one_scenario(false);
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("budget.json");
-    let os = |s: &str| std::ffi::OsString::from(s);
-    let run = |extra: &[&str]| {
-        let mut args = vec![
-            os("--cassettes"),
-            cassettes.path().as_os_str().to_owned(),
-            os("--budget"),
-            path.as_os_str().to_owned(),
-        ];
-        args.extend(extra.iter().map(|a| os(a)));
-        lab(&args.iter().map(|a| a.as_os_str()).collect::<Vec<_>>())
-    };
+    let run = |extra: &[&str]| lab_budget(cassettes.path(), &path, extra);
     let lower = ["--write-budget", "--lower-only", "--headroom", "0"];
     let (ok, _, stderr) = run(&lower);
     assert!(!ok && stderr.contains("no budget at"), "{stderr}");
