@@ -447,26 +447,24 @@ fn lab(args: &[&std::ffi::OsStr]) -> (bool, String, String) {
     )
 }
 
+/// `modyo-lab measure --cassettes CASSETTES --budget BUDGET EXTRA...`.
+fn lab_budget(cassettes: &Path, budget: &Path, extra: &[&str]) -> (bool, String, String) {
+    let mut args: Vec<&std::ffi::OsStr> = vec![
+        "--cassettes".as_ref(),
+        cassettes.as_os_str(),
+        "--budget".as_ref(),
+        budget.as_os_str(),
+    ];
+    args.extend(extra.iter().map(std::ffi::OsStr::new));
+    lab(&args)
+}
+
 #[test]
 fn check_fails_naming_the_tool_the_figure_the_budget_and_the_overrun() {
     let cassettes = one_scenario(false);
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("budget.json");
-    let os = |s: &str| std::ffi::OsString::from(s);
-    let args = |extra: &[&str]| -> Vec<std::ffi::OsString> {
-        let mut args = vec![
-            os("--cassettes"),
-            cassettes.path().as_os_str().to_owned(),
-            os("--budget"),
-            path.as_os_str().to_owned(),
-        ];
-        args.extend(extra.iter().map(|a| os(a)));
-        args
-    };
-    let run = |extra: &[&str]| {
-        let args = args(extra);
-        lab(&args.iter().map(|a| a.as_os_str()).collect::<Vec<_>>())
-    };
+    let run = |extra: &[&str]| lab_budget(cassettes.path(), &path, extra);
     let (ok, _, stderr) = run(&["--write-budget", "--headroom", "0"]);
     assert!(ok, "{stderr}");
     assert!(stderr.contains("headroom 0%"), "{stderr}");
@@ -508,6 +506,89 @@ fn check_fails_naming_the_tool_the_figure_the_budget_and_the_overrun() {
         "{stderr}"
     );
     assert!(stderr.contains("3 budget finding(s)"), "{stderr}");
+}
+
+#[test]
+fn write_budget_lower_only_tightens_limits_and_never_raises_or_adds_one() {
+    let cassettes = one_scenario(false);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("budget.json");
+    let run = |extra: &[&str]| lab_budget(cassettes.path(), &path, extra);
+    let lower = ["--write-budget", "--lower-only", "--headroom", "0"];
+    let (ok, _, stderr) = run(&lower);
+    assert!(!ok && stderr.contains("no budget at"), "{stderr}");
+    let (ok, _, stderr) = run(&["--write-budget", "--headroom", "0"]);
+    assert!(ok, "{stderr}");
+    let read = || -> Value {
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("written")).expect("JSON")
+    };
+    let exact = read();
+    // One limit too loose, one too tight, one tool without limits.
+    let mut edited = exact.clone();
+    let tools = &mut edited["modules"]["content"]["tools"];
+    let wire = tools["content-spaces-list"]["catalogue_wire"]
+        .as_f64()
+        .expect("a wire limit");
+    let context = tools["content-spaces-list"]["catalogue_context"]
+        .as_f64()
+        .expect("a context limit");
+    tools["content-spaces-list"]["catalogue_wire"] = json!(wire + 100.0);
+    tools["content-spaces-list"]["catalogue_context"] = json!(context - 50.0);
+    tools
+        .as_object_mut()
+        .expect("tools")
+        .remove("content-spaces-get");
+    std::fs::write(&path, edited.to_string()).expect("rewritten");
+
+    let (ok, _, stderr) = run(&lower);
+
+    assert!(ok, "{stderr}");
+    let after = read();
+    let list = &after["modules"]["content"]["tools"]["content-spaces-list"];
+    assert_eq!(
+        list["catalogue_wire"].as_f64(),
+        Some(wire),
+        "lowered: {stderr}"
+    );
+    assert_eq!(
+        list["catalogue_context"].as_f64(),
+        Some(context - 50.0),
+        "never raised"
+    );
+    assert!(
+        after["modules"]["content"]["tools"]
+            .get("content-spaces-get")
+            .is_none(),
+        "none added"
+    );
+    assert!(
+        stderr.contains("lowered content-spaces-list: catalogue wire"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("content-spaces-get: catalogue context has no limit"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("1 limit(s) lowered"), "{stderr}");
+    // Every other limit is as it was.
+    let mut expected = edited.clone();
+    expected["modules"]["content"]["tools"]["content-spaces-list"]["catalogue_wire"] = json!(wire);
+    assert_eq!(as_floats(&after), as_floats(&expected));
+    // --lower-only is a way of writing the budget.
+    let (ok, _, stderr) = run(&["--lower-only"]);
+    assert!(!ok && stderr.contains("--write-budget"), "{stderr}");
+}
+
+/// `value` with every number as a float (a budget file writes whole limits as integers).
+fn as_floats(value: &Value) -> Value {
+    match value {
+        Value::Number(n) => json!(n.as_f64()),
+        Value::Array(items) => Value::Array(items.iter().map(as_floats).collect()),
+        Value::Object(map) => {
+            Value::Object(map.iter().map(|(k, v)| (k.clone(), as_floats(v))).collect())
+        }
+        other => other.clone(),
+    }
 }
 
 /// The calls the any-server tests make on the shelf server; `shelf_count` is v2's only.

@@ -364,6 +364,23 @@ fn each_kind_of_contradiction_is_caught() {
             Kind::QueryType,
             "page",
         ),
+        // ...or a value outside the parameter's documented enumeration (here an array's items).
+        (
+            Interaction::get(shelf("/3/books"))
+                .query("states[]", "lent")
+                .query("states[]", "lost")
+                .respond(200, books_page()),
+            Kind::QueryType,
+            "states[]",
+        ),
+        (
+            Interaction::patch(shelf("/3/books/bulk"))
+                .query("act", "burn")
+                .body(json!({"ids": [1, 2]}))
+                .respond_with(RecordedResponse::empty(200)),
+            Kind::QueryType,
+            "act",
+        ),
         // body_key: a key the body does not declare (nested ones too).
         (
             Interaction::post(shelf("/3/books"))
@@ -922,6 +939,42 @@ async fn the_workspace_cassettes_hold_to_the_published_specification() {
             .iter()
             .all(|p| p.kind != ProblemKind::UndocumentedMark)
     );
+}
+
+#[tokio::test]
+async fn the_sites_staging_filter_holds_only_by_its_erratum() {
+    // Arrange: the workspace check without the erratum that adds `staging` to the documented
+    // values of the sites list's `status` filter.
+    let mut options = CheckOptions::new(modyo_lab::cassette::default_dir()).with_defaults();
+    let before = options.errata.len();
+    options.errata.retain(|e| e.name != "sites-status-staging");
+    assert_eq!(options.errata.len(), before - 1, "the workspace has it");
+
+    // Act
+    let report = lifecycle::check(&options).await.expect("checks");
+
+    // Assert: the value outside the published enumeration is a contradiction, like a type.
+    let conformance = report.conformance.as_ref().expect("held to the surface");
+    let found: Vec<(&str, Kind, &str, usize)> = conformance
+        .contradictions
+        .iter()
+        .map(|c| {
+            (
+                c.endpoint.as_str(),
+                c.kind,
+                c.subject.as_str(),
+                c.occurrences.len(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [("GET /api/admin/sites", Kind::QueryType, "status", 2)],
+        "{}",
+        report.to_text()
+    );
+    assert!(conformance.contradictions[0].detail.contains("'staging'"));
+    assert!(!report.ok);
 }
 
 #[tokio::test]

@@ -15,6 +15,10 @@ use serde_json::Value;
 
 use super::capture::{Capture, Forwarded, LeftOut, Session, Side};
 use crate::report::markdown::{delta, signed, tok};
+use crate::report::table::{
+    Align::{Left, Right},
+    Table,
+};
 use crate::report::{BreakEven, Counters};
 use crate::tokens::{Count, Delta, PerUnit, Tokens, grouped as num};
 
@@ -515,35 +519,55 @@ costs less than the legacy one (0: from the first call; never: the migrated call
         for line in &client.observed {
             let _ = writeln!(out, "- {line}");
         }
-        out.push_str(
-            "\n| module | calls (tools) | names | instructions | definitions before → after | once before → after | per call before → after | change per call | session before → after | break-even calls (chars/2.902 / o200k_base / cl100k_base) |\n\
-|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
-        );
+        let mut table = Table::new(&[
+            ("module", Left),
+            ("calls (tools)", Right),
+            ("names", Right),
+            ("instructions", Right),
+            ("definitions before → after", Right),
+            ("once before → after", Right),
+            ("per call before → after", Right),
+            ("change per call", Right),
+            ("session before → after", Right),
+            (
+                "break-even calls (chars/2.902 / o200k_base / cl100k_base)",
+                Right,
+            ),
+        ]);
         for m in &client.modules {
-            let _ = writeln!(
-                out,
-                "| {} | {} ({}) | {} | {} | {} | {} | {} → {} | {} | {} | {} / {} / {} |",
-                m.module,
-                m.calls,
-                m.tools_used,
-                arrow(&m.before.names, &m.after.names),
-                arrow(&m.before.instructions, &m.after.instructions),
-                arrow(&m.before.definitions, &m.after.definitions),
-                arrow(&m.before.once, &m.after.once),
-                num(m.per_call_before.primary, 1),
-                num(m.per_call_after.primary, 1),
+            table.row([
+                m.module.as_str().into(),
+                format!("{} ({})", m.calls, m.tools_used).into(),
+                arrow(&m.before.names, &m.after.names).into(),
+                arrow(&m.before.instructions, &m.after.instructions).into(),
+                arrow(&m.before.definitions, &m.after.definitions).into(),
+                arrow(&m.before.once, &m.after.once).into(),
+                format!(
+                    "{} → {}",
+                    num(m.per_call_before.primary, 1),
+                    num(m.per_call_after.primary, 1)
+                )
+                .into(),
                 m.per_call_percent
-                    .map_or("n/a".into(), |p| format!("{}%", signed(p, 1))),
-                format_args!(
+                    .map_or("n/a".into(), |p| format!("{}%", signed(p, 1)))
+                    .into(),
+                format!(
                     "{} ({})",
                     arrow(&m.before.total, &m.after.total),
                     session_delta(&m.delta)
-                ),
-                calls(m.break_even_calls.primary),
-                calls(m.break_even_calls.o200k_base),
-                calls(m.break_even_calls.cl100k_base),
-            );
+                )
+                .into(),
+                format!(
+                    "{} / {} / {}",
+                    calls(m.break_even_calls.primary),
+                    calls(m.break_even_calls.o200k_base),
+                    calls(m.break_even_calls.cl100k_base)
+                )
+                .into(),
+            ]);
         }
+        out.push('\n');
+        out.push_str(&table.into_text());
         out.push('\n');
     }
     for (client, why) in not_run {

@@ -166,6 +166,43 @@ impl Limits {
         }
     }
 
+    fn slot(&mut self, figure: Figure) -> &mut Option<f64> {
+        match figure {
+            Figure::CatalogueContext => &mut self.catalogue_context,
+            Figure::CatalogueWire => &mut self.catalogue_wire,
+            Figure::TextPerCall => &mut self.text_per_call,
+            Figure::OutputSchemaPerTool => &mut self.output_schema_per_tool,
+        }
+    }
+
+    /// Lowers each limit to its figure plus `headroom` (rounded up) where that is lower;
+    /// never raises one, never adds one.
+    fn lower(&mut self, figures: &Figures, headroom: f64, place: &Place, out: &mut Lowering) {
+        for figure in Figure::ALL {
+            let Some(measured) = figures.get(figure) else {
+                continue;
+            };
+            let slot = self.slot(figure);
+            match *slot {
+                Some(limit) => {
+                    let tighter = with_headroom(measured, headroom);
+                    if tighter < limit {
+                        *slot = Some(tighter);
+                        out.lowered.push(Lowered {
+                            place: place.clone(),
+                            figure,
+                            from: limit,
+                            to: tighter,
+                        });
+                    } else {
+                        out.kept += 1;
+                    }
+                }
+                None => out.unbudgeted.push((place.clone(), figure)),
+            }
+        }
+    }
+
     fn from_figures(figures: &Figures, headroom: f64) -> Limits {
         let limit = |f: Option<f64>| f.map(|v| with_headroom(v, headroom));
         Limits {
@@ -263,6 +300,54 @@ impl Figures {
     }
 }
 
+/// What [`Budget::lower`] did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Lowering {
+    /// Every limit lowered, in the order module, its tools by name, then every module.
+    pub lowered: Vec<Lowered>,
+    /// How many limits were kept (their figure plus headroom is not lower).
+    pub kept: usize,
+    /// Measured figures without a limit, left so (only `--write-budget` adds limits).
+    pub unbudgeted: Vec<(Place, Figure)>,
+}
+
+impl Lowering {
+    /// Every figure measured at `place`, which has no limits.
+    fn unbudgeted(&mut self, place: Place, figures: &Figures) {
+        for figure in Figure::ALL {
+            if figures.get(figure).is_some() {
+                self.unbudgeted.push((place.clone(), figure));
+            }
+        }
+    }
+}
+
+/// One limit lowered.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lowered {
+    /// Where.
+    pub place: Place,
+    /// Which figure.
+    pub figure: Figure,
+    /// The limit before.
+    pub from: f64,
+    /// The limit now.
+    pub to: f64,
+}
+
+impl fmt::Display for Lowered {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: {} {} -> {}",
+            self.place,
+            self.figure.label(),
+            tokens(self.from),
+            tokens(self.to)
+        )
+    }
+}
+
 /// Where a finding is: a module, or one of its tools.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Place {
@@ -273,6 +358,14 @@ pub struct Place {
 }
 
 impl Place {
+    /// A module (`tool` `None`) or one of its tools.
+    pub fn new(module: &str, tool: Option<&str>) -> Place {
+        Place {
+            module: module.to_owned(),
+            tool: tool.map(str::to_owned),
+        }
+    }
+
     /// Every module together.
     pub fn all_modules() -> Place {
         Place {
@@ -461,6 +554,46 @@ the figure measured then, rounded up. Lower a limit when a change makes room; ra
         }
     }
 
+    /// Tightens the budget to `reports` and never loosens it: every limit whose figure, plus
+    /// `headroom` percent and rounded up, is lower than the limit becomes that; every other
+    /// limit stays. With `every_module` (a full run) the limits of every module together are
+    /// lowered the same way, without headroom (as [`Budget::set_all`] writes them). Modules not
+    /// in `reports` are untouched; a figure without a limit gets none.
+    pub fn lower(
+        &mut self,
+        reports: &[ModuleReport],
+        headroom: f64,
+        every_module: bool,
+    ) -> Lowering {
+        let mut out = Lowering::default();
+        for report in reports {
+            let place = |tool: Option<&str>| Place::new(&report.module, tool);
+            let module = Figures::of_module(report);
+            let Some(entry) = self.modules.get_mut(&report.module) else {
+                out.unbudgeted(place(None), &module);
+                continue;
+            };
+            entry
+                .module
+                .lower(&module, headroom, &place(None), &mut out);
+            for (tool, figures) in Figures::of_tools(report) {
+                match entry.tools.get_mut(&tool) {
+                    Some(limits) => limits.lower(&figures, headroom, &place(Some(&tool)), &mut out),
+                    None => out.unbudgeted(place(Some(&tool)), &figures),
+                }
+            }
+        }
+        if every_module && let Some(limits) = self.all_modules.as_mut() {
+            limits.lower(
+                &Figures::of_all(reports),
+                0.0,
+                &Place::all_modules(),
+                &mut out,
+            );
+        }
+        out
+    }
+
     /// Every budgeted figure of `report` against its limit, module first, then tools by name.
     pub fn usage(&self, report: &ModuleReport) -> Vec<Usage> {
         let Some(entry) = self.modules.get(&report.module) else {
@@ -479,10 +612,7 @@ the figure measured then, rounded up. Lower a limit when a change makes room; ra
                 }
             }
         };
-        let place = |tool: Option<&str>| Place {
-            module: report.module.clone(),
-            tool: tool.map(str::to_owned),
-        };
+        let place = |tool: Option<&str>| Place::new(&report.module, tool);
         push(place(None), entry.module, Figures::of_module(report));
         for (tool, figures) in Figures::of_tools(report) {
             if let Some(limits) = entry.tools.get(&tool) {
@@ -535,10 +665,7 @@ the figure measured then, rounded up. Lower a limit when a change makes room; ra
     pub fn check(&self, reports: &[ModuleReport], every_module: bool) -> Vec<Finding> {
         let mut findings = Vec::new();
         for report in reports {
-            let place = |tool: Option<&str>| Place {
-                module: report.module.clone(),
-                tool: tool.map(str::to_owned),
-            };
+            let place = |tool: Option<&str>| Place::new(&report.module, tool);
             let Some(entry) = self.modules.get(&report.module) else {
                 findings.push(Finding::Unbudgeted(place(None)));
                 continue;
@@ -724,6 +851,70 @@ mod tests {
                 .iter()
                 .any(|f| f.to_string().starts_with("a: output schema per tool is"))
         );
+    }
+
+    #[test]
+    fn lowering_tightens_limits_above_the_figures_and_never_raises_or_adds_one() {
+        let report = super::super::compare::sample();
+        let reports = std::slice::from_ref(&report);
+        let exact = Budget::from_reports(reports, 0.0);
+        let mut budget = exact.clone();
+        let m = budget.modules.get_mut("m").unwrap();
+        // Too loose: lowered to the figure. Too tight: kept, over budget still.
+        m.tools.get_mut("a").unwrap().catalogue_context = Some(1_000_000.0);
+        m.tools.get_mut("a").unwrap().catalogue_wire = Some(1.0);
+        // No limit: none added.
+        m.tools.get_mut("a").unwrap().text_per_call = None;
+        // An unmeasured module keeps its limits.
+        let other = ModuleBudget {
+            module: Limits {
+                catalogue_context: Some(7.0),
+                ..Limits::default()
+            },
+            tools: BTreeMap::new(),
+        };
+        budget.modules.insert("other".into(), other.clone());
+        budget.all_modules = Some(Limits {
+            output_schema_per_tool: Some(1_000_000.0),
+            ..Limits::default()
+        });
+
+        let lowering = budget.lower(reports, 0.0, true);
+
+        let m = &budget.modules["m"];
+        let a = exact.modules["m"].tools["a"];
+        assert_eq!(m.tools["a"].catalogue_context, a.catalogue_context);
+        assert_eq!(m.tools["a"].catalogue_wire, Some(1.0));
+        assert_eq!(m.tools["a"].text_per_call, None);
+        assert_eq!(budget.modules["other"], other);
+        assert_eq!(budget.all_modules, exact.all_modules);
+        let lowered: Vec<String> = lowering.lowered.iter().map(ToString::to_string).collect();
+        assert_eq!(lowered.len(), 2, "{lowered:#?}");
+        assert!(lowered[0].starts_with("a: catalogue context 1,000,000 -> "));
+        assert!(lowered[1].starts_with("all modules: output schema per tool 1,000,000 -> "));
+        assert_eq!(
+            lowering.unbudgeted,
+            [(
+                Place {
+                    module: "m".into(),
+                    tool: Some("a".into())
+                },
+                Figure::TextPerCall
+            )]
+        );
+        // Every limit that was not lowered was kept (the module's own, `a`'s wire, `b`'s...).
+        assert!(lowering.kept > 0);
+        // With headroom the candidate is the figure plus headroom; lowering again changes nothing.
+        let mut again = budget.clone();
+        assert!(again.lower(reports, 10.0, true).lowered.is_empty());
+        assert_eq!(again, budget);
+        // Not a full run: every module together is left alone.
+        let mut partial = exact.clone();
+        partial.all_modules = Some(Limits {
+            output_schema_per_tool: Some(1_000_000.0),
+            ..Limits::default()
+        });
+        assert!(partial.lower(reports, 0.0, false).lowered.is_empty());
     }
 
     #[test]

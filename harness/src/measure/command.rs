@@ -1,5 +1,6 @@
 //! `modyo-lab measure` as a command: our modules or two stdio servers, then the reports, the
-//! budget check (`--check`) or a starting budget (`--write-budget`).
+//! budget check (`--check`), a starting budget (`--write-budget`) or a tighter one
+//! (`--write-budget --lower-only`).
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -41,6 +42,11 @@ pub struct MeasureArgs {
     /// "after" side only.
     #[arg(long, conflicts_with = "scenario")]
     pub write_budget: bool,
+    /// With --write-budget: only tighten the budget file. A limit becomes its figure plus
+    /// --headroom (rounded up) where that is lower; no limit is raised, none is added, the
+    /// modules not measured keep theirs.
+    #[arg(long, requires = "write_budget")]
+    pub lower_only: bool,
     /// The headroom --write-budget adds to every figure, in percent.
     #[arg(long, default_value_t = 10.0, requires = "write_budget")]
     pub headroom: f64,
@@ -109,7 +115,8 @@ pub async fn command(args: MeasureArgs) -> Result<(), MeasureError> {
         return check(&measurement.reports, &budget_path, full);
     }
     if args.write_budget {
-        return write_budget(&measurement.reports, &budget_path, args.headroom, !full);
+        let how = BudgetWrite::of(&args, !full);
+        return write_budget(&measurement.reports, &budget_path, args.headroom, how);
     }
     let budget = existing_budget(&budget_path)?;
     let measured: Vec<String> = measurement
@@ -187,7 +194,7 @@ async fn servers(args: &MeasureArgs) -> Result<(), MeasureError> {
         return if args.check {
             check(reports, path, false)
         } else {
-            write_budget(reports, path, args.headroom, true)
+            write_budget(reports, path, args.headroom, BudgetWrite::of(args, true))
         };
     }
     let budget = match &args.budget {
@@ -236,6 +243,43 @@ fn existing_budget(path: &Path) -> Result<Option<Budget>, MeasureError> {
     }
 }
 
+/// `--write-budget --lower-only`: the budget at `path` tightened to the figures plus
+/// `headroom`; every limit lowered is named on stderr, and every measured figure left without
+/// a limit.
+fn lower_budget(
+    reports: &[ModuleReport],
+    path: &Path,
+    headroom: f64,
+    full: bool,
+) -> Result<(), MeasureError> {
+    let Some(mut budget) = existing_budget(path)? else {
+        return Err(MeasureError::Usage(format!(
+            "--lower-only: no budget at {} to lower; start one with --write-budget",
+            path.display()
+        )));
+    };
+    let lowering = budget.lower(reports, headroom, full);
+    for lowered in &lowering.lowered {
+        eprintln!("measure: lowered {lowered}");
+    }
+    for (place, figure) in &lowering.unbudgeted {
+        eprintln!(
+            "measure: {place}: {} has no limit; --lower-only adds none (give it one with --write-budget)",
+            figure.label()
+        );
+    }
+    if !lowering.lowered.is_empty() {
+        budget.save(path)?;
+    }
+    eprintln!(
+        "measure: {} limit(s) lowered, {} kept, in {} (headroom {headroom}%)",
+        lowering.lowered.len(),
+        lowering.kept,
+        path.display()
+    );
+    Ok(())
+}
+
 /// `--check`: every finding on stderr, an error when there is any.
 fn check(reports: &[ModuleReport], path: &Path, every_module: bool) -> Result<(), MeasureError> {
     let budget = Budget::load(path)?;
@@ -267,19 +311,47 @@ fn check(reports: &[ModuleReport], path: &Path, every_module: bool) -> Result<()
     Ok(())
 }
 
-/// `--write-budget`: the figures plus `headroom`, into `path`; `merge` keeps the limits of
-/// modules not measured.
+/// How `--write-budget` treats the limits already in the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BudgetWrite {
+    /// Every module's limits replaced by the figures measured.
+    Replace,
+    /// The measured modules' limits replaced; the others kept.
+    Merge,
+    /// `--lower-only`: limits only lowered, never raised or added.
+    LowerOnly {
+        /// Every module was measured (the limits of all modules together are lowered too).
+        full: bool,
+    },
+}
+
+impl BudgetWrite {
+    fn of(args: &MeasureArgs, merge: bool) -> BudgetWrite {
+        match (args.lower_only, merge) {
+            (true, merge) => BudgetWrite::LowerOnly { full: !merge },
+            (false, true) => BudgetWrite::Merge,
+            (false, false) => BudgetWrite::Replace,
+        }
+    }
+}
+
+/// `--write-budget`: the figures plus `headroom`, into `path` (see [`BudgetWrite`]).
 fn write_budget(
     reports: &[ModuleReport],
     path: &Path,
     headroom: f64,
-    merge: bool,
+    how: BudgetWrite,
 ) -> Result<(), MeasureError> {
     if !(0.0..=1000.0).contains(&headroom) {
         return Err(MeasureError::Usage(format!(
             "--headroom {headroom}: give a percentage between 0 and 1000"
         )));
     }
+    let merge = match how {
+        BudgetWrite::LowerOnly { full } => return lower_budget(reports, path, headroom, full),
+        BudgetWrite::Merge => true,
+        BudgetWrite::Replace => false,
+    };
     let existing = if merge { existing_budget(path)? } else { None };
     let budget = match existing {
         Some(mut budget) => {

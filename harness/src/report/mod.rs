@@ -8,6 +8,7 @@
 
 mod chart;
 pub(crate) mod markdown;
+pub(crate) mod table;
 
 pub use chart::{problems as chart_problems, text_width as chart_text_width};
 

@@ -13,8 +13,10 @@
 //! A documented request is then held to its operation: every query key a declared parameter
 //! of its declared type (`query_name`, `query_type`), every request body key declared with its
 //! type (`body_key`, `body_type`), the response status declared (`status`) and the response
-//! body's types as declared (`response_type`). A response key the operation does not list is
-//! a warning, counted, not a contradiction.
+//! body's types as declared (`response_type`). A value outside the documented enumeration of
+//! its parameter or key is a value not of its declared type, and of the same kinds
+//! (`query_type`, `body_type`, `response_type`, `path_type`). A response key the operation
+//! does not list is a warning, counted, not a contradiction.
 //!
 //! Three kinds of response are not held to the operation, each counted apart:
 //!
@@ -62,19 +64,21 @@ pub enum Kind {
     Path,
     /// Documented paths match, but none declares the method.
     Method,
-    /// A path parameter is not of its declared type.
+    /// A path parameter is not of its declared type (or not one of its documented values).
     PathType,
     /// A query key is not a declared parameter.
     QueryName,
-    /// A query value is not of its parameter's declared type.
+    /// A query value is not of its parameter's declared type (or not one of its documented
+    /// values).
     QueryType,
     /// A request body key is not declared.
     BodyKey,
-    /// A request body value is not of its declared type.
+    /// A request body value is not of its declared type (or not one of its documented values).
     BodyType,
     /// The response status is not declared.
     Status,
-    /// A response body value is not of its declared type.
+    /// A response body value is not of its declared type (or not one of its documented
+    /// values).
     ResponseType,
 }
 
@@ -667,26 +671,54 @@ fn request_body(op: &Operation, body: &Value, contradictions: &mut Vec<Finding<K
             return;
         }
     };
+    let unknown = held_body(body, &declared, Kind::BodyType, "sent", contradictions);
+    contradictions.extend(unknown.into_iter().map(|at| Finding {
+        kind: Kind::BodyKey,
+        subject: at,
+        detail: format!("not a declared key of the {} {} body", op.method, op.path),
+    }));
+}
+
+/// Holds a JSON body to its shape: every type or value mismatch becomes a contradiction of
+/// `kind`, its detail in the words of its side (`verb`: `sent`, `answered`); the paths of
+/// the keys the shape does not list are returned.
+fn held_body(
+    body: &Value,
+    shape: &Shape,
+    kind: Kind,
+    verb: &str,
+    contradictions: &mut Vec<Finding<Kind>>,
+) -> Vec<String> {
     let mut found = Vec::new();
-    conform(body, &declared, "$", &mut found);
+    conform(body, shape, "$", &mut found);
+    let mut unknown = Vec::new();
     for mismatch in found {
-        contradictions.push(match mismatch {
+        let (subject, detail) = match mismatch {
             Mismatch::Type {
                 at,
                 expected,
                 found,
-            } => Finding {
-                kind: Kind::BodyType,
-                subject: at,
-                detail: format!("declared {expected}, sent {found}"),
-            },
-            Mismatch::UnknownKey { at } => Finding {
-                kind: Kind::BodyKey,
-                subject: at,
-                detail: format!("not a declared key of the {} {} body", op.method, op.path),
-            },
+            } => (at, format!("declared {expected}, {verb} {found}")),
+            Mismatch::Value {
+                at,
+                documented,
+                found,
+            } => (
+                at,
+                format!("{verb} '{found}', not a documented value ({documented})"),
+            ),
+            Mismatch::UnknownKey { at } => {
+                unknown.push(at);
+                continue;
+            }
+        };
+        contradictions.push(Finding {
+            kind,
+            subject,
+            detail,
         });
     }
+    unknown
 }
 
 fn response_body(
@@ -712,26 +744,12 @@ fn response_body(
             return;
         }
     };
-    let mut found = Vec::new();
-    conform(value, shape, "$", &mut found);
-    for mismatch in found {
-        match mismatch {
-            Mismatch::Type {
-                at,
-                expected,
-                found,
-            } => contradictions.push(Finding {
-                kind: Kind::ResponseType,
-                subject: at,
-                detail: format!("declared {expected}, answered {found}"),
-            }),
-            Mismatch::UnknownKey { at } => warnings.push(Finding {
-                kind: WarningKind::ResponseKey,
-                subject: at,
-                detail: "a key the specification does not list".into(),
-            }),
-        }
-    }
+    let unknown = held_body(value, shape, Kind::ResponseType, "answered", contradictions);
+    warnings.extend(unknown.into_iter().map(|at| Finding {
+        kind: WarningKind::ResponseKey,
+        subject: at,
+        detail: "a key the specification does not list".into(),
+    }));
 }
 
 /// Counts, for summaries: how many of each key.
@@ -781,6 +799,140 @@ mod tests {
             ],
         )])
         .expect("indexes")
+    }
+
+    fn written(value: serde_json::Value) -> Shape {
+        Shape::from_value(&value).expect("a shape")
+    }
+
+    /// `GET /sites` with an enumerated `status` filter and answer, `POST /reports` with an
+    /// enumerated body key.
+    fn enumerated() -> Surface {
+        let mut list = op("GET", "/sites", &[]);
+        list.query.insert(
+            "status".into(),
+            written(serde_json::json!({"string": ["enabled", "draft"]})),
+        );
+        list.responses.insert(
+            "200".into(),
+            Some(written(serde_json::json!({"object": {"sites": {"array": {
+                "object": {"status": {"string": ["enabled", "draft"]}}
+            }}}}))),
+        );
+        let mut report = op("POST", "/reports", &[]);
+        report.body = Some(written(
+            serde_json::json!({"object": {"file_type": {"string": ["CSV", "XLSX"]}}}),
+        ));
+        Surface::new(
+            "admin",
+            "Admin",
+            "1",
+            "/api/admin",
+            SourceProvenance::default(),
+            vec![list, report],
+        )
+    }
+
+    fn sites(status: &str, answered: &str) -> Interaction {
+        Interaction::get("/api/admin/sites")
+            .query("status", status)
+            .respond(200, serde_json::json!({"sites": [{"status": answered}]}))
+    }
+
+    fn findings(judgement: &Judgement) -> Vec<(Kind, &str, &str)> {
+        judgement
+            .contradictions
+            .iter()
+            .map(|f| (f.kind, f.subject.as_str(), f.detail.as_str()))
+            .collect()
+    }
+
+    #[test]
+    fn a_value_outside_a_documented_enumeration_is_a_contradiction() {
+        let s = Surfaces::new(vec![enumerated()]).expect("indexes");
+        let judge = |i: &Interaction| s.judge(i, &[], false);
+        assert!(judge(&sites("draft", "enabled")).contradictions.is_empty());
+        assert_eq!(
+            findings(&judge(&sites("staging", "archived"))),
+            [
+                (
+                    Kind::QueryType,
+                    "status",
+                    "'staging' is not a documented value (enabled, draft)"
+                ),
+                (
+                    Kind::ResponseType,
+                    "$.sites[].status",
+                    "answered 'archived', not a documented value (enabled, draft)"
+                ),
+            ]
+        );
+        let report = |file_type: &str| {
+            Interaction::post("/api/admin/reports")
+                .body(serde_json::json!({"file_type": file_type}))
+                .respond(201, serde_json::json!({}))
+        };
+        let created = judge(&report("CSV"));
+        assert!(
+            created
+                .contradictions
+                .iter()
+                .all(|f| f.kind == Kind::Status),
+            "{created:?}"
+        );
+        assert!(findings(&judge(&report("PDF"))).contains(&(
+            Kind::BodyType,
+            "$.file_type",
+            "sent 'PDF', not a documented value (CSV, XLSX)"
+        )));
+    }
+
+    #[test]
+    fn an_erratum_with_evidence_adds_a_value_to_an_enumeration_and_no_other() {
+        use crate::spec::errata::{Erratum, Evidence, Part, Place};
+        const STAGING: Erratum = Erratum {
+            name: "staging",
+            subject: "paths./sites.get.parameters.status",
+            places: &[Place {
+                api: "admin",
+                operation: "GET /sites",
+                part: Part::Query,
+                at: "status",
+            }],
+            declared: Some(r#"{"string": ["enabled", "draft"]}"#),
+            corrected: r#"{"string": ["enabled", "draft", "staging"]}"#,
+            evidence: &[Evidence::Source {
+                source: "@modyo/cli@3.6.2:lib/push/get-modyo-site-id.js",
+                shows: "the CLI sends status=staging",
+            }],
+            reason: "the vendor's client sends it",
+        };
+        let s = Surfaces::with_errata(vec![enumerated()], &[STAGING]).expect("indexes");
+        assert!(s.refused().is_empty(), "{:?}", s.refused());
+        assert!(
+            s.judge(&sites("staging", "draft"), &[], false)
+                .contradictions
+                .is_empty()
+        );
+        assert_eq!(
+            findings(&s.judge(&sites("archived", "draft"), &[], false)),
+            [(
+                Kind::QueryType,
+                "status",
+                "'archived' is not a documented value (enabled, draft, staging)"
+            )]
+        );
+        // An erratum that expects another declaration is stale, and refused.
+        let stale = Erratum {
+            declared: Some(r#"{"string": ["enabled"]}"#),
+            ..STAGING
+        };
+        let s = Surfaces::with_errata(vec![enumerated()], &[stale]).expect("indexes");
+        assert_eq!(s.refused().len(), 1);
+        assert_eq!(
+            findings(&s.judge(&sites("staging", "draft"), &[], false)).len(),
+            1
+        );
     }
 
     #[test]

@@ -24,6 +24,10 @@ use super::errata::ERRATA;
 use super::known::KNOWN_CONTRADICTIONS;
 use crate::cassette::{Cassette, CassetteError};
 use crate::replay::ReplayOptions;
+use crate::report::table::{
+    Align::{Left, Right},
+    Cell, Table,
+};
 use crate::session::{Library, Session};
 
 /// The report's file stem under `reports/`.
@@ -502,20 +506,28 @@ impl Coverage {
              every interaction it plays is documented. How the check works: \
              `harness/src/spec/conform.rs`.\n\n",
         );
-        out.push_str("## The surface\n\n| API | operations | source | ref | commit | date | document SHA-256 |\n|---|---:|---|---|---|---|---|\n");
+        out.push_str("## The surface\n\n");
+        let mut surfaces = Table::new(&[
+            ("API", Left),
+            ("operations", Right),
+            ("source", Left),
+            ("ref", Left),
+            ("commit", Left),
+            ("date", Left),
+            ("document SHA-256", Left),
+        ]);
         for s in &self.surfaces {
-            let _ = writeln!(
-                out,
-                "| {} | {} | {} | {} | {} | {} | `{}` |",
-                s.api,
-                s.operations,
-                s.source,
-                s.git_ref,
-                s.commit.get(..10).unwrap_or(&s.commit),
-                s.date,
-                s.sha256
-            );
+            surfaces.row([
+                s.api.as_str().into(),
+                s.operations.to_string().into(),
+                s.source.as_str().into(),
+                s.git_ref.as_str().into(),
+                s.commit.get(..10).unwrap_or(&s.commit).into(),
+                s.date.as_str().into(),
+                format!("`{}`", s.sha256).into(),
+            ]);
         }
+        out.push_str(&surfaces.into_text());
         let _ = write!(
             out,
             "\n## Summary\n\nInteractions in the cassettes: {} documented, {} undocumented, {} contradicted; {} warning(s) (response keys the surface does not list, collection parameters an operation does not declare); {} distinct contradiction(s), all on the shrink-only list.\n\n",
@@ -525,34 +537,56 @@ impl Coverage {
             self.warnings,
             self.contradictions,
         );
-        out.push_str("| module | tools | scenarios | without requests | on documented endpoints only | endpoints documented | undocumented | contradicted | known contradictions |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        let mut modules = Table::new(&[
+            ("module", Left),
+            ("tools", Right),
+            ("scenarios", Right),
+            ("without requests", Right),
+            ("on documented endpoints only", Right),
+            ("endpoints documented", Right),
+            ("undocumented", Right),
+            ("contradicted", Right),
+            ("known contradictions", Right),
+        ]);
         for m in &self.modules {
-            let _ = writeln!(
-                out,
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-                m.module,
-                m.tools.len(),
-                m.scenarios,
-                m.without_requests,
-                share(m.documented_only, m.scenarios - m.without_requests),
-                count(&m.endpoints, Standing::Documented),
-                count(&m.endpoints, Standing::Undocumented),
-                count(&m.endpoints, Standing::Contradicted),
-                m.known_contradictions,
-            );
+            modules.row([
+                m.module.as_str().into(),
+                m.tools.len().to_string().into(),
+                m.scenarios.to_string().into(),
+                m.without_requests.to_string().into(),
+                share(m.documented_only, m.scenarios - m.without_requests).into(),
+                count(&m.endpoints, Standing::Documented).to_string().into(),
+                count(&m.endpoints, Standing::Undocumented)
+                    .to_string()
+                    .into(),
+                count(&m.endpoints, Standing::Contradicted)
+                    .to_string()
+                    .into(),
+                m.known_contradictions.to_string().into(),
+            ]);
         }
-        let _ = writeln!(
-            out,
-            "| **all** | {} | {} | {} | {} | | | | {} |",
-            self.modules.iter().map(|m| m.tools.len()).sum::<usize>(),
-            self.scenarios,
-            self.without_requests,
-            share(self.documented_only, self.scenarios - self.without_requests),
+        modules.row([
+            "**all**".into(),
+            self.modules
+                .iter()
+                .map(|m| m.tools.len())
+                .sum::<usize>()
+                .to_string()
+                .into(),
+            self.scenarios.to_string().into(),
+            self.without_requests.to_string().into(),
+            share(self.documented_only, self.scenarios - self.without_requests).into(),
+            Cell::Blank,
+            Cell::Blank,
+            Cell::Blank,
             self.modules
                 .iter()
                 .map(|m| m.known_contradictions)
-                .sum::<usize>(),
-        );
+                .sum::<usize>()
+                .to_string()
+                .into(),
+        ]);
+        out.push_str(&modules.into_text());
         out.push_str("\n## Tools on endpoints no public source confirms\n\n");
         let unconfirmed = self.unconfirmed();
         if unconfirmed.is_empty() {
@@ -597,37 +631,47 @@ impl Coverage {
         }
         for m in &self.modules {
             let _ = write!(out, "\n## {}\n\n", m.module);
-            out.push_str("| tool | scenarios | on documented endpoints only | endpoint | standing | evidence or contradictions |\n|---|---:|---:|---|---|---|\n");
+            let mut tools = Table::new(&[
+                ("tool", Left),
+                ("scenarios", Right),
+                ("on documented endpoints only", Right),
+                ("endpoint", Left),
+                ("standing", Left),
+                ("evidence or contradictions", Left),
+            ]);
             for t in &m.tools {
-                let head = format!(
-                    "`{}` | {} | {}",
-                    t.tool,
-                    t.scenarios,
-                    share(t.documented_only, t.scenarios - t.without_requests)
-                );
+                let head = [
+                    format!("`{}`", t.tool).into(),
+                    t.scenarios.to_string().into(),
+                    share(t.documented_only, t.scenarios - t.without_requests).into(),
+                ];
                 if t.endpoints.is_empty() {
-                    let _ = writeln!(out, "| {head} | (no HTTP request) | | |");
+                    tools.row(head.clone().into_iter().chain([
+                        "(no HTTP request)".into(),
+                        Cell::Blank,
+                        Cell::Blank,
+                    ]));
                 }
                 for (i, e) in t.endpoints.iter().enumerate() {
+                    // A tool's further endpoints leave its cells empty (written `|  | |  |`).
                     let lead = if i == 0 {
                         head.clone()
                     } else {
-                        " | | ".to_owned()
+                        ["".into(), Cell::Blank, "".into()]
                     };
                     let why = if e.contradictions.is_empty() {
                         e.evidence.join("; ")
                     } else {
                         e.contradictions.join("; ")
                     };
-                    let _ = writeln!(
-                        out,
-                        "| {lead} | `{}` | {} | {} |",
-                        e.endpoint,
-                        standing_name(e.standing),
-                        why.replace('|', "\\|")
-                    );
+                    tools.row(lead.into_iter().chain([
+                        format!("`{}`", e.endpoint).into(),
+                        standing_name(e.standing).into(),
+                        why.replace('|', "\\|").into(),
+                    ]));
                 }
             }
+            out.push_str(&tools.into_text());
         }
         out
     }

@@ -3,7 +3,8 @@
 //!
 //! An erratum names what the published document gets wrong (`subject`, as a reader finds it
 //! there), every place of the imported surface where that shows (`places`: an operation, the
-//! request body or a response, a JSON path in it), what the surface declares there now
+//! request body or a response, a JSON path in it, or a query parameter), what the surface
+//! declares there now
 //! (`declared`), the correction (`corrected`, as narrow as the evidence allows), the evidence
 //! and why it proves the correction. Shapes are written in the compact form of the surface
 //! files ([`super::shape`]).
@@ -37,6 +38,8 @@ pub enum Part {
     Body,
     /// The body of the response with this declared status (`"200"`).
     Response(&'static str),
+    /// A query parameter (`at` is its name, as sent: `states[]`).
+    Query,
     /// A parameter declared where no request can carry it (`at` is its name); evidence only.
     Unlocated,
 }
@@ -51,7 +54,7 @@ pub struct Place {
     /// Which part of it.
     pub part: Part,
     /// A JSON path in that part (`$.field_values[].value`; `$` for the whole of it), or the
-    /// parameter's name for [`Part::Unlocated`].
+    /// parameter's name for [`Part::Query`] and [`Part::Unlocated`].
     pub at: &'static str,
 }
 
@@ -62,6 +65,7 @@ impl fmt::Display for Place {
             Part::Response(status) => {
                 write!(f, "{} {} {status} {}", self.api, self.operation, self.at)
             }
+            Part::Query => write!(f, "{} {} query {}", self.api, self.operation, self.at),
             Part::Unlocated => write!(
                 f,
                 "{} {} parameter {} (declared where no request can carry it)",
@@ -155,7 +159,7 @@ pub const ERRATA: &[Erratum] = &[
                 at: "$.status",
             },
         ],
-        declared: Some("\"integer\""),
+        declared: Some(r#"{"integer": [0, 2, 3]}"#),
         corrected: "\"string\"",
         evidence: &[
             Evidence::Spec {
@@ -165,7 +169,7 @@ pub const ERRATA: &[Erratum] = &[
                     part: Part::Response("200"),
                     at: "$.sites[].status",
                 },
-                shape: "\"string\"",
+                shape: SITE_STATUSES,
             },
             Evidence::Source {
                 source: "@modyo/cli@3.6.2:lib/push/get-modyo-site-id.js",
@@ -177,6 +181,23 @@ pub const ERRATA: &[Erratum] = &[
             },
         ],
         reason: "the same document types a site's status as a string in the sites list (enum enabled, disabled, draft) and in that list's `status` filter; only the single-site definition says integer",
+    },
+    Erratum {
+        name: "sites-status-staging",
+        subject: "admin paths./sites.get.parameters.status (enum enabled, disabled, draft)",
+        places: &[Place {
+            api: "admin",
+            operation: "GET /sites",
+            part: Part::Query,
+            at: "status",
+        }],
+        declared: Some(SITE_STATUSES),
+        corrected: r#"{"string": ["enabled", "disabled", "draft", "staging"]}"#,
+        evidence: &[Evidence::Source {
+            source: "@modyo/cli@3.6.2:lib/push/get-modyo-site-id.js",
+            shows: "when the sites list is empty, the CLI asks for it again with `status=staging` to find a site not yet published",
+        }],
+        reason: "Modyo's own CLI sends `status=staging` to this operation, a value its enumeration lacks; the correction adds that one value and no other",
     },
     Erratum {
         name: "widget-definitions-list",
@@ -385,6 +406,9 @@ pub const ERRATA: &[Erratum] = &[
     },
 ];
 
+/// The statuses of the sites list and its `status` filter, as the surface declares them.
+const SITE_STATUSES: &str = r#"{"string": ["enabled", "disabled", "draft"]}"#;
+
 /// The WidgetDefinition definition as the surface declares it.
 const WIDGET_DEFINITION: &str = r#"{"object": {"created_at": "string", "dirty": "boolean", "id": "integer", "name": "string", "public": "boolean", "referenced": "boolean", "status": "string", "tags": "string", "updated_at": "string", "uuid": "string"}}"#;
 
@@ -436,6 +460,8 @@ fn part<'a>(op: &'a mut Operation, place: &Place) -> Option<&'a mut Shape> {
         Part::Body => op.body.as_mut(),
         Part::Response(status) => op.responses.get_mut(status)?.as_mut(),
         Part::Unlocated => op.unlocated.get_mut(place.at),
+        // A query parameter is a whole; `declared_at` and `put` read and write it by name.
+        Part::Query => None,
     }
 }
 
@@ -456,6 +482,9 @@ fn descend<'a>(shape: &'a mut Shape, steps: &[Step]) -> Option<&'a mut Shape> {
 fn declared_at(surfaces: &mut [Surface], place: &Place) -> Result<Option<Shape>, String> {
     let missing = || format!("{place}: no such place in the surface");
     let op = operation(surfaces, place).ok_or_else(missing)?;
+    if place.part == Part::Query {
+        return Ok(op.query.get(place.at).cloned());
+    }
     let whole = part(op, place).ok_or_else(missing)?;
     if place.part == Part::Unlocated {
         return Ok(Some(whole.clone()));
@@ -477,6 +506,10 @@ fn declared_at(surfaces: &mut [Surface], place: &Place) -> Result<Option<Shape>,
 fn put(surfaces: &mut [Surface], place: &Place, shape: Shape) -> Result<(), String> {
     let missing = || format!("{place}: no such place in the surface");
     let op = operation(surfaces, place).ok_or_else(missing)?;
+    if place.part == Part::Query {
+        op.query.insert(place.at.to_owned(), shape);
+        return Ok(());
+    }
     let whole = part(op, place).ok_or_else(missing)?;
     let steps = steps(place.at).ok_or_else(missing)?;
     match steps.split_last() {

@@ -19,7 +19,8 @@
 //!   definition the document lacks stays `unresolved`),
 //!   `allOf` merged, `oneOf`/`anyOf` kept as alternatives, `type` absent but `properties`
 //!   present read as an object; `date` and `date-time` used as type names read as `string`,
-//!   other unknown type names as `any`;
+//!   other unknown type names as `any`; a scalar's `enum` (of a parameter, an array's items or
+//!   a body or response key) kept as its documented values, unless it lists both booleans;
 //! - request bodies: Swagger's `in: body` schema, OpenAPI's JSON `requestBody` (a form
 //!   `requestBody` fills `form` instead); responses: each status with its JSON schema.
 
@@ -110,6 +111,8 @@ struct Parameter {
     #[serde(rename = "type")]
     kind: Option<Value>,
     items: Option<Value>,
+    #[serde(rename = "enum")]
+    values: Option<Value>,
     schema: Option<Value>,
 }
 
@@ -361,6 +364,9 @@ impl Reader<'_> {
                     if let Some(items) = &parameter.items {
                         schema.insert("items".into(), items.clone());
                     }
+                    if let Some(values) = &parameter.values {
+                        schema.insert("enum".into(), values.clone());
+                    }
                     self.shape(&Value::Object(schema), &mut Vec::new())?
                 }
             };
@@ -506,18 +512,19 @@ impl Reader<'_> {
             _ => None,
         };
         let properties = schema.get("properties").and_then(Value::as_object);
+        let scalar = |shape: Shape| enumerated(shape, schema.get("enum"));
         Ok(match kind {
             Some("array") => self.array(schema, stack)?,
             Some("object") => self.object(properties, stack)?,
-            Some("string" | "date" | "date-time") => Shape::String,
-            Some("integer") => Shape::Integer,
-            Some("number") => Shape::Number,
-            Some("boolean") => Shape::Boolean,
+            Some("string" | "date" | "date-time") => scalar(Shape::String),
+            Some("integer") => scalar(Shape::Integer),
+            Some("number") => scalar(Shape::Number),
+            Some("boolean") => scalar(Shape::Boolean),
             Some("file") => Shape::File,
-            Some(_) => Shape::Any,
+            Some(_) => scalar(Shape::Any),
             None if properties.is_some() => self.object(properties, stack)?,
             None if schema.contains_key("items") => self.array(schema, stack)?,
-            None => Shape::Any,
+            None => scalar(Shape::Any),
         })
     }
 
@@ -546,6 +553,34 @@ impl Reader<'_> {
                 .map(Shape::Object),
             _ => Ok(Shape::FreeObject),
         }
+    }
+}
+
+/// A scalar with the document's `enum`, when it has one that says something: its string,
+/// number and boolean values in the document's order, each once (`null`, which conforms
+/// anywhere, and structured values are left out); an enumeration of both booleans is the
+/// boolean type itself.
+fn enumerated(shape: Shape, declared: Option<&Value>) -> Shape {
+    let Some(Value::Array(declared)) = declared else {
+        return shape;
+    };
+    let mut values: Vec<Value> = Vec::new();
+    for value in declared {
+        if matches!(value, Value::String(_) | Value::Number(_) | Value::Bool(_))
+            && !values.contains(value)
+        {
+            values.push(value.clone());
+        }
+    }
+    let both_booleans = shape == Shape::Boolean
+        && values.contains(&Value::Bool(true))
+        && values.contains(&Value::Bool(false));
+    if values.is_empty() || both_booleans {
+        return shape;
+    }
+    Shape::Enum {
+        of: Box::new(shape),
+        values,
     }
 }
 
@@ -651,6 +686,40 @@ mod tests {
         assert_eq!(
             serde_json::to_value(&body).expect("writes"),
             json!({"object": {"at": "string", "id": "integer", "next": {"cycle": "Node"}}})
+        );
+    }
+
+    #[test]
+    fn enumerations_are_kept_where_they_say_something() {
+        let s = surface(json!({
+            "swagger": "2.0",
+            "paths": {"/sites": {"get": {
+                "parameters": [
+                    {"name": "status", "in": "query", "type": "string", "enum": ["enabled", "draft", "enabled"]},
+                    {"name": "states[]", "in": "query", "type": "array", "items": {"type": "string", "enum": ["a", "b"]}},
+                    {"name": "all", "in": "query", "type": "boolean", "enum": [false, true]}
+                ],
+                "responses": {"200": {"schema": {"properties": {
+                    "status": {"type": "integer", "enum": [0, 2, null]},
+                    "tags": {"type": "object", "enum": [{}]}
+                }}}}
+            }}}
+        }));
+        let op = &s.operations[0];
+        let written = |shape: &Shape| serde_json::to_value(shape).expect("writes");
+        assert_eq!(
+            written(&op.query["status"]),
+            json!({"string": ["enabled", "draft"]})
+        );
+        assert_eq!(
+            written(&op.query["states[]"]),
+            json!({"array": {"string": ["a", "b"]}})
+        );
+        assert_eq!(op.query["all"], Shape::Boolean);
+        let body = op.responses["200"].as_ref().expect("a body");
+        assert_eq!(
+            written(body),
+            json!({"object": {"status": {"integer": [0, 2]}, "tags": "object"}})
         );
     }
 

@@ -2,7 +2,7 @@
 //! to it.
 //!
 //! - [`surface`]: the surface files under `harness/spec/` (one per API), their canonical writer;
-//! - [`shape`]: trees of keys and types, and how a JSON value conforms to one;
+//! - [`shape`]: trees of keys, types and enumerated values, and how a JSON value conforms to one;
 //! - [`template`]: path templates and how a request path matches one;
 //! - [`import`]: `modyo-lab spec import`, a Swagger 2.0 or OpenAPI 3 document to a surface;
 //! - [`source`]: where the published documents are read from (a git mirror or a directory),

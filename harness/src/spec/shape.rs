@@ -6,6 +6,8 @@
 //! - a scalar is its type name: `"string"`, `"integer"`, `"number"`, `"boolean"`, `"file"`,
 //!   `"any"` (the document does not say), or `"object"` (an object whose keys the document does
 //!   not list);
+//! - `{"<type>": [<value>, ...]}`: a scalar of that type whose values the document enumerates
+//!   (`{"string": ["asc", "desc"]}`, `{"integer": [0, 2, 3]}`), the values as written there;
 //! - `{"array": <shape>}`: an array of items of one shape;
 //! - `{"object": {"key": <shape>, ...}}`: an object with the keys the document lists (sorted);
 //! - `{"any_of": [<shape>, ...]}`: one of several shapes (OpenAPI 3 `oneOf` / `anyOf`);
@@ -14,7 +16,9 @@
 //! - `{"unresolved": "<reference>"}`: the document refers to a definition it does not have
 //!   (any value conforms there).
 //!
-//! Conformance is about keys and types only: enumerations, formats and bounds are not
+//! Conformance is about keys, types and enumerations: a value of an enumerated scalar must be
+//! one of its values (compared by their text, so the query string's `1` is the document's `1`
+//! and a document that types `[0, 1]` as strings accepts `"0"`). Formats and bounds are not
 //! checked. `null` conforms to every shape, since Swagger 2.0 has no way to say a value may be
 //! null and Modyo answers `null` for unset values.
 
@@ -43,6 +47,13 @@ pub enum Shape {
     File,
     /// A JSON object whose keys the document does not list.
     FreeObject,
+    /// A scalar whose values the document enumerates.
+    Enum {
+        /// The scalar type the document declares.
+        of: Box<Shape>,
+        /// The documented values, in the document's order (strings, numbers or booleans).
+        values: Vec<Value>,
+    },
     /// A JSON object with the listed keys.
     Object(BTreeMap<String, Shape>),
     /// A JSON array of items of one shape.
@@ -104,12 +115,33 @@ impl Shape {
                         .collect::<Result<_, _>>()
                         .map(Shape::AnyOf),
                     ("cycle", Value::String(name)) => Ok(Shape::Cycle(name.clone())),
+                    (name, Value::Array(values)) => Shape::enumerated(name, values),
                     ("unresolved", Value::String(r)) => Ok(Shape::Unresolved(r.clone())),
                     (other, _) => Err(format!("unknown shape form '{other}'")),
                 }
             }
             other => Err(format!("not a shape: {other}")),
         }
+    }
+
+    /// An enumerated scalar written `{"<name>": [values]}`.
+    fn enumerated(name: &str, values: &[Value]) -> Result<Shape, String> {
+        let of = Shape::scalar(name)
+            .filter(|s| *s != Shape::FreeObject && *s != Shape::File)
+            .ok_or_else(|| format!("'{name}' takes no enumeration"))?;
+        if values.is_empty() {
+            return Err(format!("an empty enumeration of {name}"));
+        }
+        if let Some(bad) = values
+            .iter()
+            .find(|v| !matches!(v, Value::String(_) | Value::Number(_) | Value::Bool(_)))
+        {
+            return Err(format!("an enumerated value is not a scalar: {bad}"));
+        }
+        Ok(Shape::Enum {
+            of: Box::new(of),
+            values: values.to_vec(),
+        })
     }
 
     /// A short description for messages: `integer`, `array of string`, `object`.
@@ -127,31 +159,39 @@ impl Shape {
             ),
             Shape::Cycle(name) => format!("{name} (recursive)"),
             Shape::Unresolved(reference) => format!("{reference} (unresolved)"),
+            Shape::Enum { of, values } => format!("{} ({})", of.describe(), value_list(values)),
             scalar => scalar.scalar_name().unwrap_or("any").to_owned(),
         }
     }
 
-    /// Whether a single query-string value conforms, as this scalar type.
-    fn accepts_text(&self, text: &str) -> bool {
-        match self {
+    /// How a single query-string value fails this scalar shape, if it does.
+    fn text_mismatch(&self, text: &str) -> Option<String> {
+        let typed = match self {
             Shape::Integer => text.parse::<i64>().is_ok(),
             Shape::Number => text.parse::<f64>().is_ok_and(f64::is_finite),
             Shape::Boolean => matches!(text, "true" | "false"),
-            Shape::AnyOf(options) => options.iter().any(|o| o.accepts_text(text)),
+            Shape::AnyOf(options) => options.iter().any(|o| o.text_mismatch(text).is_none()),
+            Shape::Enum { of, values } => {
+                return of.text_mismatch(text).or_else(|| {
+                    (!values.iter().any(|v| value_text(v) == text)).then(|| {
+                        format!(
+                            "'{text}' is not a documented value ({})",
+                            value_list(values)
+                        )
+                    })
+                });
+            }
             _ => true,
-        }
+        };
+        (!typed).then(|| format!("'{text}' is not of type {}", self.describe()))
     }
 
     /// Checks the values a query key carries (one, or several for a repeated key); the error
     /// describes the mismatch.
     pub fn conform_query(&self, values: &[String]) -> Result<(), String> {
         match self {
-            Shape::Array(item) => match values.iter().find(|v| !item.accepts_text(v)) {
-                Some(bad) => Err(format!(
-                    "'{bad}' is not of type {} (declared {})",
-                    item.describe(),
-                    self.describe()
-                )),
+            Shape::Array(item) => match values.iter().find_map(|v| item.text_mismatch(v)) {
+                Some(why) => Err(format!("{why} (declared {})", self.describe())),
                 None => Ok(()),
             },
             scalar if values.len() > 1 => Err(format!(
@@ -159,8 +199,8 @@ impl Shape {
                 values.len(),
                 scalar.describe()
             )),
-            scalar => match values.iter().find(|v| !scalar.accepts_text(v)) {
-                Some(bad) => Err(format!("'{bad}' is not of type {}", scalar.describe())),
+            scalar => match values.iter().find_map(|v| scalar.text_mismatch(v)) {
+                Some(why) => Err(why),
                 None => Ok(()),
             },
         }
@@ -184,6 +224,15 @@ pub enum Mismatch {
         /// Where: the key's JSON path (`$.entries[].slug`).
         at: String,
     },
+    /// The value at `at` is of the declared type but not one of the documented values.
+    Value {
+        /// Where: a JSON path with `[]` for any array item (`$.sites[].status`).
+        at: String,
+        /// The documented values, listed (`enabled, disabled, draft`).
+        documented: String,
+        /// The value found, as text.
+        found: String,
+    },
 }
 
 impl fmt::Display for Mismatch {
@@ -195,8 +244,29 @@ impl fmt::Display for Mismatch {
                 found,
             } => write!(f, "{at}: declared {expected}, found {found}"),
             Mismatch::UnknownKey { at } => write!(f, "{at}: a key the specification does not list"),
+            Mismatch::Value {
+                at,
+                documented,
+                found,
+            } => write!(
+                f,
+                "{at}: '{found}' is not a documented value ({documented})"
+            ),
         }
     }
+}
+
+/// A scalar value as text: a string as itself, a number or boolean as JSON writes it.
+fn value_text(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Documented values for messages: `enabled, disabled, draft`.
+fn value_list(values: &[Value]) -> String {
+    values.iter().map(value_text).collect::<Vec<_>>().join(", ")
 }
 
 /// The JSON type of a value, for messages.
@@ -242,6 +312,24 @@ pub fn conform(value: &Value, shape: &Shape, at: &str, out: &mut Vec<Mismatch>) 
                 }
             }
         }
+        (Shape::Enum { of, values }, _) => {
+            let mut typed = Vec::new();
+            conform(value, of, at, &mut typed);
+            if !typed.is_empty() {
+                for m in typed {
+                    push_once(out, m);
+                }
+            } else if !values.iter().any(|v| value_text(v) == value_text(value)) {
+                push_once(
+                    out,
+                    Mismatch::Value {
+                        at: at.to_owned(),
+                        documented: value_list(values),
+                        found: value_text(value),
+                    },
+                );
+            }
+        }
         (Shape::Array(inner), Value::Array(items)) => {
             let here = format!("{at}[]");
             for item in items {
@@ -256,7 +344,11 @@ pub fn conform(value: &Value, shape: &Shape, at: &str, out: &mut Vec<Mismatch>) 
                     conform(value, option, at, &mut found);
                     found
                 })
-                .filter(|found| !found.iter().any(|m| matches!(m, Mismatch::Type { .. })))
+                .filter(|found| {
+                    !found
+                        .iter()
+                        .any(|m| matches!(m, Mismatch::Type { .. } | Mismatch::Value { .. }))
+                })
                 .min_by_key(Vec::len);
             match best {
                 Some(found) => {
@@ -289,6 +381,9 @@ impl Serialize for Shape {
             Shape::AnyOf(options) => map.serialize_entry("any_of", options)?,
             Shape::Cycle(name) => map.serialize_entry("cycle", name)?,
             Shape::Unresolved(reference) => map.serialize_entry("unresolved", reference)?,
+            Shape::Enum { of, values } => {
+                map.serialize_entry(of.scalar_name().unwrap_or("any"), values)?;
+            }
             _ => {}
         }
         map.end()
@@ -401,5 +496,78 @@ mod tests {
         assert_eq!(states.conform_query(&["a".into(), "b".into()]), Ok(()));
         let ids = shape(json!({"array": "integer"}));
         assert!(ids.conform_query(&["1".into(), "x".into()]).is_err());
+    }
+
+    #[test]
+    fn an_enumeration_is_written_under_its_type_and_read_back() {
+        let written = json!({"object": {
+            "order": {"string": ["asc", "desc"]},
+            "status": {"integer": [0, 2, 3]},
+            "states": {"array": {"string": ["lent", "shelved"]}}
+        }});
+        let parsed = shape(written.clone());
+        assert_eq!(serde_json::to_value(&parsed).expect("writes"), written);
+        assert!(Shape::from_value(&json!({"object": ["a"]})).is_err());
+        assert!(Shape::from_value(&json!({"string": []})).is_err());
+        assert!(Shape::from_value(&json!({"string": [{"a": 1}]})).is_err());
+    }
+
+    #[test]
+    fn a_query_value_outside_its_enumeration_fails_and_one_inside_passes() {
+        let status = shape(json!({"string": ["enabled", "disabled", "draft"]}));
+        assert_eq!(status.conform_query(&["draft".into()]), Ok(()));
+        assert_eq!(
+            status.conform_query(&["staging".into()]),
+            Err("'staging' is not a documented value (enabled, disabled, draft)".into())
+        );
+        // Numbers and booleans compare by their text; the type is checked first.
+        let active = shape(json!({"integer": [0, 1]}));
+        assert_eq!(active.conform_query(&["1".into()]), Ok(()));
+        assert_eq!(
+            active.conform_query(&["2".into()]),
+            Err("'2' is not a documented value (0, 1)".into())
+        );
+        assert_eq!(
+            active.conform_query(&["yes".into()]),
+            Err("'yes' is not of type integer".into())
+        );
+        let states = shape(json!({"array": {"string": ["lent", "shelved"]}}));
+        assert_eq!(
+            states.conform_query(&["lent".into(), "shelved".into()]),
+            Ok(())
+        );
+        assert_eq!(
+            states.conform_query(&["lent".into(), "lost".into()]),
+            Err(
+                "'lost' is not a documented value (lent, shelved) (declared array of string (lent, shelved))"
+                    .into()
+            )
+        );
+    }
+
+    #[test]
+    fn a_body_value_outside_its_enumeration_is_a_mismatch() {
+        let site = shape(json!({"object": {"status": {"string": ["enabled", "disabled"]}}}));
+        assert!(mismatches(json!({"status": "enabled"}), &site).is_empty());
+        assert!(mismatches(json!({"status": null}), &site).is_empty());
+        assert_eq!(
+            mismatches(json!({"status": "staging"}), &site),
+            ["$.status: 'staging' is not a documented value (enabled, disabled)"]
+        );
+        // The wrong type is a type mismatch, not a value one.
+        assert_eq!(
+            mismatches(json!({"status": 2}), &site),
+            ["$.status: declared string, found integer"]
+        );
+        // A document that types numbers as strings accepts their text.
+        let sex = shape(json!({"string": [0, 1, 3]}));
+        assert!(mismatches(json!("1"), &sex).is_empty());
+        // Alternatives: the value must fit one of them, enumeration included.
+        let either = shape(json!({"any_of": [{"string": ["a"]}, {"string": ["b"]}]}));
+        assert!(mismatches(json!("b"), &either).is_empty());
+        assert_eq!(
+            mismatches(json!("c"), &either),
+            ["$: declared one of (string (a), string (b)), found string"]
+        );
     }
 }

@@ -4,7 +4,7 @@
 //! A surface holds only the facts of an interface: for each operation its method, its path
 //! template (relative to the API's `base_path`), its path, query and form parameters with their
 //! types, the request body as a tree of keys and types, and each response status with its body
-//! tree. No description, summary or example of the source document is kept. `provenance` says
+//! tree; a type carries the values the document enumerates for it, when it does. No description, summary or example of the source document is kept. `provenance` says
 //! which document it was made from (repository, ref, commit, path, date) and the SHA-256 of
 //! that document's bytes, so a regeneration can prove it read the same input.
 //!

@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use super::compare::{EndpointReport, likely_renames};
 use crate::record::GuardStats;
+use crate::report::table::{Align::Left, Table};
 
 /// The format tag of `report.json`.
 pub const REPORT_FORMAT: &str = "modyo-suite-report/1";
@@ -230,42 +231,57 @@ impl SuiteReport {
         let ran = self.steps.iter().filter(|s| s.calls > 0).count();
         let calls: usize = self.steps.iter().map(|s| s.calls).sum();
         let r = &self.requests;
-        let _ = writeln!(out, "| | |\n|---|---|");
-        let _ = writeln!(out, "| steps run | {ran} of {} |", self.steps.len());
-        let _ = writeln!(out, "| tool calls | {calls} |");
-        let _ = writeln!(
-            out,
-            "| requests sent | {} (budget {}, {} at a time) |",
-            r.sent, self.limits.requests, self.limits.concurrency
-        );
-        let _ = writeln!(
-            out,
-            "| refused by the proxy | {} non-GET, {} over budget |",
-            r.refused_methods, r.refused_budget
-        );
-        let _ = writeln!(out, "| retries after 429/503 | {} |", r.retries);
-        let _ = writeln!(
-            out,
-            "| endpoints | {} ({} contradict ours) |",
-            self.endpoints.len(),
-            self.contradicted_endpoints
-        );
-        let _ = writeln!(
-            out,
-            "| tools | {} called ({} contradict ours) |",
-            self.tools.iter().filter(|t| t.calls > 0).count(),
-            self.contradicted_tools
-        );
-        let _ = writeln!(
-            out,
-            "| host | {} |",
-            if self.host_redacted {
-                "redacted"
-            } else {
-                "kept (--keep-host)"
-            }
-        );
-        let _ = writeln!(out, "| duration | {:.1} s |\n", self.duration_s);
+        let mut table = Table::new(&[("", Left), ("", Left)]);
+        let rows = [
+            ("steps run", format!("{ran} of {}", self.steps.len())),
+            ("tool calls", calls.to_string()),
+            (
+                "requests sent",
+                format!(
+                    "{} (budget {}, {} at a time)",
+                    r.sent, self.limits.requests, self.limits.concurrency
+                ),
+            ),
+            (
+                "refused by the proxy",
+                format!(
+                    "{} non-GET, {} over budget",
+                    r.refused_methods, r.refused_budget
+                ),
+            ),
+            ("retries after 429/503", r.retries.to_string()),
+            (
+                "endpoints",
+                format!(
+                    "{} ({} contradict ours)",
+                    self.endpoints.len(),
+                    self.contradicted_endpoints
+                ),
+            ),
+            (
+                "tools",
+                format!(
+                    "{} called ({} contradict ours)",
+                    self.tools.iter().filter(|t| t.calls > 0).count(),
+                    self.contradicted_tools
+                ),
+            ),
+            (
+                "host",
+                if self.host_redacted {
+                    "redacted"
+                } else {
+                    "kept (--keep-host)"
+                }
+                .to_owned(),
+            ),
+            ("duration", format!("{:.1} s", self.duration_s)),
+        ];
+        for (what, value) in rows {
+            table.row([what.into(), value.into()]);
+        }
+        out.push_str(&table.into_text());
+        out.push('\n');
     }
 
     fn endpoints_section(&self, out: &mut String) {
@@ -276,26 +292,35 @@ impl SuiteReport {
              (most keys in common, then fewest differences); structure only (keys added, \
              removed, types), values ignored.\n"
         );
-        let _ = writeln!(
-            out,
-            "| endpoint | standing | live | ours | verdict | tools |\n|---|---|---|---|---|---|"
-        );
+        let mut table = Table::new(&[
+            ("endpoint", Left),
+            ("standing", Left),
+            ("live", Left),
+            ("ours", Left),
+            ("verdict", Left),
+            ("tools", Left),
+        ]);
         for e in &self.endpoints {
-            let _ = writeln!(
-                out,
-                "| `{}` | {} | {} | {} | {} | {} |",
-                e.endpoint,
-                e.standing,
-                statuses(&e.live),
-                statuses(&e.ours),
+            table.row([
+                format!("`{}`", e.endpoint).into(),
+                e.standing.to_string().into(),
+                statuses(&e.live).into(),
+                statuses(&e.ours).into(),
                 if e.contradicts() {
                     format!("**{}**", verdict_text(e))
                 } else {
                     verdict_text(e)
-                },
-                e.tools.iter().cloned().collect::<Vec<_>>().join(", ")
-            );
+                }
+                .into(),
+                e.tools
+                    .iter()
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+                    .into(),
+            ]);
         }
+        out.push_str(&table.into_text());
         let differing: Vec<&EndpointReport> = self
             .endpoints
             .iter()
@@ -368,10 +393,14 @@ impl SuiteReport {
             "Live outcomes, the contract check of each live result, and whether each recorded \
              call replays offline from the written cassettes with the same result.\n"
         );
-        let _ = writeln!(
-            out,
-            "| tool | calls | outcomes | contract problems | replays offline | verdict |\n|---|---|---|---|---|---|"
-        );
+        let mut table = Table::new(&[
+            ("tool", Left),
+            ("calls", Left),
+            ("outcomes", Left),
+            ("contract problems", Left),
+            ("replays offline", Left),
+            ("verdict", Left),
+        ]);
         for t in &self.tools {
             let outcomes: Vec<String> = t
                 .outcomes
@@ -384,39 +413,41 @@ impl SuiteReport {
                 ToolVerdict::Inconclusive => "inconclusive",
                 ToolVerdict::NotRun => "not run",
             };
-            let _ = writeln!(
-                out,
-                "| `{}` | {} | {} | {} | {} of {} | {verdict} |",
-                t.tool,
-                t.calls,
-                outcomes.join(", "),
-                t.contract_problems,
-                t.replayed,
-                t.recorded
-            );
+            table.row([
+                format!("`{}`", t.tool).into(),
+                t.calls.to_string().into(),
+                outcomes.join(", ").into(),
+                t.contract_problems.to_string().into(),
+                format!("{} of {}", t.replayed, t.recorded).into(),
+                verdict.into(),
+            ]);
         }
+        out.push_str(&table.into_text());
         out.push('\n');
     }
 
     fn steps_section(&self, out: &mut String) {
         let _ = writeln!(out, "## Steps\n");
-        let _ = writeln!(
-            out,
-            "| step | tool | round | calls | found | note |\n|---|---|---|---|---|---|"
-        );
+        let mut table = Table::new(&[
+            ("step", Left),
+            ("tool", Left),
+            ("round", Left),
+            ("calls", Left),
+            ("found", Left),
+            ("note", Left),
+        ]);
         for s in &self.steps {
             let found: Vec<String> = s.found.iter().map(|(v, n)| format!("{v} x{n}")).collect();
-            let _ = writeln!(
-                out,
-                "| `{}` | `{}` | {} | {} | {} | {} |",
-                s.name,
-                s.tool,
-                s.round + 1,
-                s.calls,
-                found.join(", "),
-                s.note.as_deref().unwrap_or("")
-            );
+            table.row([
+                format!("`{}`", s.name).into(),
+                format!("`{}`", s.tool).into(),
+                (s.round + 1).to_string().into(),
+                s.calls.to_string().into(),
+                found.join(", ").into(),
+                s.note.as_deref().unwrap_or("").into(),
+            ]);
         }
+        out.push_str(&table.into_text());
     }
 }
 
