@@ -34,7 +34,10 @@ while IFS='|' read -r ref flags label; do
     fi
     echo "bench-changes: building $label ($name${flags:+, $flags})" >&2
     # shellcheck disable=SC2086 # the flags are words
-    (cd "$dir" && $cargo build --release --locked -q -p modyo-mcp --bin modyo-mcp \
+    # `-p modyo-lab` too, though only the server's binary is built: the packages selected decide
+    # the dependencies' features, and selecting the same two as the tree's own build below
+    # keeps every dependency compiled once for all lines.
+    (cd "$dir" && $cargo build --release --locked -q -p modyo-mcp -p modyo-lab --bin modyo-mcp \
         --target-dir "$root/target" $flags)
     mkdir -p "$out/$n"
     cp target/release/modyo-mcp "$out/$n/modyo-mcp"

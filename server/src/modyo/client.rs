@@ -85,6 +85,9 @@ impl Query {
 pub struct ModyoClient {
     http: reqwest::Client,
     base: String,
+    /// `base` parsed, its path ending in `/`: API paths are resolved against it (see
+    /// [`ModyoClient::url`]) instead of each request URL being parsed whole.
+    base_dir: Url,
     timeout: Duration,
     max_body_bytes: u64,
 }
@@ -133,9 +136,14 @@ impl ModyoClient {
         base.set_password(None).ok();
         base.set_query(None);
         base.set_fragment(None);
+        let mut base_dir = base.clone();
+        if !base_dir.path().ends_with('/') {
+            base_dir.set_path(&format!("{}/", base_dir.path()));
+        }
         Ok(ModyoClient {
             http,
             base: base.as_str().trim_end_matches('/').to_owned(),
+            base_dir,
             timeout,
             max_body_bytes: crate::config::DEFAULT_MAX_BODY_BYTES,
         })
@@ -280,7 +288,24 @@ impl ModyoClient {
                 limit: MAX_URL_BYTES,
             });
         }
-        Ok(self.http.request(method.clone(), url))
+        Ok(match self.url(&url) {
+            Some(parsed) => self.http.request(method.clone(), parsed),
+            None => self.http.request(method.clone(), url),
+        })
+    }
+
+    /// The request URL `base + path?query` parsed, by resolving `path?query` against the
+    /// parsed base: what parsing the whole text gives (the same path normalization and
+    /// encoding), without parsing the scheme and host (IDNA) again for every request. `None`
+    /// for a path this does not cover (not starting with one `/`, or whose first segment has
+    /// a `:` and would read as a scheme): the caller parses the whole text then.
+    fn url(&self, whole: &str) -> Option<Url> {
+        let rest = whole.strip_prefix(self.base.as_str())?.strip_prefix('/')?;
+        let first = rest.split(['/', '\\', '?', '#']).next().unwrap_or("");
+        if rest.starts_with(['/', '\\']) || first.contains(':') {
+            return None;
+        }
+        self.base_dir.join(rest).ok()
     }
 
     /// Sends one request: the status and whole body of a 2xx answer (at most
@@ -447,5 +472,49 @@ fn status_error(
         text,
         empty,
         retry_after,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn client(base: &str) -> ModyoClient {
+        let base = Url::parse(base).unwrap();
+        ModyoClient::new(&base, &Token::new("t"), Duration::from_secs(5)).unwrap()
+    }
+
+    /// Resolving against the parsed base gives what parsing the whole URL gives.
+    #[test]
+    fn request_urls_resolve_as_the_whole_text_parses() {
+        let bases = [
+            "https://acme.modyo.cloud",
+            "https://acme.modyo.cloud/",
+            "https://user:pw@acme.modyo.cloud:8443/prefix?x=1#f",
+            "http://127.0.0.1:4010/a/b/",
+            "https://bücher.example/api",
+        ];
+        let paths = [
+            "/api/admin/content/spaces/636/entries/1000001",
+            "/api/admin/content/spaces/636/entries?page=1&per_page=100&tags%5B%5D=a+b",
+            "/api/admin/x/../y/./z",
+            "/api/admin/../../../etc",
+            "/api/admin/entries/a b/ñ/%41",
+            "/api/admin/entries/a?b#c",
+            "/api/admin/entries/a:b",
+            "/",
+        ];
+        for base in bases {
+            let client = client(base);
+            for path in paths {
+                let whole = format!("{}{path}", client.base);
+                let resolved = client.url(&whole).expect("a path starting with one /");
+                assert_eq!(resolved, Url::parse(&whole).unwrap(), "{base} + {path}");
+            }
+            for path in ["/a:b/c", "//other.host/x", "/\\other.host/x", "no-slash"] {
+                let whole = format!("{}{path}", client.base);
+                assert_eq!(client.url(&whole), None, "{base} + {path}");
+            }
+        }
     }
 }

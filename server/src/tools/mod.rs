@@ -206,7 +206,7 @@ impl ToolBuilder {
                 move |call, args| match serde_json::from_value::<A>(Value::Object(args)) {
                     Ok(args) => {
                         let answer = handler(call, args);
-                        Box::pin(async move { Ok(answer.await?.map(serialized)) })
+                        Box::pin(async move { Ok(answer.await?.map(D::into_value)) })
                     }
                     Err(e) => {
                         Box::pin(std::future::ready(Err(CallError::Arguments(e.to_string()))))
@@ -231,13 +231,6 @@ impl ToolBuilder {
             handler,
         }
     }
-}
-
-/// `data` as JSON. The `data` types serialize infallibly (structs of strings, numbers and
-/// JSON values), so `null` never stands in for a real answer; if it did, the exit's
-/// validation would refuse it.
-fn serialized<D: serde::Serialize>(data: D) -> Value {
-    serde_json::to_value(data).unwrap_or(Value::Null)
 }
 
 /// Every tool of every module, in catalogue order. Declared once per process: building the

@@ -29,6 +29,17 @@ pub(crate) trait Data: Serialize + JsonSchema + Send + 'static {
     fn state() -> RareState {
         RareState::default()
     }
+
+    /// `data` as JSON. The `data` types serialize infallibly (structs of strings, numbers and
+    /// JSON values), so `null` never stands in for a real answer; if it did, the exit's
+    /// validation would refuse it. Echoed objects are already JSON: they move into the answer
+    /// as they are, instead of being serialized into a copy (the same value either way).
+    fn into_value(self) -> Value
+    where
+        Self: Sized,
+    {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
 }
 
 /// A kind of Modyo object a tool echoes: the keys it declares (the type's own schema), and
@@ -115,17 +126,29 @@ impl<T: Echoed> Data for Echo<T> {
     fn echoed() -> Option<String> {
         Some(format!("data is the API's {} object", T::NAME))
     }
+
+    fn into_value(self) -> Value {
+        self.object
+    }
 }
 
 impl<T: Echoed> Data for Vec<Echo<T>> {
     fn echoed() -> Option<String> {
         Some(format!("rows are the API's {} objects", T::NAME))
     }
+
+    fn into_value(self) -> Value {
+        Value::Array(self.into_iter().map(|row| row.object).collect())
+    }
 }
 
 impl<T: Echoed> Data for Option<Echo<T>> {
     fn echoed() -> Option<String> {
         Some(format!("data is the API's {} object, or null", T::NAME))
+    }
+
+    fn into_value(self) -> Value {
+        self.map_or(Value::Null, |echo| echo.object)
     }
 }
 

@@ -6,7 +6,9 @@
 //! server's work in `content-entries-list` with `fields` (`reports/performance.md`). Here the
 //! body is scanned once: keys other than `content_type_id`, `field_values` and `json` are
 //! skipped without being built, and each field value stays raw text, borrowed from the body
-//! (no copy, no allocation), until its name is wanted.
+//! (no copy, no allocation), until its name is wanted. The `json` rendition (about half the
+//! body) is skipped too: it is read again from the body only when a wanted name is not among
+//! the field values.
 //!
 //! Reading is as lenient as reading a `Value` was: a `field_values` that is not an array, an
 //! element that is not an object or has no `field_id`, is no field value; duplicate keys keep
@@ -26,8 +28,9 @@ pub(super) struct EntryParts<'a> {
     pub(super) content_type_id: Option<Value>,
     /// The `field_values` elements that are objects.
     pub(super) field_values: Vec<FieldRef<'a>>,
-    /// The `json` rendition, unparsed: read only for a name `field_values` lacks.
-    pub(super) json: Option<&'a RawValue>,
+    /// The whole body: its `json` rendition is read from it only for a name `field_values`
+    /// lacks ([`EntryParts::json_fields`]).
+    body: &'a [u8],
 }
 
 /// One element of `field_values`.
@@ -56,14 +59,18 @@ impl<'a> EntryParts<'a> {
             return Err(serde::de::Error::custom("expected a JSON object"));
         }
         let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-        let parts = Lenient(Body).deserialize(&mut deserializer)?;
+        let mut parts = Lenient(Body).deserialize(&mut deserializer)?;
         deserializer.end()?;
+        parts.body = bytes;
         Ok(parts)
     }
 
     /// `json.fields`, parsed, when present and an object.
     pub(super) fn json_fields(&self) -> Option<serde_json::Map<String, Value>> {
-        let json: Value = serde_json::from_str(self.json?.get()).ok()?;
+        // The body read as it was in `read` (an object), this time keeping only `json`.
+        let mut deserializer = serde_json::Deserializer::from_slice(self.body);
+        let raw = Lenient(Rendition).deserialize(&mut deserializer).ok()??;
+        let json: Value = serde_json::from_str(raw.get()).ok()?;
         match json {
             Value::Object(mut json) => match json.remove("fields") {
                 Some(Value::Object(fields)) => Some(fields),
@@ -81,6 +88,9 @@ struct Lenient<V>(V);
 
 /// The entry body, an object (checked before it is read).
 struct Body;
+
+/// The entry body again, for its `json` rendition alone.
+struct Rendition;
 
 /// `field_values` expected as an array.
 struct FieldValues;
@@ -110,13 +120,29 @@ impl<'de> Shape<'de> for Body {
                 BodyKey::FieldValues => {
                     parts.field_values = map.next_value_seed(Lenient(FieldValues))?;
                 }
-                BodyKey::Json => parts.json = map.next_value()?,
-                BodyKey::Other => {
+                BodyKey::Json | BodyKey::Other => {
                     map.next_value::<IgnoredAny>()?;
                 }
             }
         }
         Ok(parts)
+    }
+}
+
+impl<'de> Shape<'de> for Rendition {
+    type Value = Option<&'de RawValue>;
+    /// `json` as raw text (`None` for a null); a repeated key overwrites, as in [`Body`].
+    fn map<A: MapAccess<'de>>(&self, mut map: A) -> Result<Option<&'de RawValue>, A::Error> {
+        let mut json = None;
+        while let Some(key) = map.next_key::<BodyKey>()? {
+            match key {
+                BodyKey::Json => json = map.next_value()?,
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(json)
     }
 }
 
@@ -288,7 +314,7 @@ mod tests {
         assert_eq!(ids, [None, Some(json!(7))]);
 
         let parts = read("{}");
-        assert!(parts.field_values.is_empty() && parts.json.is_none());
+        assert!(parts.field_values.is_empty() && parts.json_fields().is_none());
     }
 
     #[test]
@@ -297,6 +323,11 @@ mod tests {
         let parts = EntryParts::read(body).unwrap();
         assert_eq!(parts.content_type_id, Some(json!(2)));
         assert_eq!(parts.field_values[0].parsed(), json!("b"));
+        let body = br#"{"json": {"fields": {"a": 1}}, "json": {"fields": {"a": 2}}}"#;
+        let parts = EntryParts::read(body).unwrap();
+        assert_eq!(parts.json_fields(), json!({"a": 2}).as_object().cloned());
+        let body = br#"{"json": {"fields": {"a": 1}}, "json": null}"#;
+        assert_eq!(EntryParts::read(body).unwrap().json_fields(), None);
     }
 
     #[test]
