@@ -18,15 +18,30 @@ use crate::tools::engine::{
 };
 use crate::tools::{Call, CallError, ToolDef};
 
-/// Which sites `list` shows. `staging` is sent as `status=staging`, the filter `@modyo/cli`
-/// (3.6.2) sends when the unfiltered list has no match; the published specification lists
-/// only enabled, disabled and draft for that filter, and answers a site's `status` as one of
-/// those three words.
+/// Which sites `list` shows, sent as `status=<value>`. `enabled`, `disabled` and `draft` are
+/// the values the published specification lists for that filter (and the words a site's
+/// `status` reads); `staging` is the value `@modyo/cli` (3.6.2) sends when the unfiltered list
+/// has no match, which the specification does not list (an erratum in the lab's surface).
+/// Without it the list is every site, unfiltered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 enum Status {
-    Published,
+    Enabled,
+    Disabled,
+    Draft,
     Staging,
+}
+
+impl Status {
+    /// The filter's value on the wire.
+    fn as_str(self) -> &'static str {
+        match self {
+            Status::Enabled => "enabled",
+            Status::Disabled => "disabled",
+            Status::Draft => "draft",
+            Status::Staging => "staging",
+        }
+    }
 }
 
 /// Arguments of `channels-sites-manage`.
@@ -40,7 +55,7 @@ pub(crate) struct ManageArgs {
     paging: Paging,
     /// list: filter by host or name.
     query: Option<String>,
-    /// list: published (default) or staging sites (sent as status=staging, as @modyo/cli does; undocumented). A site's status reads enabled, disabled or draft.
+    /// list: only sites in this status: enabled, disabled or draft (Modyo's documented filter), or staging (undocumented; sent as @modyo/cli does). Default: every site.
     status: Option<Status>,
     /// Name (create, update).
     name: Option<String>,
@@ -145,10 +160,9 @@ delete (confirmDelete: true): data null, state.status deleted.",
         .resolve(site)
         .fields(&["name", "host", "description", "language", "time_zone"])
         .list(|args| {
-            let staging = (args.status == Some(Status::Staging)).then_some("staging");
             Query::new()
                 .push_opt("query", args.query.as_deref())
-                .push_opt("status", staging)
+                .push_opt("status", args.status.map(Status::as_str))
         })
         .action("get", overview)
         .on_target()
