@@ -45,13 +45,34 @@ impl OutputValidator {
             .iter_errors(instance)
             .take(5)
             .map(|e| {
+                let message = match e.kind() {
+                    jsonschema::error::ValidationErrorKind::Enum { options } => {
+                        every_option(e.instance(), options).unwrap_or_else(|| e.to_string())
+                    }
+                    _ => e.to_string(),
+                };
                 (
                     e.instance_path().to_string(),
-                    shortened(&e.to_string(), e.instance()),
+                    shortened(&message, e.instance()),
                 )
             })
             .collect()
     }
+}
+
+/// The most allowed values an enumeration's violation lists whole.
+const LISTED_OPTIONS: usize = 40;
+
+/// An enumeration's violation naming every allowed value (jsonschema names two and counts the
+/// rest, which leaves a caller guessing): `"published" is not one of "enabled", "disabled",
+/// "draft", "staging"`. `None` for a long or unusual enumeration, which keeps jsonschema's text.
+fn every_option(instance: &Value, options: &Value) -> Option<String> {
+    let options = options.as_array()?;
+    if options.is_empty() || options.len() > LISTED_OPTIONS {
+        return None;
+    }
+    let listed: Vec<String> = options.iter().map(Value::to_string).collect();
+    Some(format!("{instance} is not one of {}", listed.join(", ")))
 }
 
 /// `pointer: message; ...`, the root written `/`.
@@ -94,6 +115,18 @@ mod tests {
         let err = v.check(&json!({"a": "x", "b": 1})).unwrap_err();
         assert!(err.contains("/a"), "{err}");
         assert!(err.contains('b'), "{err}");
+    }
+
+    #[test]
+    fn an_enumeration_violation_names_every_allowed_value() {
+        let schema = json!({"type": "object", "properties": {"status": {"enum": ["enabled", "disabled", "draft", "staging", null]}}});
+        let v = OutputValidator::new(schema.as_object().unwrap()).unwrap();
+        assert!(v.check(&json!({"status": "draft"})).is_ok());
+        let err = v.check(&json!({"status": "published"})).unwrap_err();
+        assert_eq!(
+            err,
+            r#"/status: "published" is not one of "enabled", "disabled", "draft", "staging", null"#
+        );
     }
 
     #[test]
