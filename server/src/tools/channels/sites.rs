@@ -22,7 +22,7 @@ use crate::tools::{Call, CallError, ToolDef};
 /// the values the published specification lists for that filter (and the words a site's
 /// `status` reads); `staging` is the value `@modyo/cli` (3.6.2) sends when the unfiltered list
 /// has no match, which the specification does not list (an erratum in the lab's surface).
-/// Without it the list is every site, unfiltered.
+/// Without it no filter is sent, and Modyo documents that it then lists the enabled sites.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 enum Status {
@@ -55,7 +55,7 @@ pub(crate) struct ManageArgs {
     paging: Paging,
     /// list: filter by host or name.
     query: Option<String>,
-    /// list: only sites in this status: enabled, disabled or draft (Modyo's documented filter), or staging (undocumented; sent as @modyo/cli does). Default: every site.
+    /// list: only sites in this status: enabled (Modyo's default), disabled or draft, or staging (undocumented; sent as @modyo/cli does).
     status: Option<Status>,
     /// Name (create, update).
     name: Option<String>,
