@@ -53,16 +53,24 @@ impl Binary {
 /// `readme` with the text between the markers replaced by `text`; `None` when the markers are
 /// missing or out of order (the README is then left alone and the bench says so).
 pub fn rewrite_readme(readme: &str, text: &str) -> Option<String> {
-    let start = readme.find(README_START)? + README_START.len();
-    let end = start + readme[start..].find(README_END)?;
-    Some(format!("{}{text}{}", &readme[..start], &readme[end..]))
+    let span = span(readme)?;
+    Some(format!(
+        "{}{text}{}",
+        &readme[..span.start],
+        &readme[span.end..]
+    ))
 }
 
 /// The text between the README's markers, if both are there.
 pub fn readme_span(readme: &str) -> Option<&str> {
+    span(readme).map(|span| &readme[span])
+}
+
+/// Where the text between the first [`README_START`] and the [`README_END`] after it lies.
+fn span(readme: &str) -> Option<std::ops::Range<usize>> {
     let start = readme.find(README_START)? + README_START.len();
     let end = start + readme[start..].find(README_END)?;
-    Some(&readme[start..end])
+    Some(start..end)
 }
 
 #[cfg(test)]
