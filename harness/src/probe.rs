@@ -15,8 +15,10 @@ use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use serde::Deserialize;
+use serde::de::IgnoredAny;
 use serde_json::{Map, Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout};
@@ -121,6 +123,26 @@ pub struct Response {
     pub line: String,
     /// The `result` member, or the `error` member's code and message.
     pub result: Result<Value, (i64, String)>,
+}
+
+/// A response line read and matched to its request, not parsed further yet
+/// ([`Probe::send_request`]).
+#[derive(Debug)]
+pub struct Answered {
+    /// The request's method.
+    method: String,
+    /// The exact line (without its newline).
+    line: String,
+    /// From before the request was sent to its answer's line read and matched.
+    pub elapsed: Duration,
+}
+
+/// What identifies a message on stdout: its `id`, and a `method` when it is a request or a
+/// notification of the server's. Every other member is skipped unbuilt.
+#[derive(Deserialize)]
+struct Head {
+    id: Option<Value>,
+    method: Option<IgnoredAny>,
 }
 
 /// A running server child speaking JSON-RPC on its stdio, initialized.
@@ -250,14 +272,24 @@ impl Probe {
     /// Sends a request and returns the response with the same id (server notifications and
     /// requests in between are skipped).
     pub async fn request(&mut self, method: &str, params: Value) -> Result<Response, ProbeError> {
+        let answered = self.send_request(method, params).await?;
+        self.response(answered)
+    }
+
+    /// Sends a request and reads until the line answering it: the line as sent, matched by
+    /// its `id` only (the rest is skipped unbuilt), and how long it took from before sending.
+    /// What a client must do to receive an answer, and nothing the probe checks besides:
+    /// timings stop here ([`Probe::response`] parses and checks the line afterwards).
+    pub async fn send_request(
+        &mut self,
+        method: &str,
+        params: Value,
+    ) -> Result<Answered, ProbeError> {
+        let started = Instant::now();
         let id = self.next_id;
         self.next_id += 1;
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
             .await?;
-        let malformed = |reason: String| ProbeError::Malformed {
-            method: method.to_owned(),
-            reason,
-        };
         loop {
             let mut line = String::new();
             let read = tokio::time::timeout(REQUEST_TIMEOUT, self.stdout.read_line(&mut line))
@@ -274,40 +306,51 @@ impl Probe {
                     stderr: self.stderr_tail(),
                 });
             }
-            let line = line.trim_end_matches(['\n', '\r']).to_owned();
-            let value: Value = serde_json::from_str(&line)
-                .map_err(|e| malformed(format!("not JSON ({e}): {}", excerpt(&line))))?;
-            if value.get("id") != Some(&json!(id)) || value.get("method").is_some() {
+            line.truncate(line.trim_end_matches(['\n', '\r']).len());
+            let head: Head = serde_json::from_str(&line).map_err(|e| ProbeError::Malformed {
+                method: method.to_owned(),
+                reason: format!("not JSON ({e}): {}", excerpt(&line)),
+            })?;
+            if head.id != Some(json!(id)) || head.method.is_some() {
                 continue;
             }
-            self.lines += 1;
-            if serde_json::to_string(&value).ok().as_deref() != Some(line.as_str()) {
-                if self.exact {
-                    return Err(malformed(
-                        "the line is not the compact serialization of its own parse, so its parts cannot be sized exactly".into(),
-                    ));
-                }
-                self.non_canonical += 1;
-            }
-            let result = match (value.get("result"), value.get("error")) {
-                (Some(result), None) => Ok(result.clone()),
-                (None, Some(error)) => Err((
-                    error.get("code").and_then(Value::as_i64).unwrap_or(0),
-                    error
-                        .get("message")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_owned(),
-                )),
-                _ => {
-                    return Err(malformed(format!(
-                        "neither result nor error: {}",
-                        excerpt(&line)
-                    )));
-                }
-            };
-            return Ok(Response { line, result });
+            return Ok(Answered {
+                method: method.to_owned(),
+                line,
+                elapsed: started.elapsed(),
+            });
         }
+    }
+
+    /// The response of an answered request: its line parsed, held to its compact
+    /// serialization (counted, or refused for an exact probe), its result or error read.
+    pub fn response(&mut self, answered: Answered) -> Result<Response, ProbeError> {
+        let Answered { method, line, .. } = answered;
+        let malformed = |reason: String| ProbeError::Malformed {
+            method: method.clone(),
+            reason,
+        };
+        let value: Value = serde_json::from_str(&line)
+            .map_err(|e| malformed(format!("not JSON ({e}): {}", excerpt(&line))))?;
+        self.lines += 1;
+        if serde_json::to_string(&value).ok().as_deref() != Some(line.as_str()) {
+            if self.exact {
+                return Err(malformed(
+                    "the line is not the compact serialization of its own parse, so its parts cannot be sized exactly".into(),
+                ));
+            }
+            self.non_canonical += 1;
+        }
+        let result = match take_result(value) {
+            Some(result) => result,
+            None => {
+                return Err(malformed(format!(
+                    "neither result nor error: {}",
+                    excerpt(&line)
+                )));
+            }
+        };
+        Ok(Response { line, result })
     }
 
     /// `tools/list`, following `nextCursor`: every tool object, in the order listed, and the
@@ -389,6 +432,26 @@ fn required<'a>(method: &str, response: &'a Response) -> Result<&'a Value, Probe
             code: *code,
             message: message.clone(),
         })
+}
+
+/// A response's `result`, or its `error`'s code and message; `None` when it has neither or
+/// both. The result is moved out, not copied.
+fn take_result(value: Value) -> Option<Result<Value, (i64, String)>> {
+    let Value::Object(mut message) = value else {
+        return None;
+    };
+    match (message.remove("result"), message.remove("error")) {
+        (Some(result), None) => Some(Ok(result)),
+        (None, Some(error)) => Some(Err((
+            error.get("code").and_then(Value::as_i64).unwrap_or(0),
+            error
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned(),
+        ))),
+        _ => None,
+    }
 }
 
 fn excerpt(line: &str) -> String {

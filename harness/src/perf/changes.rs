@@ -14,8 +14,8 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use super::PerfError;
-use super::measure::{self, Setup};
-use super::stats::{self, Summary};
+use super::measure::{self, PROJECTION_TOOL, Setup};
+use super::stats::{self, Summary, ms};
 use crate::probe::Probe;
 
 /// The concurrencies the builds are compared at.
@@ -113,7 +113,7 @@ pub(super) async fn run(
     let mut answer: Option<Value> = None;
     for (probe, variant) in probes.iter_mut().zip(variants) {
         let response = probe
-            .call("content-entries-list", &measure::projection_args(1, None))
+            .call(PROJECTION_TOOL, &measure::projection_args(1, None))
             .await?;
         let result = response.result.map_err(|e| {
             PerfError::Unexpected(format!("{} failed the projection: {e:?}", variant.label))
@@ -153,9 +153,14 @@ pub(super) async fn run(
                 };
                 let child = side.checked_sub(1).and_then(|s| child_pids[s]);
                 let before = (cpu_of(&pids), child.and_then(super::machine::cpu_ns));
-                let elapsed = match side {
-                    0 => measure::floor(&http, &plan, c).await?,
-                    s => measure::projection_call(&mut probes[s - 1], c).await?,
+                let args = measure::projection_args(1, Some(c));
+                let (elapsed, answered) = match side {
+                    0 => (measure::floor(&http, &plan, c).await?, None),
+                    s => {
+                        let answered =
+                            measure::answer(&mut probes[s - 1], PROJECTION_TOOL, &args).await?;
+                        (ms(answered.elapsed), Some(answered))
+                    }
                 };
                 wall[ci][side].push(elapsed);
                 if let (Some(b), Some(a)) = (before.0, cpu_of(&pids)) {
@@ -163,6 +168,10 @@ pub(super) async fn run(
                 }
                 if let (Some(b), Some(a)) = (before.1, child.and_then(super::machine::cpu_ns)) {
                     child_cpu[ci][side].push(a.saturating_sub(b) as f64 / 1e6);
+                }
+                // The answer is checked once the side is metered (as in the projection section).
+                if let Some(answered) = answered {
+                    measure::succeeded(&mut probes[side - 1], PROJECTION_TOOL, answered)?;
                 }
             }
         }

@@ -19,7 +19,7 @@ use super::{CURRENT_DEFAULT, NOISE, PerCall, PerfError, ProjectionBench, Project
 use super::{SWEEP, Throughput};
 use crate::fixtures::pilot::{BASE, PAGES_100, projected_fields};
 use crate::fixtures::sucursales::{ENTRIES, SPACE_ID};
-use crate::probe::Probe;
+use crate::probe::{Answered, Probe};
 use crate::replay::{ReceivedRequest, ReplayOptions, ReplayServer};
 use crate::serve::OFFLINE_PLATFORM_NAME;
 use crate::session::{CANARY_TOKEN, Library};
@@ -84,6 +84,9 @@ pub(super) fn projection_args(page: u64, concurrency: Option<usize>) -> Value {
     args
 }
 
+/// The tool the projection sections call.
+pub(super) const PROJECTION_TOOL: &str = "content-entries-list";
+
 /// The small read of the per-call section.
 pub(super) fn small_read() -> (&'static str, Value) {
     ("content-spaces-get", json!({"space": SPACE_ID.to_string()}))
@@ -91,11 +94,34 @@ pub(super) fn small_read() -> (&'static str, Value) {
 
 /// One tools/call, timed; fails on a JSON-RPC error or an `isError` result.
 async fn timed_call(probe: &mut Probe, tool: &str, args: &Value) -> Result<f64, PerfError> {
-    let started = Instant::now();
-    let response = probe.call(tool, args).await?;
-    let elapsed = ms(started.elapsed());
+    let answered = answer(probe, tool, args).await?;
+    let elapsed = ms(answered.elapsed);
+    succeeded(probe, tool, answered)?;
+    Ok(elapsed)
+}
+
+/// One tools/call up to its answer's line read: the part a timing covers. The probe's own
+/// checks of the answer (parsing it whole, holding it to its compact form) are not the
+/// server's time, as the floor's client does not parse the bodies it reads either: they
+/// come after, in [`succeeded`].
+pub(super) async fn answer(
+    probe: &mut Probe,
+    tool: &str,
+    args: &Value,
+) -> Result<Answered, PerfError> {
+    let params = json!({"name": tool, "arguments": args});
+    Ok(probe.send_request("tools/call", params).await?)
+}
+
+/// Fails on a JSON-RPC error or an `isError` result of an answered call.
+pub(super) fn succeeded(
+    probe: &mut Probe,
+    tool: &str,
+    answered: Answered,
+) -> Result<(), PerfError> {
+    let response = probe.response(answered)?;
     match &response.result {
-        Ok(result) if result.get("isError") != Some(&Value::Bool(true)) => Ok(elapsed),
+        Ok(result) if result.get("isError") != Some(&Value::Bool(true)) => Ok(()),
         _ => Err(PerfError::Unexpected(format!(
             "{tool} did not succeed: {}",
             response.line.chars().take(300).collect::<String>()
@@ -184,22 +210,24 @@ impl CpuMeter {
     }
 }
 
-/// Runs `side` and appends its wall time to `wall` and the CPU time it cost to `cpu`.
-async fn metered<F>(
+/// Runs `side`, appends its wall time to `wall` and the CPU time it cost to `cpu`, and
+/// returns what else it gave (to be checked after the metering).
+async fn metered<F, T>(
     meter: Option<&CpuMeter>,
     wall: &mut Vec<f64>,
     cpu: &mut Vec<f64>,
     side: F,
-) -> Result<(), PerfError>
+) -> Result<T, PerfError>
 where
-    F: std::future::Future<Output = Result<f64, PerfError>>,
+    F: std::future::Future<Output = Result<(f64, T), PerfError>>,
 {
     let before = meter.and_then(CpuMeter::now);
-    wall.push(side.await?);
+    let (elapsed, rest) = side.await?;
+    wall.push(elapsed);
     if let (Some(before), Some(after)) = (before, meter.and_then(CpuMeter::now)) {
         cpu.push(after.saturating_sub(before) as f64 / 1e6);
     }
-    Ok(())
+    Ok(rest)
 }
 
 /// Runs one call and returns what the replay server received during it.
@@ -231,13 +259,7 @@ pub(super) async fn learn_projection(
     probe: &mut Probe,
     replay: &ReplayServer,
 ) -> Result<Plan, PerfError> {
-    let received = learn(
-        probe,
-        replay,
-        "content-entries-list",
-        &projection_args(1, None),
-    )
-    .await?;
+    let received = learn(probe, replay, PROJECTION_TOOL, &projection_args(1, None)).await?;
     let prefix = format!("/api/admin/content/spaces/{SPACE_ID}/entries/");
     let plan = Plan::of(&replay.uri(), &received, Some(&prefix));
     if plan.fanout.len() != 100 {
@@ -260,7 +282,7 @@ pub(super) async fn projection_call(
 ) -> Result<f64, PerfError> {
     timed_call(
         probe,
-        "content-entries-list",
+        PROJECTION_TOOL,
         &projection_args(1, Some(concurrency)),
     )
     .await
@@ -278,12 +300,7 @@ pub(super) async fn projection(
     let plan = learn_projection(&mut probe, &replay).await?;
     // Warm-up: connections, caches, the first-call costs of both sides.
     for &c in &SWEEP {
-        timed_call(
-            &mut probe,
-            "content-entries-list",
-            &projection_args(1, Some(c)),
-        )
-        .await?;
+        timed_call(&mut probe, PROJECTION_TOOL, &projection_args(1, Some(c))).await?;
         floor(&http, &plan, c).await?;
     }
     let meter = CpuMeter::of(&probe);
@@ -297,10 +314,14 @@ pub(super) async fn projection(
             let args = projection_args(1, Some(c));
             for side in [(rep + i) % 2, (rep + i + 1) % 2] {
                 if side == 0 {
-                    let call = timed_call(&mut probe, "content-entries-list", &args);
-                    metered(meter, &mut server[i], &mut server_cpu[i], call).await?;
+                    let call = async {
+                        let answered = answer(&mut probe, PROJECTION_TOOL, &args).await?;
+                        Ok((ms(answered.elapsed), answered))
+                    };
+                    let answered = metered(meter, &mut server[i], &mut server_cpu[i], call).await?;
+                    succeeded(&mut probe, PROJECTION_TOOL, answered)?;
                 } else {
-                    let call = floor(&http, &plan, c);
+                    let call = async { Ok((floor(&http, &plan, c).await?, ())) };
                     metered(meter, &mut base[i], &mut base_cpu[i], call).await?;
                 }
             }
@@ -385,7 +406,7 @@ pub(super) async fn per_call(setup: &Setup) -> Result<PerCall, PerfError> {
 /// Every page of the 314 x 31 case with `fields` through a started child.
 async fn walk_all(probe: &mut Probe) -> Result<(), PerfError> {
     for page in 1..=(ENTRIES as u64).div_ceil(100) {
-        timed_call(probe, "content-entries-list", &projection_args(page, None)).await?;
+        timed_call(probe, PROJECTION_TOOL, &projection_args(page, None)).await?;
     }
     Ok(())
 }
@@ -437,7 +458,7 @@ pub(super) async fn tokens(setup: &Setup) -> Result<Vec<Throughput>, PerfError> 
     let mut text = String::new();
     for page in 1..=(ENTRIES as u64).div_ceil(100) {
         let response = probe
-            .call("content-entries-list", &projection_args(page, None))
+            .call(PROJECTION_TOOL, &projection_args(page, None))
             .await?;
         text.push_str(&response.line);
         text.push('\n');
