@@ -3,9 +3,11 @@
 //! reduced to `{name, url}`; a name no type on the page has is `unknown_fields`.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use futures::{StreamExt, TryStreamExt, stream};
 use serde_json::{Map, Value, json};
+use tokio_util::task::AbortOnDropHandle;
 
 use super::minimal;
 use super::parts::{self, EntryParts};
@@ -15,6 +17,7 @@ use crate::tools::content::types::fetch_type;
 use crate::tools::content::{Space, id_key};
 
 /// A content type's fields by id: name and kind.
+#[derive(Clone)]
 pub(super) struct FieldMap {
     by_id: BTreeMap<String, (String, String)>,
     /// The same fields under the ids that are unsigned integers written plainly ("70001"):
@@ -98,28 +101,33 @@ pub(super) async fn project(
         );
     }
     check_names(&types, wanted)?;
-    // Each entry is picked as soon as its body arrives, from the body's own bytes (the
-    // values it does not want are never built); only an entry whose type is not read yet
-    // (drift: the list row did not name it) keeps its body until its type is.
-    let known = &types;
+    // Each entry is read and picked in a task of its own, as soon as its body arrives, from
+    // the body's own bytes (the values it does not want are never built): the picking of
+    // several entries runs on every worker thread, not in this one task. Only an entry whose
+    // type is not read yet (drift: the list row did not name it) keeps its body until its
+    // type is. The tasks are aborted if this call is dropped (a cancelled call).
+    let known = Arc::new(types);
+    let wanted_all: Arc<[String]> = wanted.into();
     let reads: Vec<_> = rows
         .iter()
         .map(|row| {
             let id = row.get("id").map(id_key).unwrap_or_default();
             let path = format!("{}/entries/{id}", space.path());
-            async move {
+            let row_type = row.get("content_type_id").cloned();
+            let (client, known, wanted) = (client.clone(), known.clone(), wanted_all.clone());
+            let read = async move {
                 client
                     .get_sparse(&path, &Query::new(), |bytes| {
                         let detail = EntryParts::read(bytes)?;
-                        Ok(match unread_type(&detail, known) {
+                        Ok(match unread_type(&detail, &known) {
                             Some(type_id) => Picked::Later {
                                 type_id,
                                 body: bytes.to_vec(),
                             },
                             None => Picked::Now(pick_fields(
                                 &detail,
-                                type_of(&detail, row, known),
-                                wanted,
+                                type_of(&detail, row_type.as_ref(), &known),
+                                &wanted,
                             )),
                         })
                     })
@@ -127,13 +135,15 @@ pub(super) async fn project(
                     .map_err(|e| {
                         ToolError::from(e).context(format!("reading entry {id} for fields"))
                     })
-            }
+            };
+            async move { joined(AbortOnDropHandle::new(tokio::spawn(read)).await) }
         })
         .collect();
     let picked: Vec<Picked> = stream::iter(reads)
         .buffered(concurrency.max(1))
         .try_collect()
         .await?;
+    let mut types = Arc::unwrap_or_clone(known);
     // Entries whose list row had no type id: read their types now (drift), still once each.
     for entry in &picked {
         if let Picked::Later { type_id, .. } = entry
@@ -156,7 +166,8 @@ pub(super) async fn project(
                 Picked::Now(fields) => fields,
                 Picked::Later { body, .. } => {
                     let detail = EntryParts::read(&body).unwrap_or_default();
-                    pick_fields(&detail, type_of(&detail, row, &types), wanted)
+                    let row_type = row.get("content_type_id");
+                    pick_fields(&detail, type_of(&detail, row_type, &types), wanted)
                 }
             };
             let mut out = minimal(row);
@@ -164,6 +175,21 @@ pub(super) async fn project(
             out
         })
         .collect())
+}
+
+/// What an entry's task gave: a panic goes on unwinding here, as it would have in this
+/// task; a task cancelled under us (the runtime shutting down) is an upstream failure.
+fn joined(
+    task: Result<Result<Picked, ToolError>, tokio::task::JoinError>,
+) -> Result<Picked, ToolError> {
+    match task {
+        Ok(picked) => picked,
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        Err(_) => Err(ToolError::new(
+            ErrorCode::UpstreamUnavailable,
+            "reading the entries for fields was cancelled (the server is shutting down)",
+        )),
+    }
 }
 
 /// The requested fields of one entry, or its body while its type is not read yet.
@@ -182,17 +208,13 @@ fn unread_type(detail: &EntryParts<'_>, types: &BTreeMap<String, FieldMap>) -> O
     (!types.contains_key(&id)).then_some(id)
 }
 
-/// The fields of an entry's type: the type the entry names, else its list row's.
+/// The fields of an entry's type: the type the entry names, else its list row's (`row_type`).
 fn type_of<'t>(
     detail: &EntryParts<'_>,
-    row: &Value,
+    row_type: Option<&Value>,
     types: &'t BTreeMap<String, FieldMap>,
 ) -> Option<&'t FieldMap> {
-    let type_id = detail
-        .content_type_id
-        .as_ref()
-        .or_else(|| row.get("content_type_id"))
-        .map(id_key)?;
+    let type_id = detail.content_type_id.as_ref().or(row_type).map(id_key)?;
     types.get(&type_id)
 }
 
