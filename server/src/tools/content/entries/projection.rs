@@ -6,6 +6,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use futures::{StreamExt, TryStreamExt, stream};
+use serde::de::{IgnoredAny, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use tokio_util::task::AbortOnDropHandle;
 
@@ -267,7 +270,7 @@ pub(super) fn pick_fields(
     let mut out = Map::new();
     for (name, found) in wanted.iter().zip(found) {
         let value = match found {
-            Some((fv, kind)) => Some(reduce_assets(fv.parsed(), kind)),
+            Some((fv, kind)) => Some(reduced(fv, kind)),
             None => by_json
                 .get_or_insert_with(|| detail.json_fields())
                 .as_mut()
@@ -299,6 +302,100 @@ const ASSET_KINDS: [&str; 5] = ["asset", "file", "image", "asset_list", "media"]
 /// Whether a field kind holds asset references.
 pub(super) fn is_asset_kind(kind: &str) -> bool {
     ASSET_KINDS.contains(&kind)
+}
+
+/// A field value with its assets reduced ([`reduce_assets`]). A value of an asset kind is
+/// read sparsely from its raw text: of an asset object (about 1 KB: author, sizes, dates)
+/// only the keys of `{name, url}` are built, not the whole object.
+fn reduced(field: &parts::FieldRef<'_>, kind: &str) -> Value {
+    match field.value {
+        Some(raw) if is_asset_kind(kind) => asset_of_raw(raw),
+        _ => reduce_assets(field.parsed(), kind),
+    }
+}
+
+/// [`reduce_assets`] of an asset kind's value, read from its raw text: objects become
+/// `{name, url}` reading only those keys, arrays are reduced element by element, anything
+/// else is parsed as it is.
+fn asset_of_raw(raw: &RawValue) -> Value {
+    let text = raw.get().trim_start();
+    let read = match text.as_bytes().first() {
+        Some(b'{') => serde_json::from_str::<AssetRef>(text).map(AssetRef::reduced),
+        Some(b'[') => serde_json::from_str::<Vec<&RawValue>>(text)
+            .map(|items| Value::Array(items.into_iter().map(asset_of_raw).collect())),
+        _ => serde_json::from_str(text),
+    };
+    read.unwrap_or(Value::Null)
+}
+
+/// The keys of an asset object that `{name, url}` is made of; the last of a repeated key
+/// counts, as in a parsed object.
+#[derive(Default)]
+struct AssetRef {
+    /// `name`, `title`, `data_file_name`, `file_name`: the name is the first of them that is
+    /// a string.
+    names: [Option<Value>; 4],
+    url: Option<Value>,
+}
+
+impl AssetRef {
+    fn reduced(self) -> Value {
+        let [name, title, data_file_name, file_name] = self.names;
+        let name = [name, title, data_file_name, file_name]
+            .into_iter()
+            .flatten()
+            .find(Value::is_string)
+            .unwrap_or(Value::Null);
+        json!({"name": name, "url": self.url.unwrap_or(Value::Null)})
+    }
+}
+
+impl<'de> Deserialize<'de> for AssetRef {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<AssetRef, D::Error> {
+        deserializer.deserialize_map(AssetVisitor)
+    }
+}
+
+struct AssetVisitor;
+
+impl<'de> Visitor<'de> for AssetVisitor {
+    type Value = AssetRef;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an asset object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<AssetRef, A::Error> {
+        let mut asset = AssetRef::default();
+        while let Some(key) = map.next_key::<AssetKey>()? {
+            let slot = match key {
+                AssetKey::Name => &mut asset.names[0],
+                AssetKey::Title => &mut asset.names[1],
+                AssetKey::DataFileName => &mut asset.names[2],
+                AssetKey::FileName => &mut asset.names[3],
+                AssetKey::Url => &mut asset.url,
+                AssetKey::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                    continue;
+                }
+            };
+            *slot = Some(map.next_value()?);
+        }
+        Ok(asset)
+    }
+}
+
+/// The keys of an asset object that [`AssetRef`] reads.
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "snake_case")]
+enum AssetKey {
+    Name,
+    Title,
+    DataFileName,
+    FileName,
+    Url,
+    #[serde(other)]
+    Other,
 }
 
 /// Assets become `{name, url}`: by field kind, or by shape (an object with a `url` and a file).
@@ -342,6 +439,41 @@ mod tests {
             json!([{"name": "front.jpg", "url": "https://cdn/x.jpg"}])
         );
         assert_eq!(reduce_assets(json!({"lat": 1}), ""), json!({"lat": 1}));
+    }
+
+    /// The sparse read of an asset kind's raw value gives what parsing it whole and reducing
+    /// it gives, for every shape: objects with and without each key, repeated keys, names
+    /// that are not strings, nested arrays, scalars and null.
+    #[test]
+    fn assets_read_from_raw_text_reduce_as_parsed_ones_do() {
+        let cases = [
+            r#"{"uuid": "a", "name": "front.jpg", "url": "https://cdn/x.jpg", "author": {"name": "x"}}"#,
+            r#"{"title": "T", "data_file_name": "d.png", "url": "u"}"#,
+            r#"{"name": 7, "title": null, "file_name": "f.pdf", "url": 3}"#,
+            r#"{"name": "first", "name": "second", "url": "u1", "url": "u2"}"#,
+            r#"{"name": {"nested": "object"}, "data_file_name": ["x"]}"#,
+            r#"{"url": "only"}"#,
+            r#"{}"#,
+            r#"[{"name": "a", "url": "u"}, [{"title": "b"}, 1], "s", null, {"url": null}]"#,
+            r#"[]"#,
+            r#""just text""#,
+            r#"12.5"#,
+            r#"true"#,
+            r#"null"#,
+            r#" {"name": "spaced", "url": "u"}"#,
+            r#"{"name": "esc\"aped \u00e9", "url": "https://x/\u00e9"}"#,
+        ];
+        for case in cases {
+            let raw: Box<RawValue> = serde_json::from_str(case).unwrap();
+            let parsed: Value = serde_json::from_str(case).unwrap();
+            for kind in ASSET_KINDS {
+                assert_eq!(
+                    asset_of_raw(&raw),
+                    reduce_assets(parsed.clone(), kind),
+                    "{case} as {kind}"
+                );
+            }
+        }
     }
 
     #[test]
