@@ -20,7 +20,7 @@ use serde_json::Value;
 use url::Url;
 
 use super::error::{CmsError, SetupError};
-use super::list::{ListPage, parse_list};
+use super::list::{ListPage, parse_list, read_keeping};
 use crate::config::Token;
 
 /// The User-Agent every request carries.
@@ -204,11 +204,22 @@ impl ModyoClient {
     /// `GET` a list endpoint and read its `root` key (with the root-key drift rule of `list::parse_list`).
     pub async fn list(&self, path: &str, root: &str, query: &Query) -> Result<ListPage, CmsError> {
         let body = self.get(path, query).await?;
-        parse_list(body, root).map_err(|reason| CmsError::InvalidShape {
-            method: Method::GET,
-            path: path.to_owned(),
-            reason,
-        })
+        page_of(path, body, root)
+    }
+
+    /// [`ModyoClient::list`] keeping only the keys in `keep` of each row: the other keys are
+    /// skipped while the body is read, never built (`list::read_keeping`).
+    pub async fn list_keeping(
+        &self,
+        path: &str,
+        root: &str,
+        query: &Query,
+        keep: &[&str],
+    ) -> Result<ListPage, CmsError> {
+        let body = self
+            .get_sparse(path, query, |bytes| read_keeping(bytes, root, keep))
+            .await?;
+        page_of(path, body, root)
     }
 
     /// Sends a request with an optional JSON body and parses the JSON answer (an empty 2xx
@@ -424,6 +435,15 @@ impl ModyoClient {
 }
 
 /// The shape error of a `GET` whose body is not a JSON object.
+/// The page of a list body, or the shape error saying why it is none.
+fn page_of(path: &str, body: Value, root: &str) -> Result<ListPage, CmsError> {
+    parse_list(body, root).map_err(|reason| CmsError::InvalidShape {
+        method: Method::GET,
+        path: path.to_owned(),
+        reason,
+    })
+}
+
 fn not_an_object(path: &str, body: &Value) -> CmsError {
     let got = match body {
         Value::Null => "an empty body or null",

@@ -11,8 +11,12 @@
 //! is [`Walk`]'s rule in `contract/state.rs`, not a guess here.
 
 use std::collections::HashSet;
+use std::fmt;
 
-use serde_json::Value;
+use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
+use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use serde_json::{Map, Value};
 
 use super::client::{ModyoClient, Query};
 use super::error::CmsError;
@@ -68,6 +72,170 @@ pub(crate) fn parse_list(body: Value, root: &str) -> Result<ListPage, String> {
         meta,
         raw_meta,
     })
+}
+
+/// Reads a list body keeping, of each row under `root`, only the keys in `keep` (every other
+/// key is skipped, never built): a caller that shows a few keys of each row does not pay for
+/// a tree of the whole page. Rows that are not objects, and every other member (`meta`, or an
+/// array the root key drifted to), are read whole, so [`parse_list`] applies to the result
+/// as to a whole body. Fails on a body that is not a JSON object.
+pub(crate) fn read_keeping(bytes: &[u8], root: &str, keep: &[&str]) -> serde_json::Result<Value> {
+    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    let body = deserializer.deserialize_map(Body { root, keep })?;
+    deserializer.end()?;
+    Ok(body)
+}
+
+/// The scalar visits of a visitor giving a [`Value`]: the value as `Value` parses it.
+macro_rules! forward_scalars {
+    () => {
+        fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+            Ok(Value::Bool(v))
+        }
+        fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+            Ok(Value::from(v))
+        }
+        fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+            Ok(Value::from(v))
+        }
+        fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+            Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+        }
+        fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+            Ok(Value::String(v.to_owned()))
+        }
+        fn visit_string<E>(self, v: String) -> Result<Value, E> {
+            Ok(Value::String(v))
+        }
+        fn visit_unit<E>(self) -> Result<Value, E> {
+            Ok(Value::Null)
+        }
+    };
+}
+
+/// A list body (an object) whose `root` rows keep `keep`.
+struct Body<'k> {
+    root: &'k str,
+    keep: &'k [&'k str],
+}
+
+/// The rows under the root key: an array whose objects keep `keep`; anything else whole.
+struct Rows<'k>(&'k [&'k str]);
+
+/// One row: an object keeping `keep`; anything else whole.
+struct Row<'k>(&'k [&'k str]);
+
+impl<'de> Visitor<'de> for Body<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a list body (a JSON object)")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut body = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let value = if key == self.root {
+                map.next_value_seed(Rows(self.keep))?
+            } else {
+                map.next_value()?
+            };
+            body.insert(key, value);
+        }
+        Ok(Value::Object(body))
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Rows<'_> {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Rows<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut rows = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(row) = seq.next_element_seed(Row(self.0))? {
+            rows.push(row);
+        }
+        Ok(Value::Array(rows))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Value, A::Error> {
+        Value::deserialize(MapAccessDeserializer::new(map))
+    }
+
+    forward_scalars!();
+}
+
+impl<'de> DeserializeSeed<'de> for Row<'_> {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Row<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    /// Only the kept keys are built; a repeated key keeps its first place and its last
+    /// value, as in a parsed object.
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut row = Map::new();
+        while let Some(kept) = map.next_key_seed(Kept(self.0))? {
+            match kept {
+                Some(key) => {
+                    row.insert(key.to_owned(), map.next_value()?);
+                }
+                None => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(Value::Object(row))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Value, A::Error> {
+        Value::deserialize(SeqAccessDeserializer::new(seq))
+    }
+
+    forward_scalars!();
+}
+
+/// A row's key: which of the kept keys it is, if any (read without being copied).
+struct Kept<'k>(&'k [&'k str]);
+
+impl<'de, 'k> DeserializeSeed<'de> for Kept<'k> {
+    type Value = Option<&'k str>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de, 'k> Visitor<'de> for Kept<'k> {
+    type Value = Option<&'k str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a key")
+    }
+
+    fn visit_str<E>(self, key: &str) -> Result<Self::Value, E> {
+        Ok(self.0.iter().find(|k| **k == key).copied())
+    }
 }
 
 fn kind(value: &Value) -> &'static str {
@@ -167,6 +335,60 @@ mod tests {
     fn drifted_root_with_one_array_is_read() {
         let page = parse_list(json!({"items": [1, 2], "meta": {}}), "spaces").unwrap();
         assert_eq!(page.items.len(), 2);
+    }
+
+    /// What reading with `keep` gives equals the whole body's page with each root row cut
+    /// down to the kept keys: order, repeated keys, rows that are not objects, `meta`, and
+    /// a drifted root (read whole) included.
+    #[test]
+    fn reading_keeping_keys_cuts_only_the_root_rows() {
+        let keep = ["id", "name", "nested"];
+        let bodies = [
+            r#"{"entries": [{"uuid": "u", "id": 1, "name": "a", "x": {"y": [1, 2]}}, {"name": "b", "id": 2}], "meta": {"total_entries": 2, "extra": [1]}}"#,
+            r#"{"entries": [{"id": 1, "id": 3, "nested": {"deep": {"id": 9}}, "skip": "s\"q"}, 7, "text", null, [1, {"x": 1}]]}"#,
+            r#"{"meta": {"total_entries": 1}, "items": [{"id": 1, "other": true}]}"#,
+            r#"{"entries": {"id": 1, "other": 2}}"#,
+            r#"{"entries": [], "entries": [{"id": 5, "z": 1.5}]}"#,
+        ];
+        for body in bodies {
+            let whole: Value = serde_json::from_str(body).unwrap();
+            let kept = read_keeping(body.as_bytes(), "entries", &keep).unwrap();
+            let (whole, kept) = (parse_list(whole, "entries"), parse_list(kept, "entries"));
+            let Ok(mut expected) = whole else {
+                assert_eq!(kept, whole, "{body}");
+                continue;
+            };
+            if serde_json::from_str::<Value>(body)
+                .unwrap()
+                .get("entries")
+                .is_some()
+            {
+                for row in &mut expected.items {
+                    if let Value::Object(row) = row {
+                        row.retain(|k, _| keep.contains(&k.as_str()));
+                    }
+                }
+            }
+            assert_eq!(kept.unwrap(), expected, "{body}");
+        }
+    }
+
+    #[test]
+    fn reading_keeping_keys_refuses_what_is_not_a_json_object() {
+        for body in [
+            "[1]",
+            "null",
+            "",
+            "3",
+            "{\"entries\": [}",
+            "{} {}",
+            "{\"entries\": [1]} x",
+        ] {
+            assert!(
+                read_keeping(body.as_bytes(), "entries", &["id"]).is_err(),
+                "{body}"
+            );
+        }
     }
 
     #[test]

@@ -166,9 +166,15 @@ async fn list(call: Call, args: ListArgs) -> Answer<Vec<Echo<EntryObject>>> {
     for tag in args.tags.iter().flatten() {
         query = query.push("tags[]", tag);
     }
-    let page = client
-        .list(&format!("{}/entries", space.path()), "entries", &query)
-        .await?;
+    let path = format!("{}/entries", space.path());
+    let page = if args.include_details {
+        client.list(&path, "entries", &query).await?
+    } else {
+        // Minimal rows and the projection read these keys of a row; the rest is not built.
+        client
+            .list_keeping(&path, "entries", &query, &ROW_KEYS)
+            .await?
+    };
     let coverage = Coverage::page(page.items.len(), page.meta.as_ref());
     let raw_meta = page.raw_meta;
     let data: Vec<Value> = if args.include_details {
@@ -205,6 +211,17 @@ async fn list_filters(
         .push_opt("type_id", type_id)
         .push_opt("states[]", status.map(Status::state)))
 }
+
+/// The keys of a list row that [`minimal`] and the `fields` projection read.
+const ROW_KEYS: [&str; 7] = [
+    "id",
+    "uuid",
+    "name",
+    "slug",
+    "published",
+    "status",
+    "content_type_id",
+];
 
 /// `{id, uuid, name, slug, published}` of a list row or an entry (documented list rows carry
 /// no slug: `slug` is null for them).
