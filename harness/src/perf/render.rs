@@ -196,7 +196,9 @@ fn projection(w: &mut String, report: &Report) {
 (the pilot Sucursales fixture) through the replay server, {} HTTP requests per call, against \
 the floor: the same HTTP requests by a bare reqwest client against the same replay server, the \
 entry reads at the same concurrency. Server time is a `tools/call` over stdio to the release \
-`modyo-mcp`, end to end.\n",
+`modyo-mcp`, from before the request is written to its answer's line read and matched by `id` (the \
+probe's own checks of the answer, a whole parse and its compact form, come after the clock and \
+the CPU meter, as the floor's client does not parse the bodies it reads either).\n",
         p.entries, p.fields, p.http_requests
     );
     let _ = writeln!(
@@ -223,8 +225,8 @@ entry reads at the same concurrency. Server time is a `tools/call` over stdio to
     let _ = writeln!(
         w,
         "\nCPU is the time on CPU per call (median) of both processes of the comparison, \
-this bench (the replay server, the floor's client, the probe reading the answer) and the server \
-child, read from `/proc/<pid>/task/*/schedstat` around each side.\n"
+this bench (the replay server, the floor's client, the probe reading the answer's line) and the \
+server child, read from `/proc/<pid>/task/*/schedstat` around each side.\n"
     );
     gap(w, report, p);
     if let Some(choice) = &p.choice {
@@ -256,9 +258,10 @@ fn gap(w: &mut String, report: &Report, p: &ProjectionBench) {
 mostly waiting on {} sequential round trips. With concurrency the waits overlap and CPU decides: \
 at concurrency {} the floor keeps {:.1} of the {} cores busy and the server side {:.1}, and the \
 server side spends {} of CPU per call against {} for the floor ({:.2}x). The floor only moves \
-bytes; the server side also parses the list page and every entry body (sparsely: only the type \
-id and the field values), picks and reduces the fields, checks the drift and the `outputSchema`, \
-serializes the answer twice (text and `structuredContent`) over stdio, and the probe parses it. \
+bytes; the server side also reads the list page (only the keys a row shows) and every entry body \
+(sparsely: only the type id and the field values, of an asset only its name and url), picks and \
+reduces the fields, checks the drift and the `outputSchema`, \
+serializes the answer twice (text and `structuredContent`) over stdio, and the probe reads it. \
 Part of that work is sequential around the fan-out (the list page and the type before it, the \
 answer after it), so it overlaps less. It is the price of a typed, validated answer; the `hot` \
 benches below price one of its pieces, the envelope exit (build, validate, serialize).\n",
