@@ -436,6 +436,8 @@ impl ModyoClient {
 
 /// The shape error of a `GET` whose body is not a JSON object.
 /// The page of a list body, or the shape error saying why it is none.
+// `CmsError` is large (see `ModyoClient::request`); this runs once per list read.
+#[allow(clippy::result_large_err)]
 fn page_of(path: &str, body: Value, root: &str) -> Result<ListPage, CmsError> {
     parse_list(body, root).map_err(|reason| CmsError::InvalidShape {
         method: Method::GET,
