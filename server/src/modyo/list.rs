@@ -86,44 +86,18 @@ pub(crate) fn read_keeping(bytes: &[u8], root: &str, keep: &[&str]) -> serde_jso
     Ok(body)
 }
 
-/// The scalar visits of a visitor giving a [`Value`]: the value as `Value` parses it.
-macro_rules! forward_scalars {
-    () => {
-        fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
-            Ok(Value::Bool(v))
-        }
-        fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
-            Ok(Value::from(v))
-        }
-        fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
-            Ok(Value::from(v))
-        }
-        fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
-            Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
-        }
-        fn visit_str<E>(self, v: &str) -> Result<Value, E> {
-            Ok(Value::String(v.to_owned()))
-        }
-        fn visit_string<E>(self, v: String) -> Result<Value, E> {
-            Ok(Value::String(v))
-        }
-        fn visit_unit<E>(self) -> Result<Value, E> {
-            Ok(Value::Null)
-        }
-    };
-}
-
 /// A list body (an object) whose `root` rows keep `keep`.
 struct Body<'k> {
     root: &'k str,
     keep: &'k [&'k str],
 }
 
-/// The rows under the root key: an array whose objects keep `keep`; anything else whole.
-struct Rows<'k>(&'k [&'k str]);
-
-/// One row: an object keeping `keep`; anything else whole.
-struct Row<'k>(&'k [&'k str]);
+/// The value under the root key (`at_root`: an array whose objects keep `keep`), or one of its
+/// rows (an object keeping `keep`); any other shape is read whole.
+struct Cut<'k> {
+    keep: &'k [&'k str],
+    at_root: bool,
+}
 
 impl<'de> Visitor<'de> for Body<'_> {
     type Value = Value;
@@ -136,7 +110,10 @@ impl<'de> Visitor<'de> for Body<'_> {
         let mut body = Map::new();
         while let Some(key) = map.next_key::<String>()? {
             let value = if key == self.root {
-                map.next_value_seed(Rows(self.keep))?
+                map.next_value_seed(Cut {
+                    keep: self.keep,
+                    at_root: true,
+                })?
             } else {
                 map.next_value()?
             };
@@ -146,7 +123,7 @@ impl<'de> Visitor<'de> for Body<'_> {
     }
 }
 
-impl<'de> DeserializeSeed<'de> for Rows<'_> {
+impl<'de> DeserializeSeed<'de> for Cut<'_> {
     type Value = Value;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
@@ -154,7 +131,7 @@ impl<'de> DeserializeSeed<'de> for Rows<'_> {
     }
 }
 
-impl<'de> Visitor<'de> for Rows<'_> {
+impl<'de> Visitor<'de> for Cut<'_> {
     type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -162,40 +139,28 @@ impl<'de> Visitor<'de> for Rows<'_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        if !self.at_root {
+            return Value::deserialize(SeqAccessDeserializer::new(seq));
+        }
+        let row = || Cut {
+            keep: self.keep,
+            at_root: false,
+        };
         let mut rows = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-        while let Some(row) = seq.next_element_seed(Row(self.0))? {
-            rows.push(row);
+        while let Some(one) = seq.next_element_seed(row())? {
+            rows.push(one);
         }
         Ok(Value::Array(rows))
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Value, A::Error> {
-        Value::deserialize(MapAccessDeserializer::new(map))
-    }
-
-    forward_scalars!();
-}
-
-impl<'de> DeserializeSeed<'de> for Row<'_> {
-    type Value = Value;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Row<'_> {
-    type Value = Value;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-
-    /// Only the kept keys are built; a repeated key keeps its first place and its last
+    /// A row builds only its kept keys; a repeated key keeps its first place and its last
     /// value, as in a parsed object.
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        if self.at_root {
+            return Value::deserialize(MapAccessDeserializer::new(map));
+        }
         let mut row = Map::new();
-        while let Some(kept) = map.next_key_seed(Kept(self.0))? {
+        while let Some(kept) = map.next_key_seed(Kept(self.keep))? {
             match kept {
                 Some(key) => {
                     row.insert(key.to_owned(), map.next_value()?);
@@ -208,11 +173,33 @@ impl<'de> Visitor<'de> for Row<'_> {
         Ok(Value::Object(row))
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Value, A::Error> {
-        Value::deserialize(SeqAccessDeserializer::new(seq))
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
     }
 
-    forward_scalars!();
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
 }
 
 /// A row's key: which of the kept keys it is, if any (read without being copied).
