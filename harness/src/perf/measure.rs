@@ -346,6 +346,7 @@ pub(super) async fn projection(
             server: s,
             floor: f,
             ratio,
+            ratio_spread: stats::paired_ratio_spread(&server[i], &base[i]),
             server_cpu: Summary::of(&server_cpu[i]).map(|s| s.p50),
             floor_cpu: Summary::of(&base_cpu[i]).map(|s| s.p50),
         });

@@ -138,6 +138,8 @@ pub struct ProjectionRow {
     pub floor: Summary,
     /// The paired ratio server / floor.
     pub ratio: f64,
+    /// The middle half of the per-repetition ratios (25th and 75th percentiles).
+    pub ratio_spread: Option<(f64, f64)>,
     /// CPU time per call of the server side, median, milliseconds: the server child and this
     /// process (the replay server, the probe reading the answer). `None` off Linux.
     pub server_cpu: Option<f64>,

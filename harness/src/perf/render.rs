@@ -78,6 +78,13 @@ runs and machines: every comparison is a ratio of two sides measured interleaved
     out
 }
 
+/// ` (middle half of the repetitions: 1.15-1.31x)` after a judged ratio, when measured.
+fn spread_note(spread: Option<(f64, f64)>) -> String {
+    spread.map_or_else(String::new, |(low, high)| {
+        format!(" (middle half of the repetitions: {low:.2}-{high:.2}x)")
+    })
+}
+
 fn ratios(w: &mut String, report: &Report) {
     let _ = writeln!(w, "## Ratios and targets\n");
     let _ = writeln!(w, "| comparison | measured | target | verdict |");
@@ -98,11 +105,12 @@ fn ratios(w: &mut String, report: &Report) {
             if let Some(row) = judged(p) {
                 let _ = writeln!(
                     w,
-                    "| projection, {} entries x {} fields, server / floor at concurrency {} | {:.2}x | <= {:.1}x | {} |",
+                    "| projection, {} entries x {} fields, server / floor at concurrency {} | {:.2}x{} | <= {:.1}x | {} |",
                     p.entries,
                     p.fields,
                     row.concurrency,
                     row.ratio,
+                    spread_note(row.ratio_spread),
                     targets::PROJECTION_RATIO,
                     verdict(row.ratio <= targets::PROJECTION_RATIO)
                 );
@@ -203,21 +211,25 @@ the CPU meter, as the floor's client does not parse the bodies it reads either).
     );
     let _ = writeln!(
         w,
-        "| concurrency | server p50 | server p95 | floor p50 | floor p95 | server / floor | server CPU | floor CPU |"
+        "| concurrency | server p50 | server p95 | floor p50 | floor p95 | server / floor | middle half | server CPU | floor CPU |"
     );
     let _ = writeln!(
         w,
-        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
     );
     let cpu = |v: Option<f64>| v.map_or_else(|| "n/a".to_owned(), format_ms);
     for r in &p.rows {
         let _ = writeln!(
             w,
-            "| {} | {} | {} | {:.2}x | {} | {} |",
+            "| {} | {} | {} | {:.2}x | {} | {} | {} |",
             r.concurrency,
             summary_cells(&r.server),
             summary_cells(&r.floor),
             r.ratio,
+            r.ratio_spread.map_or_else(
+                || "n/a".to_owned(),
+                |(low, high)| format!("{low:.2}-{high:.2}x")
+            ),
             cpu(r.server_cpu),
             cpu(r.floor_cpu)
         );
@@ -226,7 +238,8 @@ the CPU meter, as the floor's client does not parse the bodies it reads either).
         w,
         "\nCPU is the time on CPU per call (median) of both processes of the comparison, \
 this bench (the replay server, the floor's client, the probe reading the answer's line) and the \
-server child, read from `/proc/<pid>/task/*/schedstat` around each side.\n"
+server child, read from `/proc/<pid>/task/*/schedstat` around each side. \"Middle half\": the 25th to 75th \
+percentile of the per-repetition ratios, the spread one run's median ratio comes from.\n"
     );
     gap(w, report, p);
     if let Some(choice) = &p.choice {
@@ -631,6 +644,7 @@ mod tests {
                         server: s(90.0, 120.0),
                         floor: s(80.0, 100.0),
                         ratio: 1.12,
+                        ratio_spread: None,
                         server_cpu: Some(30.0),
                         floor_cpu: Some(20.0),
                     },
@@ -639,6 +653,7 @@ mod tests {
                         server: s(40.0, 52.5),
                         floor: s(25.0, 30.0),
                         ratio: 1.6,
+                        ratio_spread: Some((1.45, 1.71)),
                         server_cpu: Some(60.0),
                         floor_cpu: Some(40.0),
                     },
@@ -693,7 +708,7 @@ mod tests {
         );
         // The judged projection row is the chosen default (8), which misses 1.3x.
         assert!(
-            text.contains("server / floor at concurrency 8 | 1.60x | <= 1.3x | **NOT met** |"),
+            text.contains("server / floor at concurrency 8 | 1.60x (middle half of the repetitions: 1.45-1.71x) | <= 1.3x | **NOT met** |"),
             "{text}"
         );
         assert!(
@@ -707,6 +722,9 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("## What each change bought"));
+        // Each sweep row shows the middle half of its per-repetition ratios, when measured.
+        assert!(text.contains("| 1.60x | 1.45-1.71x |"), "{text}");
+        assert!(text.contains("| 1.12x | n/a |"), "{text}");
     }
 
     #[test]
@@ -772,7 +790,7 @@ mod tests {
         let text = markdown(&report());
         assert!(
             text.contains(
-                "| 8 | 40.0 ms | 52.5 ms | 25.0 ms | 30.0 ms | 1.60x | 60.0 ms | 40.0 ms |"
+                "| 8 | 40.0 ms | 52.5 ms | 25.0 ms | 30.0 ms | 1.60x | 1.45-1.71x | 60.0 ms | 40.0 ms |"
             ),
             "{text}"
         );

@@ -70,13 +70,23 @@ impl Summary {
 /// The paired ratio `a / b`: the median over repetitions of `a[i] / b[i]` (pairs where `b` is
 /// not positive are skipped); `None` when no pair is usable.
 pub fn paired_ratio(a: &[f64], b: &[f64]) -> Option<f64> {
-    let ratios: Vec<f64> = a
-        .iter()
+    median(&ratios(a, b))
+}
+
+/// The middle half of the per-repetition ratios `a[i] / b[i]`: their 25th and 75th
+/// percentiles, how far one run's ratio can be trusted; `None` when no pair is usable.
+pub fn paired_ratio_spread(a: &[f64], b: &[f64]) -> Option<(f64, f64)> {
+    let ratios = ratios(a, b);
+    Some((percentile(&ratios, 25.0)?, percentile(&ratios, 75.0)?))
+}
+
+/// `a[i] / b[i]` for every pair where `b` is positive.
+fn ratios(a: &[f64], b: &[f64]) -> Vec<f64> {
+    a.iter()
         .zip(b)
         .filter(|(_, b)| **b > 0.0)
         .map(|(a, b)| a / b)
-        .collect();
-    median(&ratios)
+        .collect()
 }
 
 /// The paired difference `a - b`: the median over repetitions of `a[i] - b[i]`.
@@ -169,6 +179,14 @@ pub fn pick_default(current: usize, sweep: &[SweepPoint], tolerance: f64) -> Opt
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_ratio_spread_is_the_middle_half_of_the_paired_ratios() {
+        let a = [10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0];
+        let b = [10.0; 8];
+        assert_eq!(paired_ratio_spread(&a, &b), Some((2.0, 6.0)));
+        assert_eq!(paired_ratio_spread(&[1.0], &[0.0]), None);
+    }
 
     #[test]
     fn median_of_odd_and_even_counts() {
