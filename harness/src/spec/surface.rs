@@ -1,10 +1,14 @@
 //! The API surface files under `harness/spec/`: one per API (`admin.json`, `content.json`,
-//! `customers.json`), format `modyo-api-surface/1`, written by `modyo-lab spec import`.
+//! `customers.json`), format `modyo-api-surface/2`, written by `modyo-lab spec import`.
+//! Format 2 added the enumerated form of a scalar type (`{"string": ["a", "b"]}`, see
+//! `shape.rs`); a build that reads format 1 refuses these files by their `format` key instead of
+//! misreading them, and this build refuses format 1 files (regenerate them with `spec import`).
 //!
 //! A surface holds only the facts of an interface: for each operation its method, its path
 //! template (relative to the API's `base_path`), its path, query and form parameters with their
 //! types, the request body as a tree of keys and types, and each response status with its body
-//! tree; a type carries the values the document enumerates for it, when it does. No description, summary or example of the source document is kept. `provenance` says
+//! tree; a type carries the values the document enumerates for it, when it does. No description,
+//! summary or example of the source document is kept. `provenance` says
 //! which document it was made from (repository, ref, commit, path, date) and the SHA-256 of
 //! that document's bytes, so a regeneration can prove it read the same input.
 //!
@@ -23,7 +27,7 @@ use super::shape::Shape;
 use super::{SpecError, Template};
 
 /// The value of the `format` key of every surface file.
-pub const SURFACE_FORMAT: &str = "modyo-api-surface/1";
+pub const SURFACE_FORMAT: &str = "modyo-api-surface/2";
 
 /// One API's surface: every documented operation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -48,7 +52,7 @@ pub struct Surface {
     pub operations: Vec<Operation>,
 }
 
-/// The `format` key: only `modyo-api-surface/1` parses.
+/// The `format` key: only [`SURFACE_FORMAT`] parses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct SurfaceFormat;
 
@@ -313,7 +317,7 @@ mod tests {
         let back = Surface::parse(Path::new("demo.json"), &text).expect("parses");
         assert_eq!(back, surface);
         assert_eq!(back.to_json(), text);
-        let err = Surface::parse(Path::new("x.json"), &text.replace("surface/1", "surface/9"))
+        let err = Surface::parse(Path::new("x.json"), &text.replace("surface/2", "surface/1"))
             .expect_err("bad format");
         assert!(err.to_string().contains("unsupported format"), "{err}");
     }
