@@ -579,6 +579,19 @@ fn write_budget_lower_only_tightens_limits_and_never_raises_or_adds_one() {
     assert!(!ok && stderr.contains("--write-budget"), "{stderr}");
 }
 
+/// Whether `after` has the same limits as `before`, none of them higher.
+fn no_limit_raised(before: &Value, after: &Value) -> bool {
+    match (before, after) {
+        (Value::Number(b), Value::Number(a)) => a.as_f64() <= b.as_f64(),
+        (Value::Object(b), Value::Object(a)) => {
+            b.len() == a.len()
+                && b.iter()
+                    .all(|(k, v)| a.get(k).is_some_and(|w| no_limit_raised(v, w)))
+        }
+        (b, a) => b == a,
+    }
+}
+
 /// `value` with every number as a float (a budget file writes whole limits as integers).
 fn as_floats(value: &Value) -> Value {
     match value {
@@ -789,6 +802,47 @@ fn any_stdio_server_can_be_held_to_a_budget() {
         stderr.contains("module shelf: catalogue wire is"),
         "{stderr}"
     );
+    // --lower-only through --after: v2's larger figures raise no limit, v1's own figures with
+    // no headroom lower them, and v1 still holds to the lowered budget.
+    let budget = || -> Value {
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("budget")).expect("JSON")
+    };
+    let lower = |version: &str, headroom: &str| {
+        shelf_run(
+            &python,
+            &calls,
+            version,
+            &[
+                "--budget".as_ref(),
+                path.as_os_str(),
+                "--write-budget".as_ref(),
+                "--lower-only".as_ref(),
+                "--headroom".as_ref(),
+                headroom.as_ref(),
+            ],
+        )
+    };
+    let written = budget();
+    let (ok, _, stderr) = lower("v1", "0");
+    assert!(
+        ok && stderr.contains("lowered books_search: catalogue wire"),
+        "{stderr}"
+    );
+    let exact = budget();
+    assert_ne!(exact, written, "{stderr}");
+    assert!(no_limit_raised(&written, &exact), "{exact}");
+    let (ok, _, stderr) = run("v1", "--check");
+    assert!(ok, "{stderr}");
+    // v2 outgrows v1's wire: those limits stay; its shorter texts lower theirs.
+    let (ok, _, stderr) = lower("v2", "0");
+    assert!(
+        ok && stderr.contains("lowered module shelf: mean text per call"),
+        "{stderr}"
+    );
+    let after = budget();
+    let wire = |b: &Value| b["modules"]["shelf"]["tools"]["books_search"]["catalogue_wire"].clone();
+    assert_eq!(wire(&after), wire(&exact), "{stderr}");
+    assert!(no_limit_raised(&exact, &after), "{after}");
     // --after alone only makes sense for a budget.
     let (ok, _, stderr) = shelf_run(&python, &calls, "v2", &[]);
     assert!(!ok && stderr.contains("--after needs --before"), "{stderr}");
