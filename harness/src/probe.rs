@@ -126,7 +126,7 @@ pub struct Response {
 }
 
 /// A response line read and matched to its request, not parsed further yet
-/// ([`Probe::send_request`]).
+/// ([`Probe::send_call`]).
 #[derive(Debug)]
 pub struct Answered {
     /// The request's method.
@@ -280,11 +280,7 @@ impl Probe {
     /// its `id` only (the rest is skipped unbuilt), and how long it took from before sending.
     /// What a client must do to receive an answer, and nothing the probe checks besides:
     /// timings stop here ([`Probe::response`] parses and checks the line afterwards).
-    pub async fn send_request(
-        &mut self,
-        method: &str,
-        params: Value,
-    ) -> Result<Answered, ProbeError> {
+    async fn send_request(&mut self, method: &str, params: Value) -> Result<Answered, ProbeError> {
         let started = Instant::now();
         let id = self.next_id;
         self.next_id += 1;
@@ -398,10 +394,21 @@ impl Probe {
 
     /// `tools/call`.
     pub async fn call(&mut self, tool: &str, arguments: &Value) -> Result<Response, ProbeError> {
+        let answered = self.send_call(tool, arguments).await?;
+        self.response(answered)
+    }
+
+    /// `tools/call` up to its answer's line read and matched by `id`, nothing else parsed:
+    /// what a timing covers; [`Probe::response`] parses and checks it afterwards.
+    pub async fn send_call(
+        &mut self,
+        tool: &str,
+        arguments: &Value,
+    ) -> Result<Answered, ProbeError> {
         let mut params = Map::new();
         params.insert("name".into(), json!(tool));
         params.insert("arguments".into(), arguments.clone());
-        self.request("tools/call", Value::Object(params)).await
+        self.send_request("tools/call", Value::Object(params)).await
     }
 
     /// Closes stdin (the server's cue to stop) and waits for the child, killing it if it

@@ -109,8 +109,7 @@ pub(super) async fn answer(
     tool: &str,
     args: &Value,
 ) -> Result<Answered, PerfError> {
-    let params = json!({"name": tool, "arguments": args});
-    Ok(probe.send_request("tools/call", params).await?)
+    Ok(probe.send_call(tool, args).await?)
 }
 
 /// Fails on a JSON-RPC error or an `isError` result of an answered call.

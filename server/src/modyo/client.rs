@@ -434,7 +434,6 @@ impl ModyoClient {
     }
 }
 
-/// The shape error of a `GET` whose body is not a JSON object.
 /// The page of a list body, or the shape error saying why it is none.
 // `CmsError` is large (see `ModyoClient::request`); this runs once per list read.
 #[allow(clippy::result_large_err)]
@@ -446,6 +445,7 @@ fn page_of(path: &str, body: Value, root: &str) -> Result<ListPage, CmsError> {
     })
 }
 
+/// The shape error of a `GET` whose body is not a JSON object.
 fn not_an_object(path: &str, body: &Value) -> CmsError {
     let got = match body {
         Value::Null => "an empty body or null",

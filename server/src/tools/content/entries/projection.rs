@@ -111,13 +111,14 @@ pub(super) async fn project(
     // type is. The tasks are aborted if this call is dropped (a cancelled call).
     let known = Arc::new(types);
     let wanted_all: Arc<[String]> = wanted.into();
+    let shared = Arc::new(client.clone());
     let reads: Vec<_> = rows
         .iter()
         .map(|row| {
             let id = row.get("id").map(id_key).unwrap_or_default();
             let path = format!("{}/entries/{id}", space.path());
             let row_type = row.get("content_type_id").cloned();
-            let (client, known, wanted) = (client.clone(), known.clone(), wanted_all.clone());
+            let (client, known, wanted) = (shared.clone(), known.clone(), wanted_all.clone());
             let read = async move {
                 client
                     .get_sparse(&path, &Query::new(), |bytes| {
