@@ -73,7 +73,19 @@ pub fn respond(
             return Err(classify(violations));
         }
     }
-    Ok(CallToolResult::structured(envelope))
+    Ok(structured(envelope))
+}
+
+/// What `CallToolResult::structured` builds (the envelope as `structuredContent`, its compact
+/// serialization as the one text block, not an error), serialized by `serde_json::to_string`:
+/// rmcp's constructor writes the text through `Display`, a `fmt::Formatter` call per token,
+/// about 2.5x slower on a 100-row page, on every call's critical path.
+fn structured(envelope: Value) -> CallToolResult {
+    // A `Value` always serializes (its keys are strings); `Display` would give the same text.
+    let text = serde_json::to_string(&envelope).unwrap_or_else(|_| envelope.to_string());
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(envelope);
+    result
 }
 
 fn classify(violations: Vec<(String, String)>) -> Invalid {
@@ -148,6 +160,8 @@ mod tests {
         let text = result.content[0].as_text().unwrap().text.clone();
         assert_eq!(text, structured.to_string());
         assert!(!text.contains('\n'));
+        // Field for field what rmcp's own constructor builds.
+        assert_eq!(result, CallToolResult::structured(structured.clone()));
         assert_eq!(
             text,
             r#"{"platform":{"name":"acme","host":"acme.modyo.cloud"},"data":[{"id":1}],"resource":{"type":"space","id":636,"name":"Sucursales"},"state":{"returned":1}}"#
