@@ -116,27 +116,33 @@ $(CLIENT_TOOLS)/.installed: $(CLIENTS)/package.json $(CLIENTS)/package-lock.json
 	touch $@
 
 ## Benchmarks: the criterion benches of the hot pieces, then `modyo-lab bench`, which measures
-## against the physical floor and mcp-recorder and writes reports/performance.md (generated:
-## commit it, never edit it). Extra arguments: make bench ARGS="--reps 30 --skip-measure".
+## the server as it is installed (the `dist` profile, Cargo.toml) against the physical floor and
+## mcp-recorder and writes reports/performance.md (generated: commit it, never edit it). Extra
+## arguments: make bench ARGS="--reps 30 --skip-measure".
+DIST_SERVER := target/dist/modyo-mcp
+
 bench: bench-venv
 	$(CARGO) build --release --locked -p modyo-mcp -p modyo-lab
+	$(CARGO) build --profile dist --locked -p modyo-mcp
 	$(CARGO) bench --locked -p modyo-lab --bench hot
-	$(CARGO) run --release --locked -q -p modyo-lab -- bench $(ARGS)
+	$(CARGO) run --release --locked -q -p modyo-lab -- bench --server $(DIST_SERVER) $(ARGS)
 
 ## What each change bought: `make bench` plus, in the same run, the projection through a
-## release build of the server per line of harness/bench/changes.txt (a commit, cargo flags,
-## a label) against the floor (harness/bench/changes.sh; the builds share target/).
+## build of the server per line of harness/bench/changes.txt (a commit, cargo flags, a label)
+## against the floor (harness/bench/changes.sh; the builds share target/).
 bench-changes: bench-venv
 	$(CARGO) build --release --locked -p modyo-mcp -p modyo-lab
 	$(CARGO) bench --locked -p modyo-lab --bench hot
 	CARGO="$(CARGO)" harness/bench/changes.sh $(ARGS)
 
 ## Where the server's CPU goes in the projection bench: `perf record` (Debian: linux-perf) of
-## the release modyo-mcp through 300 projection calls at the default concurrency; writes
-## target/profile/top.txt (top-N functions, self and with callees) and target/profile/perf.data.
+## the installed build of modyo-mcp (`dist`) through 300 projection calls at the default
+## concurrency; writes target/profile/top.txt (top-N functions, self and with callees) and
+## target/profile/perf.data.
 profile:
 	$(CARGO) build --release --locked -p modyo-mcp -p modyo-lab
-	$(CARGO) run --release --locked -q -p modyo-lab -- bench --profile target/profile --reps 300 $(ARGS)
+	$(CARGO) build --profile dist --locked -p modyo-mcp
+	$(CARGO) run --release --locked -q -p modyo-lab -- bench --server $(DIST_SERVER) --profile target/profile --reps 300 $(ARGS)
 
 ## Compile the benches with the dev profile, against the dependencies `cargo test` builds
 ## (`make test` compiles them with every other target).

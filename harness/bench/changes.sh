@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What each change bought (`make bench-changes`): a release `modyo-mcp` for every line of
+# What each change bought (`make bench-changes`): a `modyo-mcp` for every line of
 # harness/bench/changes.txt (`commit | cargo flags | label`), then one `modyo-lab bench` run
 # with each build as a `--variant`, so reports/performance.md compares them on the projection
 # against the floor, measured together. The builds share target/ with the tree's own release
@@ -33,16 +33,26 @@ while IFS='|' read -r ref flags label; do
         name=$(git rev-parse --short "$ref")
     fi
     echo "bench-changes: building $label ($name${flags:+, $flags})" >&2
+    # The release profile unless the flags name another (`--profile NAME`, which cargo does not
+    # take with `--release`); the binary is where that profile puts it, target/<profile>/.
+    # Release lines select `-p modyo-lab` too, though only the server's binary is built: the
+    # packages selected decide the dependencies' features, and selecting the same two as the
+    # tree's own release build below keeps every dependency compiled once for all lines. A line
+    # of another profile (`dist`) builds the server package alone, as it is installed.
+    built=release
+    selection=(--release -p modyo-mcp -p modyo-lab --bin modyo-mcp)
+    if [[ " $flags " =~ [[:space:]]--profile[=[:space:]]([A-Za-z0-9_-]+)[[:space:]] ]]; then
+        built=${BASH_REMATCH[1]}
+        selection=(-p modyo-mcp)
+    fi
     # shellcheck disable=SC2086 # the flags are words
-    # `-p modyo-lab` too, though only the server's binary is built: the packages selected decide
-    # the dependencies' features, and selecting the same two as the tree's own build below
-    # keeps every dependency compiled once for all lines.
-    (cd "$dir" && $cargo build --release --locked -q -p modyo-mcp -p modyo-lab --bin modyo-mcp \
-        --target-dir "$root/target" $flags)
+    (cd "$dir" && $cargo build "${selection[@]}" --locked -q --target-dir "$root/target" $flags)
     mkdir -p "$out/$n"
-    cp target/release/modyo-mcp "$out/$n/modyo-mcp"
+    cp "target/$built/modyo-mcp" "$out/$n/modyo-mcp"
     variants+=(--variant "$label ($name${flags:+, $flags})=$out/$n/modyo-mcp")
 done <"$list"
-# The tree's own build last: target/release/modyo-mcp is this tree's again.
+# The tree's own builds last: target/release/ and target/dist/ hold this tree's again; the
+# bench's own server is the installed build (`dist`), as in `make bench`.
 $cargo build --release --locked -q -p modyo-mcp -p modyo-lab
-exec target/release/modyo-lab bench "${variants[@]}" "$@"
+$cargo build --profile dist --locked -q -p modyo-mcp
+exec target/release/modyo-lab bench --server target/dist/modyo-mcp "${variants[@]}" "$@"

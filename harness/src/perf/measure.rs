@@ -1,10 +1,10 @@
 //! The timed sections: projection against the floor (with the sweep), per-call overhead,
 //! peak RSS, token throughput and the wall time of `modyo-lab measure`.
 //!
-//! The server runs as a child process (the release `modyo-mcp`, driven by [`Probe`]) pointed
-//! at a replay server in this process, so the bench sees every HTTP request the call caused
-//! and can issue exactly those requests itself, with a bare reqwest client, against the same
-//! replay server: the floor. Replay ignores recorded latency here (`delay_ms`), so what is
+//! The server runs as a child process (`--server`; `make bench`: the `dist` build of
+//! `modyo-mcp`, driven by [`Probe`]) pointed at a replay server in this process, so the bench
+//! sees every HTTP request the call caused and can issue exactly those requests itself, with a
+//! bare reqwest client, against the same replay server: the floor. Replay ignores recorded latency here (`delay_ms`), so what is
 //! compared is the work of the two clients, not sleeps.
 
 use std::path::PathBuf;
@@ -30,7 +30,7 @@ pub(super) const FIELDS: usize = 31;
 /// What every section needs.
 #[derive(Debug, Clone)]
 pub(super) struct Setup {
-    /// The release `modyo-mcp`.
+    /// The `modyo-mcp` binary measured (`--server`).
     pub(super) server: PathBuf,
     /// This `modyo-lab` executable (for `serve` and `measure`).
     pub(super) lab: PathBuf,

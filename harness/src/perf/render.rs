@@ -203,8 +203,8 @@ fn projection(w: &mut String, report: &Report) {
         "`content-entries-list` with `fields` (10 names) over one page of {} entries x {} fields \
 (the pilot Sucursales fixture) through the replay server, {} HTTP requests per call, against \
 the floor: the same HTTP requests by a bare reqwest client against the same replay server, the \
-entry reads at the same concurrency. Server time is a `tools/call` over stdio to the release \
-`modyo-mcp`, from before the request is written to its answer's line read and matched by `id` (the \
+entry reads at the same concurrency. Server time is a `tools/call` over stdio to the server \
+binary named under \"Throughput\" (`make bench`: the installed build, profile `dist`), from before the request is written to its answer's line read and matched by `id` (the \
 probe's own checks of the answer, a whole parse and its compact form, come after the clock and \
 the CPU meter, as the floor's client does not parse the bodies it reads either).\n",
         p.entries, p.fields, p.http_requests
@@ -375,8 +375,8 @@ fn per_call(w: &mut String, report: &Report) {
         Ok(c) => {
             let _ = writeln!(
                 w,
-                "`{}` ({} HTTP request(s)), {} repetitions: `tools/call` over stdio to the release \
-`modyo-mcp` against the raw HTTP round trip(s) it causes, by a bare client against the same \
+                "`{}` ({} HTTP request(s)), {} repetitions: `tools/call` over stdio to the same server \
+binary against the raw HTTP round trip(s) it causes, by a bare client against the same \
 replay server.\n",
                 c.call, c.http_requests, c.server.n
             );
@@ -530,7 +530,7 @@ fn others(w: &mut String, report: &Report) {
         Ok(b) => {
             let _ = writeln!(
                 w,
-                "- Server binary as built for this run (`{}`, the workspace's release profile): {} ({} bytes).",
+                "- Server binary as built for this run (`{}`): {} ({} bytes).",
                 b.path,
                 b.megabytes(),
                 b.bytes
@@ -807,7 +807,10 @@ mod tests {
         assert!(text.contains("o200k_base: 3.5 MB/s"));
         assert!(text.contains("| `tokens/o200k_base` | 1.23 ms |"));
         assert!(text.contains("Whole run: 300 s."));
-        assert!(text.contains("(`target/release/modyo-mcp`, the workspace's release profile): 29.7 MB (29712345 bytes)."), "{text}");
+        assert!(
+            text.contains("(`target/release/modyo-mcp`): 29.7 MB (29712345 bytes)."),
+            "{text}"
+        );
     }
 
     #[test]
