@@ -157,8 +157,7 @@ pub(super) async fn run(
                 let (elapsed, answered) = match side {
                     0 => (measure::floor(&http, &plan, c).await?, None),
                     s => {
-                        let answered =
-                            measure::answer(&mut probes[s - 1], PROJECTION_TOOL, &args).await?;
+                        let answered = probes[s - 1].send_call(PROJECTION_TOOL, &args).await?;
                         (ms(answered.elapsed), Some(answered))
                     }
                 };

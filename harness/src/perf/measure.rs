@@ -4,8 +4,8 @@
 //! The server runs as a child process (`--server`; `make bench`: the `dist` build of
 //! `modyo-mcp`, driven by [`Probe`]) pointed at a replay server in this process, so the bench
 //! sees every HTTP request the call caused and can issue exactly those requests itself, with a
-//! bare reqwest client, against the same replay server: the floor. Replay ignores recorded latency here (`delay_ms`), so what is
-//! compared is the work of the two clients, not sleeps.
+//! bare reqwest client, against the same replay server: the floor. Replay ignores recorded
+//! latency here (`delay_ms`), so what is compared is the work of the two clients, not sleeps.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -94,25 +94,16 @@ pub(super) fn small_read() -> (&'static str, Value) {
 
 /// One tools/call, timed; fails on a JSON-RPC error or an `isError` result.
 async fn timed_call(probe: &mut Probe, tool: &str, args: &Value) -> Result<f64, PerfError> {
-    let answered = answer(probe, tool, args).await?;
+    let answered = probe.send_call(tool, args).await?;
     let elapsed = ms(answered.elapsed);
     succeeded(probe, tool, answered)?;
     Ok(elapsed)
 }
 
-/// One tools/call up to its answer's line read: the part a timing covers. The probe's own
-/// checks of the answer (parsing it whole, holding it to its compact form) are not the
-/// server's time, as the floor's client does not parse the bodies it reads either: they
-/// come after, in [`succeeded`].
-pub(super) async fn answer(
-    probe: &mut Probe,
-    tool: &str,
-    args: &Value,
-) -> Result<Answered, PerfError> {
-    Ok(probe.send_call(tool, args).await?)
-}
-
-/// Fails on a JSON-RPC error or an `isError` result of an answered call.
+/// Fails on a JSON-RPC error or an `isError` result of an answered call. Every timing stops
+/// at [`Probe::send_call`] (the answer's line read and matched by `id`): these checks of the
+/// answer (parsing it whole, holding it to its compact form) are not the server's time, as the
+/// floor's client does not parse the bodies it reads either, so they come after.
 pub(super) fn succeeded(
     probe: &mut Probe,
     tool: &str,
@@ -314,7 +305,7 @@ pub(super) async fn projection(
             for side in [(rep + i) % 2, (rep + i + 1) % 2] {
                 if side == 0 {
                     let call = async {
-                        let answered = answer(&mut probe, PROJECTION_TOOL, &args).await?;
+                        let answered = probe.send_call(PROJECTION_TOOL, &args).await?;
                         Ok((ms(answered.elapsed), answered))
                     };
                     let answered = metered(meter, &mut server[i], &mut server_cpu[i], call).await?;

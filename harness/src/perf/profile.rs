@@ -3,9 +3,9 @@
 //! The server binary (`--server`; `make profile`: the `dist` build) runs under `perf record`
 //! (sampling, with DWARF call graphs from the binary's unwind tables) against the replay server
 //! while the projection call of the bench (100 entries x 31 fields, `fields` with 10 names) runs
-//! `--reps` times at the default concurrency; then `perf report` writes two top-N tables to `DIR/top.txt`: self time per
-//! function, and time including callees. `DIR/perf.data` stays for `perf report -i` (or a
-//! flame graph tool). Needs `perf` on `PATH` (Debian: `linux-perf`).
+//! `--reps` times at the default concurrency; then `perf report` writes two top-N tables to
+//! `DIR/top.txt`: self time per function, and time including callees. `DIR/perf.data` stays for
+//! `perf report -i` (or a flame graph tool). Needs `perf` on `PATH` (Debian: `linux-perf`).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

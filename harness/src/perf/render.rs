@@ -80,9 +80,17 @@ runs and machines: every comparison is a ratio of two sides measured interleaved
 
 /// ` (middle half of the repetitions: 1.15-1.31x)` after a judged ratio, when measured.
 fn spread_note(spread: Option<(f64, f64)>) -> String {
-    spread.map_or_else(String::new, |(low, high)| {
-        format!(" (middle half of the repetitions: {low:.2}-{high:.2}x)")
+    spread.map_or_else(String::new, |spread| {
+        format!(
+            " (middle half of the repetitions: {})",
+            spread_range(spread)
+        )
     })
+}
+
+/// `1.15-1.31x`: the 25th and 75th percentiles of the per-repetition ratios.
+fn spread_range((low, high): (f64, f64)) -> String {
+    format!("{low:.2}-{high:.2}x")
 }
 
 fn ratios(w: &mut String, report: &Report) {
@@ -204,7 +212,8 @@ fn projection(w: &mut String, report: &Report) {
 (the pilot Sucursales fixture) through the replay server, {} HTTP requests per call, against \
 the floor: the same HTTP requests by a bare reqwest client against the same replay server, the \
 entry reads at the same concurrency. Server time is a `tools/call` over stdio to the server \
-binary named under \"Throughput\" (`make bench`: the installed build, profile `dist`), from before the request is written to its answer's line read and matched by `id` (the \
+binary named under \"Throughput\" (`make bench`: the installed build, profile `dist`), from \
+before the request is written to its answer's line read and matched by `id` (the \
 probe's own checks of the answer, a whole parse and its compact form, come after the clock and \
 the CPU meter, as the floor's client does not parse the bodies it reads either).\n",
         p.entries, p.fields, p.http_requests
@@ -226,10 +235,8 @@ the CPU meter, as the floor's client does not parse the bodies it reads either).
             summary_cells(&r.server),
             summary_cells(&r.floor),
             r.ratio,
-            r.ratio_spread.map_or_else(
-                || "n/a".to_owned(),
-                |(low, high)| format!("{low:.2}-{high:.2}x")
-            ),
+            r.ratio_spread
+                .map_or_else(|| "n/a".to_owned(), spread_range),
             cpu(r.server_cpu),
             cpu(r.floor_cpu)
         );
@@ -238,8 +245,8 @@ the CPU meter, as the floor's client does not parse the bodies it reads either).
         w,
         "\nCPU is the time on CPU per call (median) of both processes of the comparison, \
 this bench (the replay server, the floor's client, the probe reading the answer's line) and the \
-server child, read from `/proc/<pid>/task/*/schedstat` around each side. \"Middle half\": the 25th to 75th \
-percentile of the per-repetition ratios, the spread one run's median ratio comes from.\n"
+server child, read from `/proc/<pid>/task/*/schedstat` around each side. \"Middle half\": the \
+25th to 75th percentile of the per-repetition ratios, the spread one run's median ratio comes from.\n"
     );
     gap(w, report, p);
     if let Some(choice) = &p.choice {
