@@ -498,6 +498,35 @@ async fn validate_reports_every_mistake_of_the_fixture_as_data() -> anyhow::Resu
     Ok(())
 }
 
+/// A hostile source file nesting a tag 5,000 times in its own attribute (60 KB) once overflowed
+/// a worker's stack and aborted the server (every other session with it); now the tag at the
+/// nesting limit is reported unreadable and the call answers.
+#[tokio::test]
+async fn validate_survives_a_deeply_nested_file() -> anyhow::Result<()> {
+    let s = session(&[]).await?;
+    let dir = tempfile::tempdir()?;
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("src"))?;
+    std::fs::write(
+        root.join("package.json"),
+        r#"{"name": "deep", "dependencies": {"@dynamic-framework/ui-react": "1"}}"#,
+    )?;
+    let deep = format!(
+        "import {{ DButton }} from '@dynamic-framework/ui-react';\n{}",
+        "<DButton a={".repeat(5_000)
+    );
+    std::fs::write(root.join("src/main.jsx"), deep)?;
+    let out = structured(&call(&s, "widgets-validate", json!({"projectDir": root})).await?);
+    let codes: Vec<&str> = out["data"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|f| f["code"].as_str()).collect())
+        .unwrap_or_default();
+    assert!(codes.contains(&"unreadable_element"), "{codes:?}");
+    assert!(codes.len() < 100, "{} findings", codes.len());
+    s.close().await;
+    Ok(())
+}
+
 #[tokio::test]
 async fn validate_checks_project_files_and_skips_dependencies() -> anyhow::Result<()> {
     let s = session(&[]).await?;
