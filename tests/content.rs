@@ -492,9 +492,15 @@ async fn a_bulk_create_is_queued_in_the_registry_and_followed_to_its_end() -> an
 
 /// A session whose server talks to a plain wiremock `api` (for multipart, which the replay
 /// server cannot match), with an unused replay server to satisfy the session.
-async fn session_against(api: &MockServer) -> anyhow::Result<Session> {
+/// A read-write session whose uploads may read files under `root` (`MODYO_UPLOAD_ROOTS`).
+async fn session_uploading_from(
+    api: &MockServer,
+    root: &std::path::Path,
+) -> anyhow::Result<Session> {
     let replay = ReplayServer::start(ReplayOptions::default()).await;
-    let config = offline_config(&api.uri(), &env(false), CANARY_TOKEN)?;
+    let mut vars = env(false);
+    vars.push(("MODYO_UPLOAD_ROOTS".into(), root.display().to_string()));
+    let config = offline_config(&api.uri(), &vars, CANARY_TOKEN)?;
     Ok(Session::connect(replay, config).await?)
 }
 
@@ -573,7 +579,7 @@ async fn an_upload_sends_the_documented_forms_and_reports_the_asset_read_back() 
     let dir = tempfile::tempdir()?;
     let file = dir.path().join("Fachada Sucursal #42.jpg");
     fs::write(&file, b"\xFF\xD8\xFF\xE0 not really a jpeg")?;
-    let session = session_against(&api).await?;
+    let session = session_uploading_from(&api, dir.path()).await?;
 
     // Act
     let result = session
@@ -611,6 +617,68 @@ async fn an_upload_sends_the_documented_forms_and_reports_the_asset_read_back() 
         "{update}"
     );
     assert_eq!(update.matches("name=\"tags[]\"").count(), 2);
+    Ok(())
+}
+
+/// An agent steered by text it read asked the upload tools for the server's own environment
+/// (the token in it) and for system files: before, `/proc/self/environ` was sent to the
+/// account. Now every upload tool refuses, naming the rule, and nothing is written upstream.
+#[tokio::test]
+async fn uploads_never_read_system_files_or_files_outside_the_roots() -> anyhow::Result<()> {
+    let api = MockServer::start().await;
+    let root = tempfile::tempdir()?;
+    let outside = tempfile::tempdir()?;
+    fs::write(outside.path().join("notes.txt"), b"private")?;
+    fs::write(root.path().join(".env"), b"MODYO_TOKEN=x")?;
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("/proc/self/environ", root.path().join("environ.png"))?;
+    let session = session_uploading_from(&api, root.path()).await?;
+    let hostile = [
+        "/proc/self/environ".to_owned(),
+        "/etc/shadow".to_owned(),
+        "/dev/zero".to_owned(),
+        outside.path().join("notes.txt").display().to_string(),
+        root.path().join(".env").display().to_string(),
+        root.path().join("environ.png").display().to_string(),
+    ];
+    for file in &hostile {
+        let single = session
+            .call(
+                "content-assets-manage",
+                json!({"action": "upload", "file": file}),
+            )
+            .await?;
+        let error = check::error(&single).expect("an error");
+        assert_eq!(error["code"], "local_io", "{file}: {error}");
+        assert!(
+            error["message"].as_str().unwrap_or("").contains(file.as_str()),
+            "{error}"
+        );
+        let site = session
+            .call(
+                "channels-site-assets-manage",
+                json!({"action": "upload", "site": "12", "path": file}),
+            )
+            .await?;
+        let error = check::error(&site).expect("an error");
+        assert_eq!(error["code"], "local_io", "{file}: {error}");
+    }
+    let files: Vec<Value> = hostile.iter().map(|p| json!({"path": p})).collect();
+    let bulk = session
+        .call("content-assets-bulk", json!({"files": files}))
+        .await?;
+    let text = format!("{bulk:?}");
+    assert!(!text.contains("MODYO_TOKEN="), "{text}");
+    session.close().await;
+    let received = api.received_requests().await.unwrap_or_default();
+    assert!(
+        received.is_empty(),
+        "nothing may reach the account: {:?}",
+        received
+            .iter()
+            .map(|r| format!("{} {}", r.method, r.url))
+            .collect::<Vec<_>>()
+    );
     Ok(())
 }
 
@@ -652,7 +720,7 @@ async fn a_bulk_upload_keeps_going_after_failures_and_says_which() -> anyhow::Re
         }
         files.push(json!({"path": path}));
     }
-    let session = session_against(&api).await?;
+    let session = session_uploading_from(&api, dir.path()).await?;
 
     // Act
     let result = session
@@ -700,7 +768,7 @@ async fn a_bulk_upload_refused_for_every_file_by_the_token_is_one_error() -> any
         fs::write(&path, name.as_bytes())?;
         files.push(json!({"path": path}));
     }
-    let session = session_against(&api).await?;
+    let session = session_uploading_from(&api, dir.path()).await?;
 
     // Act
     let result = session

@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::time::Duration;
 
+use crate::uploads::{RootError, UPLOAD_ROOTS_VAR, UploadRoots};
 use url::Url;
 
 /// One of the five tool modules of the server (`MODYO_MCP_MODULES`).
@@ -109,6 +110,9 @@ pub struct Config {
     /// `MODYO_MAX_BODY_BYTES`: the most bytes one API answer may hold (default
     /// [`DEFAULT_MAX_BODY_BYTES`]); a longer one is refused, never read whole.
     pub max_body_bytes: u64,
+    /// `MODYO_UPLOAD_ROOTS`: the folders upload tools may read files from (see
+    /// [`UploadRoots`]).
+    pub upload_roots: UploadRoots,
 }
 
 /// The default cap on one API answer: 32 MiB (a page of 100 entries with every detail is a
@@ -156,12 +160,23 @@ pub enum ConfigError {
         /// The value as given.
         value: String,
     },
+    /// `MODYO_UPLOAD_ROOTS` named a folder that cannot be a root.
+    #[error(transparent)]
+    UploadRoots(#[from] RootError),
 }
 
 impl Config {
     /// Reads the configuration from the process environment.
+    ///
+    /// A variable whose name or value is not UTF-8 is read lossily (`std::env::vars` would
+    /// panic on it); a switch so spelt is then not a known value and refuses to start.
     pub fn from_env() -> Result<Config, ConfigError> {
-        Config::from_vars(std::env::vars())
+        Config::from_vars(std::env::vars_os().map(|(key, value)| {
+            (
+                key.to_string_lossy().into_owned(),
+                value.to_string_lossy().into_owned(),
+            )
+        }))
     }
 
     /// Reads the configuration from the given variables (tests pass their own).
@@ -180,6 +195,7 @@ impl Config {
         let mut timeout = Duration::from_secs(30);
         let mut default_site_theme = 208;
         let mut max_body_bytes = DEFAULT_MAX_BODY_BYTES;
+        let mut upload_roots = None;
         for (key, value) in vars {
             let value: String = value.into();
             match key.as_ref() {
@@ -188,7 +204,10 @@ impl Config {
                 "MODYO_PLATFORM_NAME" if !value.trim().is_empty() => {
                     platform_name = Some(value.trim().to_owned())
                 }
-                "MODYO_READ_ONLY" => read_only = parse_switch("MODYO_READ_ONLY", &value)?,
+                // Present twice (an environment may hold a name twice): every entry must be a
+                // known spelling, and any that turns it on wins, so a duplicate fails closed.
+                "MODYO_READ_ONLY" => read_only |= parse_switch("MODYO_READ_ONLY", &value)?,
+                UPLOAD_ROOTS_VAR => upload_roots = Some(value),
                 "MODYO_MCP_MODULES" if !value.trim().is_empty() => {
                     modules = parse_modules("MODYO_MCP_MODULES", &value)?
                 }
@@ -217,6 +236,10 @@ impl Config {
             timeout,
             default_site_theme,
             max_body_bytes,
+            upload_roots: UploadRoots::from_setting(
+                upload_roots.as_deref(),
+                std::env::current_dir().ok().as_deref(),
+            )?,
         })
     }
 
@@ -347,6 +370,34 @@ mod tests {
         let err = Config::from_vars([("MODYO_READ_ONLY", "maybe")]).unwrap_err();
         assert!(
             err.to_string().contains("MODYO_READ_ONLY") && err.to_string().contains("'maybe'"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_read_only_switch_given_twice_fails_closed() {
+        // Before, the last entry won: `true` then `false` (or empty) ran read-write.
+        for later in ["false", "", "0", "off"] {
+            let config =
+                Config::from_vars([("MODYO_READ_ONLY", "true"), ("MODYO_READ_ONLY", later)])
+                    .unwrap();
+            assert!(config.read_only, "true then {later:?}");
+            let config =
+                Config::from_vars([("MODYO_READ_ONLY", later), ("MODYO_READ_ONLY", "true")])
+                    .unwrap();
+            assert!(config.read_only, "{later:?} then true");
+        }
+        let err = Config::from_vars([("MODYO_READ_ONLY", "false"), ("MODYO_READ_ONLY", "maybe")])
+            .unwrap_err();
+        assert!(err.to_string().contains("'maybe'"), "{err}");
+    }
+
+    #[test]
+    fn a_bad_upload_root_refuses_to_start() {
+        let err = Config::from_vars([("MODYO_UPLOAD_ROOTS", "/does/not/exist")]).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("MODYO_UPLOAD_ROOTS: '/does/not/exist'"),
             "{err}"
         );
     }

@@ -40,6 +40,7 @@ pub mod scrub;
 pub mod server;
 pub mod stdio;
 mod tools;
+pub mod uploads;
 mod widgets;
 
 pub use config::{Config, ConfigError, Module, Token};

@@ -20,6 +20,7 @@ use crate::tools::engine::{
     Action, Answer, Ctx, Echoed, Managed, Member, Rules, echoed, manage, persist, reply,
 };
 use crate::tools::{CallError, ToolDef};
+use crate::uploads::{ReadError, UploadRoots};
 
 /// The largest file `upload` sends.
 pub(crate) const MAX_UPLOAD_BYTES: u64 = 20 * 1024 * 1024;
@@ -85,8 +86,12 @@ update: the asset as persisted; delete (confirmDelete: true): data null.",
         .build()
 }
 
-/// The bytes and file name of an upload, from `path` or `data_base64`.
-async fn upload_bytes(args: &ManageArgs) -> Result<(Vec<u8>, String), CallError> {
+/// The bytes and file name of an upload, from `path` (read only where [`UploadRoots`] allows)
+/// or `data_base64`.
+async fn upload_bytes(
+    args: &ManageArgs,
+    roots: &UploadRoots,
+) -> Result<(Vec<u8>, String), CallError> {
     match (&args.path, &args.data_base64) {
         (Some(_), Some(_)) => Err(CallError::Arguments(
             "upload takes path or data_base64, not both".into(),
@@ -104,23 +109,18 @@ async fn upload_bytes(args: &ManageArgs) -> Result<(Vec<u8>, String), CallError>
             Ok((bytes, name))
         }
         (Some(path), None) => {
-            let io = |e: std::io::Error| {
-                ToolError::new(ErrorCode::LocalIo, format!("cannot read {path}: {e}"))
+            let bytes = match roots.read_async(path, MAX_UPLOAD_BYTES).await {
+                Ok(bytes) => bytes,
+                Err(ReadError::Refused(why)) => {
+                    return Err(ToolError::new(ErrorCode::LocalIo, why.to_string()).into());
+                }
+                Err(ReadError::TooLarge { size }) => {
+                    return Err(ToolError::invalid_parameters(format!(
+                        "{path} is {size} bytes; site assets are uploaded up to {MAX_UPLOAD_BYTES} bytes"
+                    ))
+                    .into());
+                }
             };
-            let meta = std::fs::metadata(path).map_err(io)?;
-            if !meta.is_file() {
-                return Err(
-                    ToolError::new(ErrorCode::LocalIo, format!("{path} is not a file")).into(),
-                );
-            }
-            if meta.len() > MAX_UPLOAD_BYTES {
-                return Err(ToolError::invalid_parameters(format!(
-                    "{path} is {} bytes; site assets are uploaded up to {MAX_UPLOAD_BYTES} bytes",
-                    meta.len()
-                ))
-                .into());
-            }
-            let bytes = std::fs::read(path).map_err(io)?;
             let name = args.file_name.clone().unwrap_or_else(|| {
                 std::path::Path::new(path)
                     .file_name()
@@ -134,7 +134,7 @@ async fn upload_bytes(args: &ManageArgs) -> Result<(Vec<u8>, String), CallError>
 
 async fn upload(ctx: Ctx<ManageArgs, SiteAsset>) -> Answer<Managed<SiteAsset>> {
     let args = &ctx.args;
-    let (bytes, file_name) = upload_bytes(args).await?;
+    let (bytes, file_name) = upload_bytes(args, &ctx.call.app.config.upload_roots).await?;
     let described = persist::body(vec![
         (
             "name",

@@ -35,6 +35,7 @@ use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::{Answer, Collection, Data, Echo, Id, Member, Rules, echoed, reply};
 use crate::tools::{Call, ToolDef, fanout, tool};
+use crate::uploads::{ReadError, UploadRoots};
 
 mod manage;
 
@@ -224,47 +225,23 @@ pub(crate) struct FileSpec {
     tags: Option<Vec<String>>,
 }
 
-/// Reads the local file and builds the create form (`klass`, `data`); fails with `local_io` before any request
-/// when the file cannot be read, and with `invalid_parameters` when it is over the API's limit.
-async fn upload_form(spec: &FileSpec) -> Result<Form, ToolError> {
+/// Reads the local file (only where [`UploadRoots`] allows) and builds the create form
+/// (`klass`, `data`); fails with `local_io` before any request when the file cannot or may not
+/// be read, and with `invalid_parameters` when it is over the API's limit.
+async fn upload_form(roots: &UploadRoots, spec: &FileSpec) -> Result<Form, ToolError> {
     let path = Path::new(spec.path.trim()).to_path_buf();
-    let local = |e: std::io::Error| {
-        ToolError::new(
-            ErrorCode::LocalIo,
-            format!("cannot read '{}': {e}", path.display()),
-        )
-    };
     let mime = mime_of(&path);
     let limit = if mime.starts_with("image/") {
         MAX_IMAGE_BYTES
     } else {
         MAX_FILE_BYTES
     };
-    // File reads block: they run on the blocking pool (tokio's `fs` feature is not enabled).
-    let reading = path.clone();
-    let read = tokio::task::spawn_blocking(move || -> std::io::Result<Result<Vec<u8>, u64>> {
-        let meta = std::fs::metadata(&reading)?;
-        if !meta.is_file() {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                "it is not a file",
-            ));
-        }
-        if meta.len() > limit {
-            return Ok(Err(meta.len()));
-        }
-        std::fs::read(&reading).map(Ok)
-    })
-    .await
-    .map_err(|e| {
-        ToolError::new(
-            ErrorCode::LocalIo,
-            format!("the file read did not finish: {e}"),
-        )
-    })?;
-    let bytes = match read.map_err(local)? {
+    let bytes = match roots.read_async(spec.path.trim(), limit).await {
         Ok(bytes) => bytes,
-        Err(size) => {
+        Err(ReadError::Refused(why)) => {
+            return Err(ToolError::new(ErrorCode::LocalIo, why.to_string()));
+        }
+        Err(ReadError::TooLarge { size }) => {
             return Err(ToolError::invalid_parameters(format!(
                 "'{}' is {size} bytes; the API accepts {} up to {} MB",
                 path.display(),
@@ -360,10 +337,14 @@ async fn update_and_read(
 
 /// Uploads one file (create form), sets its metadata (update form) and returns the asset read
 /// back. The local file and the metadata are checked before any request.
-async fn upload(client: &ModyoClient, spec: &FileSpec) -> Result<Value, ToolError> {
+pub(crate) async fn upload(
+    client: &ModyoClient,
+    roots: &UploadRoots,
+    spec: &FileSpec,
+) -> Result<Value, ToolError> {
     let metadata = Metadata::of(spec);
     metadata.form()?;
-    let form = upload_form(spec).await?;
+    let form = upload_form(roots, spec).await?;
     let summary = client.send_multipart(Method::POST, ASSETS, form).await?;
     let id = match summary.get("id") {
         Some(id @ Value::Number(_)) => id_key(id),
@@ -426,10 +407,10 @@ completed|partial|failed, state.affected = uploads that succeeded.",
 
 async fn bulk(call: Call, args: BulkArgs) -> Answer<Uploads> {
     let client = call.client()?;
-    let out = fanout::run(
-        args.files,
-        |_, spec| async move { upload(client, &spec).await },
-    )
+    let roots = &call.app.config.upload_roots;
+    let out = fanout::run(args.files, |_, spec| async move {
+        upload(client, roots, &spec).await
+    })
     .await;
     if let Some(error) = out.call_level() {
         return Err(error.into());
@@ -490,15 +471,18 @@ mod tests {
             description: None,
             tags: None,
         };
-        let err = upload_form(&spec("/nonexistent/modyo/x.png"))
+        let dir = std::env::temp_dir().join(format!("modyo-assets-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let roots = UploadRoots::from_setting(Some(dir.to_str().unwrap()), None).expect("a root");
+        let err = upload_form(&roots, &spec("/nonexistent/modyo/x.png"))
             .await
             .unwrap_err();
         assert_eq!(err.code(), ErrorCode::LocalIo);
-        let dir = std::env::temp_dir().join(format!("modyo-assets-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
         let big = dir.join("big.png");
         std::fs::write(&big, vec![0u8; (MAX_IMAGE_BYTES + 1) as usize]).unwrap();
-        let err = upload_form(&spec(big.to_str().unwrap())).await.unwrap_err();
+        let err = upload_form(&roots, &spec(big.to_str().unwrap()))
+            .await
+            .unwrap_err();
         assert_eq!(err.code(), ErrorCode::InvalidParameters);
         assert!(
             err.message().contains("images up to 6 MB"),
@@ -507,7 +491,17 @@ mod tests {
         );
         let ok = dir.join("ok.txt");
         std::fs::write(&ok, b"hola").unwrap();
-        assert!(upload_form(&spec(ok.to_str().unwrap())).await.is_ok());
+        assert!(
+            upload_form(&roots, &spec(ok.to_str().unwrap()))
+                .await
+                .is_ok()
+        );
+        // The server's environment (the token with it) is never read for an upload.
+        let err = upload_form(&roots, &spec("/proc/self/environ"))
+            .await
+            .unwrap_err();
+        assert_eq!(err.code(), ErrorCode::LocalIo);
+        assert!(err.message().contains("system file"), "{}", err.message());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -130,7 +130,7 @@ async fn upload_file(ctx: Assets) -> Answer<Managed<AssetObject>> {
         description: metadata.description,
         tags: metadata.tags,
     };
-    let object = upload(ctx.client()?, &spec).await?;
+    let object = upload(ctx.client()?, &ctx.call.app.config.upload_roots, &spec).await?;
     written(&ctx, object, "created", "Asset uploaded successfully")
 }
 
