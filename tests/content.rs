@@ -651,7 +651,10 @@ async fn uploads_never_read_system_files_or_files_outside_the_roots() -> anyhow:
         let error = check::error(&single).expect("an error");
         assert_eq!(error["code"], "local_io", "{file}: {error}");
         assert!(
-            error["message"].as_str().unwrap_or("").contains(file.as_str()),
+            error["message"]
+                .as_str()
+                .unwrap_or("")
+                .contains(file.as_str()),
             "{error}"
         );
         let site = session

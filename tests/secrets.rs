@@ -139,46 +139,16 @@ async fn debug_logs_on_stderr_never_carry_the_token() -> anyhow::Result<()> {
         json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "content-spaces-get", "arguments": {"space": "1"}}}),
     ];
 
-    let mut child = Command::new(server_binary())
-        .env_clear()
-        .env("MODYO_URL", replay.uri())
-        .env("MODYO_TOKEN", CANARY_TOKEN)
-        .env("DEBUG", "true")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()?;
-    let mut stdin = child.stdin.take().expect("stdin");
-    for line in &lines {
-        writeln!(stdin, "{line}")?;
-    }
-    let output = tokio::task::spawn_blocking(move || {
-        // Wait for both answers before closing stdin, so the calls are not cut short.
-        let stdout = child.stdout.take().expect("stdout");
-        let mut answers = Vec::new();
-        let mut reader = std::io::BufReader::new(stdout);
-        let mut line = String::new();
-        while std::io::BufRead::read_line(&mut reader, &mut line).unwrap_or(0) > 0 {
-            answers.push(line.clone());
-            let done = answers
-                .iter()
-                .filter_map(|a| serde_json::from_str::<Value>(a).ok())
-                .filter(|a| a["id"] == 2 || a["id"] == 3)
-                .count();
-            line.clear();
-            if done == 2 {
-                break;
-            }
-        }
-        drop(stdin);
-        let rest = child.wait_with_output().expect("the server exits");
-        (
-            answers.concat(),
-            String::from_utf8_lossy(&rest.stderr).into_owned(),
-        )
-    })
+    let (stdout, stderr) = run_binary(
+        &[
+            ("MODYO_URL", replay.uri()),
+            ("MODYO_TOKEN", CANARY_TOKEN.to_owned()),
+            ("DEBUG", "true".to_owned()),
+        ],
+        &lines,
+        &[2, 3],
+    )
     .await?;
-    let (stdout, stderr) = output;
 
     assert!(stdout.contains("\"id\":3"), "both calls answered: {stdout}");
     assert!(
@@ -194,6 +164,205 @@ async fn debug_logs_on_stderr_never_carry_the_token() -> anyhow::Result<()> {
         leaked.is_empty(),
         "stderr lines with the token:\n{}",
         leaked.join("\n")
+    );
+    Ok(())
+}
+
+/// Runs the production binary on stdio with `env` (nothing else of ours), writes `lines`, waits
+/// for the answers with the ids in `wait`, and returns stdout and stderr.
+async fn run_binary(
+    env: &[(&str, String)],
+    lines: &[Value],
+    wait: &[u64],
+) -> anyhow::Result<(String, String)> {
+    let mut command = Command::new(server_binary());
+    command.env_clear();
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let mut stdin = child.stdin.take().expect("stdin");
+    for line in lines {
+        writeln!(stdin, "{line}")?;
+    }
+    let wait = wait.to_vec();
+    let output = tokio::task::spawn_blocking(move || {
+        // Wait for the answers before closing stdin, so the calls are not cut short.
+        let stdout = child.stdout.take().expect("stdout");
+        let mut answers = Vec::new();
+        let mut reader = std::io::BufReader::new(stdout);
+        let mut line = String::new();
+        while std::io::BufRead::read_line(&mut reader, &mut line).unwrap_or(0) > 0 {
+            answers.push(line.clone());
+            let done = answers
+                .iter()
+                .filter_map(|a| serde_json::from_str::<Value>(a).ok())
+                .filter(|a| wait.iter().any(|id| a["id"] == *id))
+                .count();
+            line.clear();
+            if done == wait.len() {
+                break;
+            }
+        }
+        drop(stdin);
+        let rest = child.wait_with_output().expect("the server exits");
+        (
+            answers.concat(),
+            String::from_utf8_lossy(&rest.stderr).into_owned(),
+        )
+    })
+    .await?;
+    Ok(output)
+}
+
+/// Every 16-character piece of `token` (as is, JSON-escaped once and twice, lowercased) that
+/// `text` holds: a prefix kept by a shortened message is a leak too.
+fn fragments_in(text: &str, token: &str) -> Vec<String> {
+    let json = serde_json::to_string(token).unwrap_or_default();
+    let twice = serde_json::to_string(&json).unwrap_or_default();
+    let lowered = text.to_ascii_lowercase();
+    let mut found = Vec::new();
+    for form in [token.to_owned(), json, twice] {
+        let chars: Vec<char> = form.chars().collect();
+        for window in chars.windows(16) {
+            let piece: String = window.iter().collect();
+            if text.contains(&piece) || lowered.contains(&piece.to_ascii_lowercase()) {
+                found.push(piece);
+            }
+        }
+    }
+    found.sort();
+    found.dedup();
+    found
+}
+
+fn initialize() -> [Value; 2] {
+    [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    ]
+}
+
+/// A 150-character token ending in `"` and `\`, echoed by upstream at the start and at the end of
+/// long values, in an answer that breaks the tool's output schema (its message quotes the value
+/// shortened to 80 characters, and the default WARN log repeats it) and in a 422. Before the
+/// token was scrubbed from upstream bytes as they arrive, the schema message kept a
+/// 79-character prefix of it (shortened first, scrubbed after: too late), and the escaped
+/// forms survived whole in the error's detail.
+#[tokio::test]
+async fn no_piece_of_a_long_token_survives_shortening_or_escaping() -> anyhow::Result<()> {
+    let token = format!(
+        "{}Zq\"\\",
+        "Kx7Pq2Lm9Rt4Vw8Ys3Bn6Hd1Fg5Jc0Qa"
+            .chars()
+            .cycle()
+            .take(146)
+            .collect::<String>()
+    );
+    assert_eq!(token.chars().count(), 150);
+    let long = "Sucursal central de Banco Andino, horario extendido ".repeat(4);
+    let replay = ReplayServer::start(ReplayOptions::default()).await;
+    replay
+        .mount(&[cassette(
+            "secrets/long-token",
+            vec![
+                // `name` must be a string: an object here breaks the output schema, and the
+                // violation message quotes the value.
+                spaces_list(RecordedResponse::json(
+                    200,
+                    json!({"spaces": [
+                        {"id": 1, "uid": "a", "name": {"v": format!("{token} {long}")}},
+                        {"id": 2, "uid": "b", "name": {"v": format!("{long}{token}")}}
+                    ], "meta": {"total_entries": 2, "per_page": 10, "current_page": 1, "total_pages": 1}}),
+                )),
+                Interaction::get(format!("{SPACES}/1")).respond(
+                    422,
+                    json!({"errors": [format!("{token} {long}"), format!("{long}{token}")]}),
+                ),
+            ],
+        )])
+        .await?;
+    let [init, initialized] = initialize();
+    let lines = [
+        init,
+        initialized,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "content-spaces-list", "arguments": {}}}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "content-spaces-get", "arguments": {"space": "1"}}}),
+    ];
+    let (stdout, stderr) = run_binary(
+        &[("MODYO_URL", replay.uri()), ("MODYO_TOKEN", token.clone())],
+        &lines,
+        &[2, 3],
+    )
+    .await?;
+    assert!(
+        stdout.contains("output schema"),
+        "the schema message is there to test: {stdout}"
+    );
+    assert!(
+        stderr.contains("output schema"),
+        "and the WARN log: {stderr}"
+    );
+    assert_eq!(
+        fragments_in(&stdout, &token),
+        Vec::<String>::new(),
+        "{stdout}"
+    );
+    assert_eq!(
+        fragments_in(&stderr, &token),
+        Vec::<String>::new(),
+        "{stderr}"
+    );
+    Ok(())
+}
+
+/// A redirect to a host made of the token: the URL parser lowercases the host, and the refusal
+/// named it lowercased, where the exact-case scrub did not see it.
+#[tokio::test]
+async fn a_refused_redirect_never_names_the_token_lowercased() -> anyhow::Result<()> {
+    let token = "CanaryHost7F3A9C51ModyoToken";
+    let replay = ReplayServer::start(ReplayOptions::default()).await;
+    replay
+        .mount(&[cassette(
+            "secrets/redirect",
+            vec![spaces_list(RecordedResponse::text(302, "").header(
+                "location",
+                format!("http://{token}.example.test/steal"),
+            ))],
+        )])
+        .await?;
+    let [init, initialized] = initialize();
+    let lines = [
+        init,
+        initialized,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "content-spaces-list", "arguments": {}}}),
+    ];
+    let (stdout, stderr) = run_binary(
+        &[
+            ("MODYO_URL", replay.uri()),
+            ("MODYO_TOKEN", token.to_owned()),
+        ],
+        &lines,
+        &[2],
+    )
+    .await?;
+    assert!(
+        stdout.contains("example.test"),
+        "the refusal names the host: {stdout}"
+    );
+    assert_eq!(
+        fragments_in(&stdout, token),
+        Vec::<String>::new(),
+        "{stdout}"
+    );
+    assert_eq!(
+        fragments_in(&stderr, token),
+        Vec::<String>::new(),
+        "{stderr}"
     );
     Ok(())
 }

@@ -58,6 +58,9 @@ async fn main() -> ExitCode {
         Scrubber::for_token(config.token.as_ref()),
     );
     eprintln!("modyo-mcp: {}", config.mode_line());
+    if config.has_api() && !config.read_only {
+        eprintln!("modyo-mcp: {}", config.upload_roots.describe());
+    }
 
     let server = match ModyoServer::new(config) {
         Ok(server) => server,

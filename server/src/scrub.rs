@@ -64,22 +64,38 @@ pub const MIN_SCRUBBED_CHARS: usize = 8;
 
 impl Scrubber {
     /// A scrubber for `token` (none for a token shorter than [`MIN_SCRUBBED_CHARS`]).
+    ///
+    /// The forms: the token as is; URL-encoded as a form (`+` for a space) and as a path or
+    /// query component (`%20`), each with upper- and lower-case hex digits (both are valid and
+    /// servers differ); JSON-escaped once and twice (an upstream text quoted inside a JSON
+    /// string that is itself quoted); Rust-escaped (`{:?}`).
     pub fn new(token: &Token) -> Scrubber {
         let value = token.expose();
         if value.chars().count() < MIN_SCRUBBED_CHARS {
             return Scrubber::default();
         }
-        let encoded: String = url::form_urlencoded::byte_serialize(value.as_bytes()).collect();
-        let json = serde_json::to_string(value).unwrap_or_default();
-        let debug = format!("{value:?}");
+        let form: String = url::form_urlencoded::byte_serialize(value.as_bytes()).collect();
+        let percent = percent_encoded(value);
         let unquoted = |s: &str| {
             let s = s.strip_prefix('"').unwrap_or(s);
             s.strip_suffix('"').unwrap_or(s).to_owned()
         };
-        let mut forms: Vec<String> = [value.to_owned(), encoded, unquoted(&json), unquoted(&debug)]
-            .into_iter()
-            .filter(|f| !f.is_empty())
-            .collect();
+        let json = unquoted(&serde_json::to_string(value).unwrap_or_default());
+        let json_twice = unquoted(&serde_json::to_string(&json).unwrap_or_default());
+        let debug = unquoted(&format!("{value:?}"));
+        let mut forms: Vec<String> = [
+            value.to_owned(),
+            lower_hex(&form),
+            form,
+            lower_hex(&percent),
+            percent,
+            json,
+            json_twice,
+            debug,
+        ]
+        .into_iter()
+        .filter(|f| !f.is_empty())
+        .collect();
         forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
         forms.dedup();
         Scrubber {
@@ -118,6 +134,56 @@ impl Scrubber {
         }
     }
 
+    /// Scrubs raw bytes in place (an upstream body before anything reads it): every form of
+    /// the token becomes [`REDACTED`]. A JSON body stays valid JSON: each form is text inside
+    /// a string and the placeholder needs no escaping.
+    pub fn scrub_bytes(&self, bytes: &mut Vec<u8>) {
+        if !self
+            .forms
+            .iter()
+            .any(|form| form.finder.find(bytes).is_some())
+        {
+            return;
+        }
+        for form in self.forms.iter() {
+            if form.finder.find(bytes).is_none() {
+                continue;
+            }
+            let mut out = Vec::with_capacity(bytes.len());
+            let mut rest = 0;
+            for at in form.finder.find_iter(bytes) {
+                if at < rest {
+                    continue;
+                }
+                out.extend_from_slice(&bytes[rest..at]);
+                out.extend_from_slice(REDACTED.as_bytes());
+                rest = at + form.text.len();
+            }
+            out.extend_from_slice(&bytes[rest..]);
+            *bytes = out;
+        }
+    }
+
+    /// [`Scrubber::scrub`], also where the text was lower- or upper-cased on the way (a host
+    /// name in a URL is lowercased by the parser, so a token echoed in a redirect's host
+    /// comes back lowercased).
+    pub fn scrub_ignoring_case(&self, text: &str) -> String {
+        let mut out = self.scrub(text).into_owned();
+        for form in self.forms.iter() {
+            let needle = form.text.to_ascii_lowercase();
+            let mut from = 0;
+            while let Some(found) = out
+                .get(from..)
+                .and_then(|rest| rest.to_ascii_lowercase().find(&needle))
+            {
+                let at = from + found;
+                out.replace_range(at..at + needle.len(), REDACTED);
+                from = at + REDACTED.len();
+            }
+        }
+        out
+    }
+
     /// Scrubs every string and every key of a JSON value in place.
     pub fn scrub_value(&self, value: &mut Value) {
         match value {
@@ -136,6 +202,38 @@ impl Scrubber {
             _ => {}
         }
     }
+}
+
+/// `text` percent-encoded as a URL component: every byte but the unreserved ones (RFC 3986:
+/// letters, digits, `-`, `.`, `_`, `~`) as `%XX`, so a space is `%20` (a form writes `+`).
+fn percent_encoded(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+/// A URL-encoded text with its hex digits in lower case (`%2f` for `%2F`).
+fn lower_hex(encoded: &str) -> String {
+    let mut out = String::with_capacity(encoded.len());
+    let mut hex_left = 0;
+    for c in encoded.chars() {
+        if c == '%' {
+            hex_left = 2;
+            out.push(c);
+        } else if hex_left > 0 {
+            hex_left -= 1;
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// A [`MakeWriter`] whose writers scrub the token from every log line before it reaches
@@ -252,6 +350,41 @@ mod tests {
             assert!(!clean.contains(&token) && clean.contains(REDACTED));
         }
         assert!(!s.finds(&format!("{filler}{}", &token[..token.len() - 1])));
+    }
+
+    #[test]
+    fn percent_encoded_lower_hex_and_twice_escaped_forms_are_replaced() {
+        // A token with a space, a slash, a quote and a backslash, as an attacker chose it.
+        let token = "Ab c/d\"e\\f-0123456789";
+        let s = Scrubber::new(&Token::new(token));
+        let twice = serde_json::to_string(&serde_json::to_string(token).unwrap()).unwrap();
+        for text in [
+            "token=Ab%20c%2Fd%22e%5Cf-0123456789".to_owned(),
+            "token=Ab%20c%2fd%22e%5cf-0123456789".to_owned(),
+            "token=Ab+c%2fd%22e%5cf-0123456789".to_owned(),
+            format!("detail: {twice}"),
+        ] {
+            let clean = s.scrub(&text);
+            assert!(!clean.contains("0123456789"), "{text} -> {clean}");
+        }
+        let lowered = "https://ab c/d\"e\\f-0123456789.evil.test/";
+        let clean = s.scrub_ignoring_case(lowered);
+        assert!(!clean.contains("0123456789"), "{clean}");
+    }
+
+    #[test]
+    fn bytes_are_scrubbed_and_json_stays_json() {
+        let s = scrubber();
+        let body =
+            serde_json::to_vec(&json!({"a": format!("x{TOKEN}y"), "b": [TOKEN, TOKEN]})).unwrap();
+        let mut scrubbed = body.clone();
+        s.scrub_bytes(&mut scrubbed);
+        let value: Value = serde_json::from_slice(&scrubbed).expect("still JSON");
+        assert_eq!(value["a"], format!("x{REDACTED}y"));
+        assert_eq!(value["b"], json!([REDACTED, REDACTED]));
+        let mut clean = b"{}".to_vec();
+        s.scrub_bytes(&mut clean);
+        assert_eq!(clean, b"{}");
     }
 
     #[test]

@@ -22,6 +22,7 @@ use url::Url;
 use super::error::{CmsError, SetupError};
 use super::list::{ListPage, parse_list, read_keeping};
 use crate::config::Token;
+use crate::scrub::Scrubber;
 
 /// The User-Agent every request carries.
 pub const USER_AGENT: &str = concat!("modyo-mcp/", env!("CARGO_PKG_VERSION"));
@@ -90,6 +91,10 @@ pub struct ModyoClient {
     base_dir: Url,
     timeout: Duration,
     max_body_bytes: u64,
+    /// Scrubs the token from every answer's bytes as they arrive, before anything reads,
+    /// quotes or shortens them: a message cut to 80 characters after the token began would
+    /// keep a prefix of it that no later scrub can recognise.
+    scrubber: Scrubber,
 }
 
 impl std::fmt::Debug for ModyoClient {
@@ -112,9 +117,13 @@ impl ModyoClient {
         headers.insert(AUTHORIZATION, auth);
         headers.insert(ACCEPT, HeaderValue::from_static("application/json"));
         let origin = base.origin();
+        let scrubber = Scrubber::new(token);
+        let in_redirects = scrubber.clone();
         let redirects = reqwest::redirect::Policy::custom(move |attempt| {
             if attempt.url().origin() != origin {
-                let to = attempt.url().origin().ascii_serialization();
+                // The URL parser lowercased the host: a token echoed there is lowercased too.
+                let to =
+                    in_redirects.scrub_ignoring_case(&attempt.url().origin().ascii_serialization());
                 attempt.error(RedirectRefused::CrossOrigin { to })
             } else if attempt.previous().len() > MAX_REDIRECTS {
                 attempt.error(RedirectRefused::TooMany)
@@ -146,6 +155,7 @@ impl ModyoClient {
             base_dir,
             timeout,
             max_body_bytes: crate::config::DEFAULT_MAX_BODY_BYTES,
+            scrubber,
         })
     }
 
@@ -370,6 +380,7 @@ impl ModyoClient {
             }
             bytes.extend_from_slice(&chunk);
         }
+        self.scrubber.scrub_bytes(&mut bytes);
         tracing::debug!(
             %method,
             path,
