@@ -36,6 +36,7 @@ pub mod contract;
 pub mod http;
 pub mod logging;
 pub mod modyo;
+mod screen;
 pub mod scrub;
 pub mod server;
 pub mod stdio;

@@ -4,14 +4,10 @@
 //! rmcp's own stdio transport drops a line it cannot parse without a word (to avoid echo
 //! storms with peers that answer errors with errors), drops an over-long line the same way,
 //! and answers a message that is JSON but not a request with `-32600` and no `id`. A client
-//! waiting on that request then hangs. [`LineTransport`] reads the lines itself and answers:
-//!
-//! - a line that is not JSON (bad syntax, invalid UTF-8, nesting deeper than serde_json's 128
-//!   levels) or longer than [`MAX_LINE_BYTES`]: `-32700 Parse error` with `id: null`, as JSON-RPC
-//!   2.0 says (its id cannot be read);
-//! - JSON that is not a valid message: `-32600 Invalid Request` with the `id` it carries when
-//!   that is a string or an integer, else `null`; a message without `id` is a notification
-//!   and is never answered, even when it is invalid (so two such peers cannot loop).
+//! waiting on that request then hangs. [`LineTransport`] reads the lines itself: a line longer
+//! than [`MAX_LINE_BYTES`] is answered `-32700 Parse error` with `id: null`, and every other
+//! line goes through the screen both transports share (`screen.rs`: parse errors, batches,
+//! invalid requests and params that do not fit an MCP method are answered there).
 //!
 //! Everything else reaches rmcp unchanged. Writes are serialized on one writer, one message
 //! per line.
@@ -21,17 +17,14 @@ use std::sync::Arc;
 use rmcp::RoleServer;
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::Mutex;
 
+use crate::screen::{PARSE_ERROR, Screened, error, screen};
+
 /// The longest line read (16 MiB, rmcp's own limit); a longer one is answered `-32700`.
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
-
-/// JSON-RPC's parse error.
-const PARSE_ERROR: i64 = -32700;
-/// JSON-RPC's invalid request.
-const INVALID_REQUEST: i64 = -32600;
 
 /// The server side of newline-delimited JSON-RPC over a reader and a writer.
 pub struct LineTransport<R, W> {
@@ -54,13 +47,6 @@ impl<R, W> std::fmt::Debug for LineTransport<R, W> {
 /// The process's stdin and stdout as a [`LineTransport`].
 pub fn stdio() -> LineTransport<tokio::io::Stdin, tokio::io::Stdout> {
     LineTransport::new(tokio::io::stdin(), tokio::io::stdout())
-}
-
-/// What one line turned out to be.
-enum Line {
-    Message(Box<RxJsonRpcMessage<RoleServer>>),
-    Answer(Value),
-    Nothing,
 }
 
 impl<R, W> LineTransport<R, W>
@@ -124,42 +110,8 @@ where
         }
     }
 
-    fn classify(&self) -> Line {
-        let mut bytes = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
-        bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
-        bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            return Line::Nothing;
-        }
-        if let Ok(message) = serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(bytes) {
-            return Line::Message(Box::new(message));
-        }
-        let value = match serde_json::from_slice::<Value>(bytes) {
-            Ok(value) => value,
-            Err(e) => {
-                tracing::debug!("unparsable stdio line: {e}");
-                return Line::Answer(error(Value::Null, PARSE_ERROR, format!("Parse error: {e}")));
-            }
-        };
-        match value.get("id") {
-            // A notification (no id) is never answered, even when it is not a valid one.
-            None => {
-                tracing::debug!("ignoring an invalid or unknown notification");
-                Line::Nothing
-            }
-            Some(id) => {
-                let id = match id {
-                    Value::String(_) => id.clone(),
-                    Value::Number(n) if n.is_i64() || n.is_u64() => id.clone(),
-                    _ => Value::Null,
-                };
-                Line::Answer(error(
-                    id,
-                    INVALID_REQUEST,
-                    "Invalid Request: not a JSON-RPC 2.0 request, response or notification this server knows".into(),
-                ))
-            }
-        }
+    fn classify(&self) -> Screened {
+        screen(&self.line)
     }
 }
 
@@ -171,10 +123,6 @@ async fn answer<W: AsyncWrite + Unpin>(
     let mut bytes = message.to_string().into_bytes();
     bytes.push(b'\n');
     write_line(&write, bytes).await
-}
-
-fn error(id: Value, code: i64, message: String) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }
 
 async fn write_line<W: AsyncWrite + Unpin>(
@@ -219,7 +167,7 @@ where
                     self.line.clear();
                     line
                 }
-                Ok(Some(false)) => Line::Answer(error(
+                Ok(Some(false)) => Screened::Answer(error(
                     Value::Null,
                     PARSE_ERROR,
                     format!(
@@ -234,14 +182,14 @@ where
                 }
             };
             match line {
-                Line::Message(message) => return Some(*message),
-                Line::Answer(message) => {
+                Screened::Message(message) => return Some(*message),
+                Screened::Answer(message) => {
                     if let Err(e) = answer(self.write.clone(), message).await {
                         tracing::error!("writing an error answer failed: {e}");
                         return None;
                     }
                 }
-                Line::Nothing => {}
+                Screened::Nothing => {}
             }
         }
     }
@@ -258,6 +206,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::screen::INVALID_REQUEST;
     use tokio::io::{AsyncReadExt, duplex};
 
     /// Feeds `input` to a transport and returns the messages it delivers and what it wrote.
@@ -306,6 +255,15 @@ not json\n\
                 (Value::Null, INVALID_REQUEST),
             ]
         );
+    }
+
+    #[tokio::test]
+    async fn a_batch_line_is_answered() {
+        // Before, `[]` on stdio got no answer at all.
+        let (delivered, answers) = run(b"[]\n", 1024).await;
+        assert!(delivered.is_empty());
+        assert_eq!(answers.len(), 1);
+        assert_eq!(answers[0]["error"]["code"], INVALID_REQUEST);
     }
 
     #[tokio::test]
