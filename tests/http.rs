@@ -347,3 +347,138 @@ async fn sessions_are_capped_and_a_closed_one_makes_room() -> anyhow::Result<()>
     assert!(spawned.terminate().success());
     Ok(())
 }
+
+/// The socket address of a spawned server's URL.
+fn addr_of(url: &str) -> anyhow::Result<std::net::SocketAddr> {
+    Ok(url::Url::parse(url)?.socket_addrs(|| None)?.remove(0))
+}
+
+/// An `initialize` whose body trickles in (its head promises 200 bytes, one arrives) must not
+/// hold the turn every new session waits for: before, three other clients timed out behind one
+/// such connection. The body timeout is set long, so only reading bodies first can let the
+/// others in; the guard only stops a test that would otherwise hang.
+#[tokio::test]
+async fn a_trickling_initialize_blocks_no_other_session() -> anyhow::Result<()> {
+    use tokio::io::AsyncWriteExt;
+
+    for binary in [server_binary(), lab_binary()] {
+        let mut command = Command::new(&binary);
+        command
+            .env_clear()
+            .env("MODYO_HTTP_BODY_TIMEOUT_MS", "600000");
+        if binary == lab_binary() {
+            command.arg("serve");
+        }
+        command.args(["--http", "127.0.0.1:0"]);
+        let spawned = Spawned::start(command);
+        let mut slow = tokio::net::TcpStream::connect(addr_of(&spawned.url)?).await?;
+        slow.write_all(
+            b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 200\r\n\r\n{",
+        )
+        .await?;
+        for _ in 0..3 {
+            let (status, session, body) =
+                tokio::time::timeout(std::time::Duration::from_secs(60), initialize(&spawned.url))
+                    .await
+                    .map_err(|_| {
+                        anyhow::anyhow!("{binary:?}: a session waited behind the slow body")
+                    })?;
+            assert_eq!(status, 200, "{body}");
+            assert!(session.is_some());
+        }
+        drop(slow);
+        assert!(spawned.terminate().success());
+    }
+    Ok(())
+}
+
+/// A body that stops arriving is answered 408 and its connection closed after the body
+/// timeout (a tiny one here), instead of holding its memory forever.
+#[tokio::test]
+async fn an_unfinished_body_is_answered_408_and_closed() -> anyhow::Result<()> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let mut command = Command::new(server_binary());
+    command
+        .env_clear()
+        .env("MODYO_HTTP_BODY_TIMEOUT_MS", "200")
+        .args(["--http", "127.0.0.1:0"]);
+    let spawned = Spawned::start(command);
+    let mut stream = tokio::net::TcpStream::connect(addr_of(&spawned.url)?).await?;
+    stream
+        .write_all(
+            b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 4000000\r\n\r\n{\"a\":",
+        )
+        .await?;
+    let mut answer = Vec::new();
+    let read = tokio::time::timeout(
+        std::time::Duration::from_secs(60),
+        stream.read_to_end(&mut answer),
+    )
+    .await;
+    assert!(read.is_ok(), "the connection was still open after 60 s");
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("MODYO_HTTP_BODY_TIMEOUT_MS"), "{answer}");
+    assert!(spawned.terminate().success());
+    Ok(())
+}
+
+/// Past `MODYO_HTTP_MAX_CONNECTIONS` a new connection is not served until one closes.
+#[tokio::test]
+async fn connections_are_capped() -> anyhow::Result<()> {
+    let mut command = Command::new(server_binary());
+    command
+        .env_clear()
+        .env("MODYO_HTTP_MAX_CONNECTIONS", "2")
+        .args(["--http", "127.0.0.1:0"]);
+    let spawned = Spawned::start(command);
+    let addr = addr_of(&spawned.url)?;
+    let idle = [
+        tokio::net::TcpStream::connect(addr).await?,
+        tokio::net::TcpStream::connect(addr).await?,
+    ];
+    // Without the cap this answers at once; with it, not while the two are open.
+    let waited = tokio::time::timeout(
+        std::time::Duration::from_millis(500),
+        initialize(&spawned.url),
+    )
+    .await;
+    assert!(waited.is_err(), "a third connection was served: {waited:?}");
+    drop(idle);
+    let (status, _, body) =
+        tokio::time::timeout(std::time::Duration::from_secs(60), initialize(&spawned.url)).await?;
+    assert_eq!(status, 200, "{body}");
+    assert!(spawned.terminate().success());
+    Ok(())
+}
+
+/// A batch and a call whose params do not fit `tools/call` are answered like on stdio: before,
+/// HTTP answered a batch `415` and such a call `-32601`.
+#[tokio::test]
+async fn batches_and_misfit_params_are_answered_over_http() -> anyhow::Result<()> {
+    let mut command = Command::new(server_binary());
+    command.env_clear().args(["--http", "127.0.0.1:0"]);
+    let spawned = Spawned::start(command);
+    let post = |body: &'static str| {
+        reqwest::Client::new()
+            .post(&spawned.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(body)
+            .send()
+    };
+    let batch = post("[]").await?;
+    assert_eq!(batch.status().as_u16(), 400);
+    let body: Value = batch.json().await?;
+    assert_eq!(body["error"]["code"], -32600, "{body}");
+    let misfit = post(
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":7,"arguments":"x"}}"#,
+    )
+    .await?;
+    let body: Value = misfit.json().await?;
+    assert_eq!(body["error"]["code"], -32602, "{body}");
+    assert_eq!(body["id"], 4);
+    assert!(spawned.terminate().success());
+    Ok(())
+}

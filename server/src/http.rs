@@ -12,19 +12,31 @@
 //! completes, no new connection is accepted, open sessions and event streams are ended, and
 //! in-flight requests get a short grace period.
 //!
-//! Two limits keep a careless or hostile client from holding the process: a connection that
-//! has not sent its whole request head within the header-read timeout is closed
-//! (`--header-timeout-ms`, `MODYO_HTTP_HEADER_TIMEOUT_MS`, default 30 s; an idle keep-alive
-//! connection is closed after as long, which must stay well above the clients' own keep-alive
-//! (Node's is 4 s): a client reusing a connection the server closes at that instant sees a
-//! failed request, as the TypeScript SDK did once on a loaded machine with 10 s), and at most `--max-sessions`
-//! (`MODYO_HTTP_MAX_SESSIONS`, default 1,024) MCP sessions are open at once: past it
-//! `initialize` is answered `503` until a session ends (`DELETE /mcp`, or rmcp's idle timeout of
-//! 5 minutes). The default is sized for clients that never end their session: the MCP Inspector
-//! CLI opens one per call and leaves it to the idle timeout, so a cap of 64 refused the 65th
-//! call of a sweep. Memory per session is not measured here: an adversarial run against the
-//! release binary saw 5,000 `initialize` add 277 MB (about 55 kB each), so 1,024 would be about
-//! 57 MB; `make bench` does not cover it.
+//! Limits keep a careless or hostile client from holding the process:
+//!
+//! - a connection that has not sent its whole request head within the header-read timeout is
+//!   closed (`--header-timeout-ms`, `MODYO_HTTP_HEADER_TIMEOUT_MS`, default 30 s; an idle
+//!   keep-alive connection is closed after as long, which must stay well above the clients'
+//!   own keep-alive (Node's is 4 s): a client reusing a connection the server closes at that
+//!   instant sees a failed request, as the TypeScript SDK did once on a loaded machine with
+//!   10 s);
+//! - a request body is read whole before anything acts on it, within its own size (16 MiB),
+//!   a body timeout (`--body-timeout-ms`, `MODYO_HTTP_BODY_TIMEOUT_MS`, default 30 s) and one
+//!   budget of 128 MiB for every body being read (see `intake.rs`), so a body that trickles in
+//!   holds only its own connection, never the turn new sessions wait for;
+//! - at most `--max-connections` (`MODYO_HTTP_MAX_CONNECTIONS`, default 256) connections are
+//!   open at once: past it, new ones wait in the listen queue until one closes;
+//! - at most `--max-sessions` (`MODYO_HTTP_MAX_SESSIONS`, default 1,024) MCP sessions are open
+//!   at once: past it `initialize` is answered `503` until a session ends (`DELETE /mcp`, or
+//!   rmcp's idle timeout of 5 minutes). The default is sized for clients that never end their
+//!   session: the MCP Inspector CLI opens one per call and leaves it to the idle timeout, so a
+//!   cap of 64 refused the 65th call of a sweep. Memory per session is not measured here: an
+//!   adversarial run against the release binary saw 5,000 `initialize` add 277 MB (about 55 kB
+//!   each), so 1,024 would be about 57 MB; `make bench` does not cover it.
+//!
+//! Each body is screened like a stdio line (`screen.rs`) before rmcp sees it: a parse error or
+//! a batch is answered `400` with its JSON-RPC error, params that do not fit an MCP method
+//! `-32602`.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -43,6 +55,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
+use crate::screen::{Screened, screen};
 use crate::server::{ModyoServer, ServerError};
 
 /// The path the MCP endpoint answers on (`http://127.0.0.1:8808/mcp`).
@@ -51,11 +64,16 @@ pub const MCP_PATH: &str = "/mcp";
 /// How long in-flight requests may run once shutdown has begun.
 const GRACE: Duration = Duration::from_secs(5);
 
+mod intake;
 mod options;
 
+pub use intake::{BUFFERED_BYTES_BUDGET, MAX_REQUEST_BYTES};
 pub use options::{
-    DEFAULT_HEADER_TIMEOUT, DEFAULT_MAX_SESSIONS, DEFAULT_PORT, HttpArgs, HttpError, HttpOptions,
+    DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SESSIONS,
+    DEFAULT_PORT, HttpArgs, HttpError, HttpOptions,
 };
+
+use intake::{Answer, Intake, json_answer};
 
 /// A bound socket, ready to serve: binding first lets a caller learn the port (`--http
 /// 127.0.0.1:0`) before serving.
@@ -132,66 +150,48 @@ impl HttpListener {
             opening: Arc::new(tokio::sync::Mutex::new(())),
         };
         let header_timeout = self.options.header_timeout;
+        let intake = Intake::new(self.options.body_timeout);
+        let connections = Arc::new(tokio::sync::Semaphore::new(self.options.max_connections));
         let graceful = GracefulShutdown::new();
         tracing::info!(url = %self.url(), "serving MCP over streamable HTTP");
         let mut shutdown = std::pin::pin!(shutdown);
         loop {
-            tokio::select! {
-                accepted = self.listener.accept() => {
-                    let (stream, peer) = match accepted {
-                        Ok(accepted) => accepted,
-                        Err(e) => {
-                            tracing::warn!("accepting a connection failed: {e}");
-                            tokio::time::sleep(Duration::from_millis(50)).await;
-                            continue;
-                        }
-                    };
-                    let service = service.clone();
-                    let cap = cap.clone();
-                    let route = hyper::service::service_fn(move |request: Request<Incoming>| {
-                        let service = service.clone();
-                        let cap = cap.clone();
-                        async move {
-                            if request.uri().path() != MCP_PATH {
-                                return Ok::<_, Infallible>(not_found());
-                            }
-                            let delete = request.method() == hyper::Method::DELETE;
-                            // A POST without a session id opens one (`initialize`): one at a
-                            // time, and only while there is room.
-                            let opens = request.method() == hyper::Method::POST
-                                && !request.headers().contains_key(SESSION_HEADER);
-                            let _turn = if opens {
-                                let turn = cap.opening.clone().lock_owned().await;
-                                if cap.sessions.sessions.read().await.len() >= cap.max {
-                                    return Ok(sessions_full(cap.max));
-                                }
-                                Some(turn)
-                            } else {
-                                None
-                            };
-                            let mut response = service.handle(request).await;
-                            // A session closed by DELETE answers 204 No Content, the status
-                            // clients expect (rmcp says 202, which the Python SDK logs as a
-                            // failed termination); the body is empty either way.
-                            if delete && response.status() == StatusCode::ACCEPTED {
-                                *response.status_mut() = StatusCode::NO_CONTENT;
-                            }
-                            Ok(response)
-                        }
-                    });
-                    let connection = hyper::server::conn::http1::Builder::new()
-                        .timer(TokioTimer::new())
-                        .header_read_timeout(header_timeout)
-                        .serve_connection(TokioIo::new(stream), route);
-                    let connection = graceful.watch(connection);
-                    tokio::spawn(async move {
-                        if let Err(e) = connection.await {
-                            tracing::debug!(%peer, "HTTP connection ended: {e}");
-                        }
-                    });
-                }
+            // A place first: past the cap, new connections wait in the listen queue.
+            let place = tokio::select! {
+                place = connections.clone().acquire_owned() => match place {
+                    Ok(place) => place,
+                    Err(_) => break,
+                },
                 () = &mut shutdown => break,
-            }
+            };
+            let (stream, peer) = tokio::select! {
+                accepted = self.listener.accept() => match accepted {
+                    Ok(accepted) => accepted,
+                    Err(e) => {
+                        tracing::warn!("accepting a connection failed: {e}");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        continue;
+                    }
+                },
+                () = &mut shutdown => break,
+            };
+            let service = service.clone();
+            let cap = cap.clone();
+            let intake = intake.clone();
+            let route = hyper::service::service_fn(move |request: Request<Incoming>| {
+                route(request, service.clone(), cap.clone(), intake.clone())
+            });
+            let connection = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(header_timeout)
+                .serve_connection(TokioIo::new(stream), route);
+            let connection = graceful.watch(connection);
+            tokio::spawn(async move {
+                if let Err(e) = connection.await {
+                    tracing::debug!(%peer, "HTTP connection ended: {e}");
+                }
+                drop(place);
+            });
         }
         drop(self.listener);
         stop.cancel();
@@ -203,6 +203,64 @@ impl HttpListener {
         }
         Ok(())
     }
+}
+
+/// One request on `/mcp`: its body read whole within the limits ([`Intake`]), screened like a
+/// stdio line (a parse error, a batch, params that do not fit an MCP method are answered
+/// here), then handed to rmcp; a `POST` that opens a session takes its turn for the cap only
+/// once its body is whole, so a slow body holds nobody else.
+async fn route<H>(
+    request: Request<Incoming>,
+    service: Arc<StreamableHttpService<H, LocalSessionManager>>,
+    cap: SessionCap,
+    intake: Intake,
+) -> Result<Answer, Infallible>
+where
+    H: ServerHandler + Clone + Send + Sync + 'static,
+{
+    if request.uri().path() != MCP_PATH {
+        return Ok(not_found());
+    }
+    let (parts, body) = request.into_parts();
+    let body = match intake.read(body).await {
+        Ok(body) => body,
+        Err(refused) => return Ok(refused),
+    };
+    let post = parts.method == hyper::Method::POST;
+    if post && let Screened::Answer(answer) = screen(&body.bytes) {
+        let status = if answer.is_array()
+            || matches!(
+                answer["error"]["code"].as_i64(),
+                Some(crate::screen::PARSE_ERROR | crate::screen::INVALID_REQUEST)
+            ) {
+            StatusCode::BAD_REQUEST
+        } else {
+            StatusCode::OK
+        };
+        return Ok(json_answer(status, &answer));
+    }
+    let delete = parts.method == hyper::Method::DELETE;
+    // A POST without a session id opens one (`initialize`): one at a time, and only while
+    // there is room.
+    let opens = post && !parts.headers.contains_key(SESSION_HEADER);
+    let request = Request::from_parts(parts, Full::new(body.bytes.clone()));
+    let _turn = if opens {
+        let turn = cap.opening.clone().lock_owned().await;
+        if cap.sessions.sessions.read().await.len() >= cap.max {
+            return Ok(sessions_full(cap.max));
+        }
+        Some(turn)
+    } else {
+        None
+    };
+    let mut response = service.handle(request).await;
+    drop(body);
+    // A session closed by DELETE answers 204 No Content, the status clients expect (rmcp says
+    // 202, which the Python SDK logs as a failed termination); the body is empty either way.
+    if delete && response.status() == StatusCode::ACCEPTED {
+        *response.status_mut() = StatusCode::NO_CONTENT;
+    }
+    Ok(response)
 }
 
 /// The header that names an MCP session.

@@ -13,6 +13,12 @@ pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(30);
 /// How many MCP sessions may be open at once, by default.
 pub const DEFAULT_MAX_SESSIONS: usize = 1024;
 
+/// How long a client may take to send a whole request body, by default.
+pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How many connections may be open at once, by default.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 256;
+
 /// Host names a loopback server always accepts in the `Host` header (any port).
 const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 
@@ -67,6 +73,24 @@ pub struct HttpArgs {
         value_parser = clap::value_parser!(u64).range(1..)
     )]
     pub max_sessions: Option<u64>,
+    /// Answer `408` and close a connection whose request body has not fully arrived this many
+    /// milliseconds after its head [default: 30000].
+    #[arg(
+        long,
+        value_name = "MS",
+        env = "MODYO_HTTP_BODY_TIMEOUT_MS",
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    pub body_timeout_ms: Option<u64>,
+    /// The most connections open at once; past it new connections wait to be accepted until
+    /// one closes [default: 256].
+    #[arg(
+        long,
+        value_name = "N",
+        env = "MODYO_HTTP_MAX_CONNECTIONS",
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    pub max_connections: Option<u64>,
 }
 
 impl HttpArgs {
@@ -88,6 +112,12 @@ impl HttpArgs {
         if let Some(max) = self.max_sessions {
             options = options.max_sessions(usize::try_from(max).unwrap_or(usize::MAX));
         }
+        if let Some(ms) = self.body_timeout_ms {
+            options = options.body_timeout(Duration::from_millis(ms));
+        }
+        if let Some(max) = self.max_connections {
+            options = options.max_connections(usize::try_from(max).unwrap_or(usize::MAX));
+        }
         Ok(Some(options))
     }
 }
@@ -101,6 +131,8 @@ pub struct HttpOptions {
     allowed_origins: Vec<String>,
     pub(super) header_timeout: Duration,
     pub(super) max_sessions: usize,
+    pub(super) body_timeout: Duration,
+    pub(super) max_connections: usize,
 }
 
 impl HttpOptions {
@@ -118,6 +150,8 @@ impl HttpOptions {
             allowed_origins: Vec::new(),
             header_timeout: DEFAULT_HEADER_TIMEOUT,
             max_sessions: DEFAULT_MAX_SESSIONS,
+            body_timeout: DEFAULT_BODY_TIMEOUT,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
         }
     }
 
@@ -191,6 +225,18 @@ impl HttpOptions {
     /// Allows at most `max` MCP sessions open at once (at least one).
     pub fn max_sessions(mut self, max: usize) -> HttpOptions {
         self.max_sessions = max.max(1);
+        self
+    }
+
+    /// Answers `408` to a request whose body has not fully arrived `timeout` after its head.
+    pub fn body_timeout(mut self, timeout: Duration) -> HttpOptions {
+        self.body_timeout = timeout;
+        self
+    }
+
+    /// Keeps at most `max` connections open at once (at least one).
+    pub fn max_connections(mut self, max: usize) -> HttpOptions {
+        self.max_connections = max.max(1);
         self
     }
 
