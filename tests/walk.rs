@@ -265,3 +265,43 @@ async fn rows_that_share_an_id_are_both_read() -> anyhow::Result<()> {
     session.close().await;
     Ok(())
 }
+
+/// A walk holds at most `MODYO_MAX_BODY_BYTES` of pages: here 40 kB against pages of about
+/// 30 kB, so it stops after the page that crosses it and says `complete: false`, where before
+/// it read every page into memory (50 pages of 16 MiB peaked at 1.8 GB).
+#[tokio::test]
+async fn a_walk_stops_at_its_memory_bound() -> anyhow::Result<()> {
+    let all: Vec<Value> = (1..=250).map(template).collect();
+    let meta = |n: u64| json!({"total_entries": 250, "per_page": 100, "current_page": n, "total_pages": 3});
+    let pages = vec![
+        page(1, &all[..100], meta(1)),
+        page(2, &all[100..200], meta(2)),
+        page(3, &all[200..], meta(3)),
+    ];
+    let library = Library::workspace()?;
+    let upstream = Cassette::new(
+        "test/walk-bound",
+        Provenance::synthetic("2026-12-05", "pages larger than the walk may hold"),
+    )
+    .interactions(pages);
+    let mut cassettes = vec![upstream];
+    cassettes.extend(library.mount_set("channels/banco-andino/base")?);
+    let session = Session::start_with(
+        &cassettes,
+        &[("MODYO_MAX_BODY_BYTES".into(), "40000".into())],
+        ReplayOptions::default(),
+    )
+    .await?;
+    let searched = session
+        .call(
+            "channels-templates-search",
+            json!({"site": "12", "query": "nothing matches this"}),
+        )
+        .await?;
+    assert_eq!(pages_read(&session), 2, "the third page is never read");
+    let state = state(&searched);
+    assert_eq!(state["complete"], false, "{state}");
+    assert_eq!(state["searched"], 200, "{state}");
+    session.close().await;
+    Ok(())
+}

@@ -76,7 +76,7 @@ fn envelope(c: &mut Criterion) {
                 |data| {
                     let reply = Reply::new(data)
                         .resource(Resource::new("space").id(636).name("Sucursales"))
-                        .state(Coverage::page(100, None));
+                        .state(Coverage::page(100, None, 1));
                     let result = exit::respond(
                         &platform,
                         Mode::Migrated,

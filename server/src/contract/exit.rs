@@ -144,7 +144,7 @@ mod tests {
     fn text_is_the_compact_serialization_of_structured_content() {
         let reply = Reply::new(json!([{"id": 1}]))
             .resource(Resource::new("space").id(636).name("Sucursales"))
-            .state(Coverage::page(1, None));
+            .state(Coverage::page(1, None, 1));
         let v = validator(
             ToolClass::Read,
             Slots {
@@ -191,7 +191,7 @@ mod tests {
     #[test]
     fn a_slot_the_server_built_wrong_is_a_server_bug() {
         let v = validator(ToolClass::Read, Slots::default(), schema::any());
-        let reply = Reply::new(json!(1)).state(Coverage::page(1, None));
+        let reply = Reply::new(json!(1)).state(Coverage::page(1, None, 1));
         let err = respond(&platform(), Mode::Migrated, Some(&v), reply.into()).unwrap_err();
         assert!(matches!(err, Invalid::Server(_)), "{err:?}");
     }

@@ -231,17 +231,35 @@ pub struct Coverage {
 
 impl Coverage {
     /// Coverage of one API page: total, page and per_page come from `meta` only, and
-    /// `complete` from `meta.total_entries` only.
-    pub fn page(returned: usize, meta: Option<&Meta>) -> Coverage {
+    /// `complete` from `meta.total_entries`, held against the rest of `meta` and the page that
+    /// was asked for (`asked`, 1 when none was).
+    ///
+    /// `complete: true` needs every piece to agree that this one page is the whole collection:
+    /// as many rows as `total_entries`, on page 1 (asked and, when sent, `current_page`), with
+    /// `total_pages` (when sent) at most 1. A page whose `total_pages` says 4 while its rows
+    /// equal `total_entries`, or page 2 answered as `current_page: 1` with every row, says
+    /// two things at once: the key is left out. Fewer rows than `total_entries` is
+    /// `complete: false` whatever else `meta` says.
+    pub fn page(returned: usize, meta: Option<&Meta>, asked: u64) -> Coverage {
         let returned = returned as u64;
         let total = meta.and_then(|m| m.total_entries);
+        let mut complete = complete(returned, total.map_or(Evidence::None, Evidence::Total));
+        if complete == Some(true) {
+            let current = meta.and_then(|m| m.current_page);
+            let pages = meta.and_then(|m| m.total_pages);
+            let one_page =
+                asked == 1 && current.is_none_or(|c| c == asked) && pages.is_none_or(|p| p <= 1);
+            if !one_page {
+                complete = None;
+            }
+        }
         Coverage {
             returned,
             total,
             searched: None,
             page: meta.and_then(|m| m.current_page),
             per_page: meta.and_then(|m| m.per_page),
-            complete: complete(returned, total.map_or(Evidence::None, Evidence::Total)),
+            complete,
         }
     }
 
@@ -499,7 +517,7 @@ mod tests {
 
     #[test]
     fn missing_meta_gives_only_returned() {
-        let c = Coverage::page(10, None);
+        let c = Coverage::page(10, None, 1);
         assert_eq!(serde_json::to_value(&c).unwrap(), json!({"returned": 10}));
     }
 
@@ -508,7 +526,7 @@ mod tests {
         let meta = Meta::parse(Some(
             &json!({"total_entries": 314, "per_page": 10, "current_page": 2, "total_pages": 32}),
         ));
-        let c = Coverage::page(10, meta.as_ref());
+        let c = Coverage::page(10, meta.as_ref(), 2);
         assert_eq!(
             serde_json::to_value(&c).unwrap(),
             json!({"returned": 10, "total": 314, "page": 2, "per_page": 10, "complete": false})
@@ -525,9 +543,53 @@ mod tests {
             json!([]),
         ] {
             let parsed = Meta::parse(Some(&meta));
-            let c = Coverage::page(4, parsed.as_ref());
+            let c = Coverage::page(4, parsed.as_ref(), 1);
             assert_eq!(c.is_complete(), None, "{meta}");
         }
+    }
+
+    #[test]
+    fn one_page_is_complete_only_when_all_of_meta_agrees() {
+        let page = |meta: Value, asked: u64| {
+            let parsed = Meta::parse(Some(&meta));
+            Coverage::page(4, parsed.as_ref(), asked).is_complete()
+        };
+        assert_eq!(
+            page(
+                json!({"total_entries": 4, "current_page": 1, "total_pages": 1}),
+                1
+            ),
+            Some(true)
+        );
+        assert_eq!(page(json!({"total_entries": 4}), 1), Some(true));
+        // Before, each of these was complete: true.
+        for (meta, asked) in [
+            (
+                json!({"total_entries": 4, "current_page": 1, "total_pages": 4}),
+                1,
+            ),
+            (
+                json!({"total_entries": 4, "current_page": 1, "total_pages": 16}),
+                1,
+            ),
+            (
+                json!({"total_entries": 4, "current_page": 1, "total_pages": 1}),
+                2,
+            ),
+            (
+                json!({"total_entries": 4, "current_page": 2, "total_pages": 1}),
+                1,
+            ),
+        ] {
+            assert_eq!(page(meta.clone(), asked), None, "{meta} asked {asked}");
+        }
+        assert_eq!(
+            page(
+                json!({"total_entries": 9, "current_page": 1, "total_pages": 1}),
+                1
+            ),
+            Some(false)
+        );
     }
 
     #[test]

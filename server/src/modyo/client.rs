@@ -75,6 +75,16 @@ impl Query {
         self.push("page", page).push("per_page", per_page)
     }
 
+    /// The page asked for: the last `page` parameter as a number, 1 when there is none.
+    pub fn asked_page(&self) -> u64 {
+        self.0
+            .iter()
+            .rev()
+            .find(|(key, _)| key == "page")
+            .and_then(|(_, value)| value.trim().parse().ok())
+            .unwrap_or(1)
+    }
+
     /// The parameters.
     pub fn pairs(&self) -> &[(String, String)] {
         &self.0
@@ -170,11 +180,29 @@ impl ModyoClient {
     /// array, a scalar) is an `invalid_upstream_response`, never data. An endpoint that
     /// really answers something else goes through [`ModyoClient::send`].
     pub async fn get(&self, path: &str, query: &Query) -> Result<Value, CmsError> {
-        let body = self.send(Method::GET, path, query, None).await?;
+        Ok(self.get_sized(path, query).await?.0)
+    }
+
+    /// [`ModyoClient::get`], with the size of the body it read (a walk counts what it holds).
+    async fn get_sized(&self, path: &str, query: &Query) -> Result<(Value, usize), CmsError> {
+        let request = self.request(&Method::GET, path, query)?;
+        let (status, bytes) = self.execute(&Method::GET, path, request).await?;
+        let body = json_body(&bytes).map_err(|e| CmsError::InvalidJson {
+            method: Method::GET,
+            path: path.to_owned(),
+            status: status.as_u16(),
+            detail: e.to_string(),
+        })?;
         if body.is_object() {
-            return Ok(body);
+            return Ok((body, bytes.len()));
         }
         Err(not_an_object(path, &body))
+    }
+
+    /// The most bytes one answer may hold (`MODYO_MAX_BODY_BYTES`): also what a
+    /// whole-collection walk may hold of its pages together.
+    pub fn max_body(&self) -> u64 {
+        self.max_body_bytes
     }
 
     /// `GET path?query` for a JSON object that `read` turns into only what the caller needs,
@@ -213,8 +241,11 @@ impl ModyoClient {
 
     /// `GET` a list endpoint and read its `root` key (with the root-key drift rule of `list::parse_list`).
     pub async fn list(&self, path: &str, root: &str, query: &Query) -> Result<ListPage, CmsError> {
-        let body = self.get(path, query).await?;
-        page_of(path, body, root)
+        let (body, bytes) = self.get_sized(path, query).await?;
+        let mut page = page_of(path, body, root)?;
+        page.asked_page = query.asked_page();
+        page.body_bytes = bytes;
+        Ok(page)
     }
 
     /// [`ModyoClient::list`] keeping only the keys in `keep` of each row: the other keys are
@@ -229,7 +260,9 @@ impl ModyoClient {
         let body = self
             .get_sparse(path, query, |bytes| read_keeping(bytes, root, keep))
             .await?;
-        page_of(path, body, root)
+        let mut page = page_of(path, body, root)?;
+        page.asked_page = query.asked_page();
+        Ok(page)
     }
 
     /// Sends a request with an optional JSON body and parses the JSON answer (an empty 2xx

@@ -31,6 +31,10 @@ pub struct ListPage {
     pub meta: Option<Meta>,
     /// `meta` exactly as sent, for the legacy rendering (C21) only.
     pub raw_meta: Option<Value>,
+    /// The page the request asked for (its `page` parameter; 1 when it sent none).
+    pub asked_page: u64,
+    /// The size of the body it was read from (0 when not known).
+    pub body_bytes: usize,
 }
 
 /// Reads the `root` array of a list body.
@@ -71,6 +75,8 @@ pub(crate) fn parse_list(body: Value, root: &str) -> Result<ListPage, String> {
         items,
         meta,
         raw_meta,
+        asked_page: 1,
+        body_bytes: 0,
     })
 }
 
@@ -242,8 +248,10 @@ pub const MAX_WALK_PAGES: u32 = 50;
 pub const WALK_PER_PAGE: u32 = 100;
 
 /// Reads every page of a list (per_page 100), each row once, until the API has no more, a
-/// page only repeats rows already read (an upstream that ignores `page`), or
-/// [`MAX_WALK_PAGES`].
+/// page only repeats rows already read (an upstream that ignores `page`), [`MAX_WALK_PAGES`],
+/// or the pages read hold more than `MODYO_MAX_BODY_BYTES` together (the most one answer may
+/// hold; a walk of 50 pages of 16 MiB once peaked at 1.8 GB): the page that crosses it is
+/// kept and the walk stops there, `Capped`.
 /// When to read on and what the pages prove is [`Walk`]'s rule (C6, `contract/state.rs`):
 /// `Exhausted` only when every piece of evidence agrees every row was read, `Capped` when
 /// some surely were not, `None` when the API contradicts itself or a short page without
@@ -257,11 +265,14 @@ pub async fn walk(
     let mut walk = Walk::new(WALK_PER_PAGE);
     let mut read = HashSet::new();
     let mut all = Vec::new();
+    let budget = client.max_body();
+    let mut held: u64 = 0;
     for page in 1..=MAX_WALK_PAGES {
         let query = filters.clone().page(page, WALK_PER_PAGE);
         let list = client.list(path, root, &query).await?;
         let rows = list.items.len();
         let before = all.len();
+        held = held.saturating_add(list.body_bytes as u64);
         all.extend(
             list.items
                 .into_iter()
@@ -272,6 +283,15 @@ pub async fn walk(
                 tracing::debug!(path, page, seen = walk.seen(), evidence = ?walk.evidence(), "walk ended without proof of the whole list");
             }
             return Ok((all, walk.evidence()));
+        }
+        if held > budget {
+            tracing::warn!(
+                path,
+                page,
+                held,
+                "a walk stopped at MODYO_MAX_BODY_BYTES of pages held; the answer says complete: false"
+            );
+            break;
         }
     }
     walk.capped();
@@ -297,9 +317,18 @@ pub async fn read_array(
 }
 
 /// What tells one row from another: the whole row (an `id` alone is not enough: a list may
-/// hold a user and a group that share one).
-fn row_identity(row: &Value) -> String {
-    row.to_string()
+/// hold a user and a group that share one), kept as a 128-bit digest of its JSON rather than
+/// the text itself, so a walk does not hold every row twice.
+fn row_identity(row: &Value) -> (u64, u64) {
+    use std::hash::{Hash, Hasher};
+    let text = row.to_string();
+    let digest = |seed: u8| {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        seed.hash(&mut hasher);
+        text.hash(&mut hasher);
+        hasher.finish()
+    };
+    (digest(1), digest(2))
 }
 
 #[cfg(test)]

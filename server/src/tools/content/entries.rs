@@ -175,7 +175,7 @@ async fn list(call: Call, args: ListArgs) -> Answer<Vec<Echo<EntryObject>>> {
             .list_keeping(&path, "entries", &query, &ROW_KEYS)
             .await?
     };
-    let coverage = Coverage::page(page.items.len(), page.meta.as_ref());
+    let coverage = Coverage::page(page.items.len(), page.meta.as_ref(), page.asked_page);
     let raw_meta = page.raw_meta;
     let data: Vec<Value> = if args.include_details {
         page.items.clone()

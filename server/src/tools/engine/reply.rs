@@ -58,7 +58,7 @@ impl<E> Absent for Option<E> {
 
 /// Coverage of one page (C5, C6): from the API's `meta` only.
 pub(crate) fn coverage(page: &ListPage) -> Coverage {
-    Coverage::page(page.items.len(), page.meta.as_ref())
+    Coverage::page(page.items.len(), page.meta.as_ref(), page.asked_page)
 }
 
 /// The raw `meta` of a page, for the old payload.
