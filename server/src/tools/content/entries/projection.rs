@@ -15,6 +15,7 @@ use tokio_util::task::AbortOnDropHandle;
 use super::minimal;
 use super::parts::{self, EntryParts};
 use crate::contract::{ErrorCode, ToolError};
+use crate::modyo::resolve::echoed_names;
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::content::types::fetch_type;
 use crate::tools::content::{Space, id_key};
@@ -228,22 +229,22 @@ fn check_names(types: &BTreeMap<String, FieldMap>, wanted: &[String]) -> Result<
     if unknown.is_empty() {
         return Ok(());
     }
-    let list = |names: Vec<&String>| {
-        names
-            .iter()
-            .map(|s| s.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    // The names given are shortened (they are the caller's, of any number); the ones the
+    // types define are the answer to the mistake and stay whole.
+    let (unknown_text, unknown_shown) = echoed_names(&unknown);
+    let available_text = available
+        .iter()
+        .map(|s| s.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
     Err(ToolError::new(
         ErrorCode::UnknownFields,
         format!(
-            "unknown field name(s): {}. Fields of the content type(s) on this page: {}",
-            list(unknown.clone()),
-            list(available.iter().copied().collect())
+            "unknown field name(s): {unknown_text}. Fields of the content type(s) on this page: {available_text}"
         ),
     )
-    .detail("unknown", json!(unknown))
+    .detail("unknown", unknown_shown)
+    .detail("unknown_count", unknown.len())
     .detail("available", json!(available)))
 }
 
@@ -504,5 +505,29 @@ mod tests {
         assert_eq!(err.code(), ErrorCode::UnknownFields);
         assert_eq!(err.to_value()["available"], json!(["title"]));
         assert_eq!(err.to_value()["unknown"], json!(["titel"]));
+    }
+
+    #[test]
+    fn a_flood_of_unknown_names_is_echoed_shortened() {
+        // Before, 400,000 names given were all repeated (an 8.2 MB answer).
+        let mut types = BTreeMap::new();
+        types.insert(
+            "1".to_owned(),
+            FieldMap::of(&json!({"fields": [{"id": 1, "name": "title"}]})),
+        );
+        let wanted: Vec<String> = (0..400_000).map(|i| format!("f{i}")).collect();
+        let err = check_names(&types, &wanted).unwrap_err();
+        let value = err.to_value();
+        assert!(
+            value.to_string().len() < 4_000,
+            "{} bytes",
+            value.to_string().len()
+        );
+        assert_eq!(value["unknown_count"], 400_000);
+        assert!(
+            err.message().contains("and 399980 more"),
+            "{}",
+            err.message()
+        );
     }
 }

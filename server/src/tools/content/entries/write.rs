@@ -25,7 +25,7 @@ use super::super::categories;
 use super::super::{Space, id_key};
 use super::{is_asset_kind, present, read_entry};
 use crate::contract::{ErrorCode, Legacy, PostCondition, Reply, ToolError, legacy};
-use crate::modyo::resolve::is_uuid;
+use crate::modyo::resolve::{echoed_names, is_uuid};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::CallError;
 use crate::tools::engine::{Object, reply};
@@ -95,19 +95,16 @@ pub(in crate::tools::content) fn encode_fields(
         .collect();
     if !unknown.is_empty() {
         let available: Vec<&str> = defined.iter().map(|(n, _, _)| *n).collect();
+        let (unknown_text, unknown_shown) = echoed_names(&unknown);
         return Err(ToolError::new(
             ErrorCode::UnknownFields,
             format!(
-                "unknown field name(s): {}. Fields of the content type: {}",
-                unknown
-                    .iter()
-                    .map(|s| s.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                "unknown field name(s): {unknown_text}. Fields of the content type: {}",
                 available.join(", ")
             ),
         )
-        .detail("unknown", json!(unknown))
+        .detail("unknown", unknown_shown)
+        .detail("unknown_count", unknown.len())
         .detail("available", json!(available)));
     }
     let mut encoded = Encoded {
