@@ -1,19 +1,22 @@
-//! The replay state shared by every mock of one server, and the wiremock plumbing around it.
+//! The replay state behind one server, and how it answers a request.
 //!
-//! One [`Sequence`] per distinct [`RequestKey`], each mounted as one wiremock `Mock` whose
-//! [`KeyMatcher`] says "this key, and a response is left" and whose [`KeyResponder`] hands out
-//! the recorded responses in order. Below them all, at the lowest priority, [`MissResponder`]
-//! answers everything else with a 501 and a diagnostic. wiremock matches and responds under
-//! one write lock per request, so "is a response left" and "take it" cannot race.
+//! One [`Sequence`] per distinct [`RequestKey`], holding the recorded responses in order as
+//! ready [`Reply`]s. [`answer`] takes each request under the ledger's lock: the sequence that
+//! matches it and has a response left hands out the next one; anything else is a miss,
+//! answered `501` with a diagnostic. "Is a response left" and "take it" happen under one lock,
+//! so concurrent requests cannot race for the last response.
 
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+use bytes::Bytes;
+use hyper::StatusCode;
+use hyper::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Value, json};
-use wiremock::{Match, Request, Respond, ResponseTemplate};
 
 use super::diagnose::{Miss, diagnose};
+use super::http::{Arrived, Reply};
 use super::request::{ReceivedRequest, RequestKey};
 use super::{ReplayOptions, UnusedInteraction};
 use crate::cassette::{Cassette, OrderedMap, RecordedResponse, ResponseBody};
@@ -36,6 +39,8 @@ pub(crate) struct Ledger {
     pub(crate) misses: VecDeque<Miss>,
     /// Every miss since the last reset.
     pub(crate) misses_total: usize,
+    /// The `Authorization` every request must carry, else `401 {}` (a fake account).
+    pub(crate) authorization: Option<String>,
 }
 
 /// The responses recorded for one request key, in recorded order.
@@ -50,7 +55,7 @@ pub(crate) struct Sequence {
     /// mounted by later cassettes (a clone of every recorded JSON tree was most of the
     /// offline server's memory).
     pub(crate) responses: Vec<Fingerprint>,
-    pub(crate) templates: Vec<ResponseTemplate>,
+    pub(crate) replies: Vec<Reply>,
     pub(crate) played: usize,
 }
 
@@ -82,6 +87,7 @@ impl Ledger {
             received_total: 0,
             misses: VecDeque::new(),
             misses_total: 0,
+            authorization: None,
         }
     }
 
@@ -101,10 +107,10 @@ impl Ledger {
         *self = Ledger::new(self.options);
     }
 
-    /// Adds the cassettes' interactions and returns the ids of the sequences they created
-    /// (each needs its own mock). A cassette already mounted is skipped.
-    pub(crate) fn add(&mut self, cassettes: &[Cassette]) -> Vec<usize> {
-        let mut created = Vec::new();
+    /// Adds the cassettes' interactions and returns how many sequences they created. A
+    /// cassette already mounted is skipped.
+    pub(crate) fn add(&mut self, cassettes: &[Cassette]) -> usize {
+        let mut created = 0;
         for cassette in cassettes {
             if self.cassettes.iter().any(|c| c == cassette.name()) {
                 tracing::debug!(cassette = cassette.name(), "already mounted, skipped");
@@ -120,8 +126,7 @@ impl Ledger {
                     Some(sequence) if sequence >= owned_from => {
                         let seq = &mut self.sequences[sequence];
                         seq.responses.push(Fingerprint::of(&interaction.response));
-                        seq.templates
-                            .push(template(&interaction.response, self.options));
+                        seq.replies.push(reply(&interaction.response, self.options));
                         Slot::Played {
                             sequence,
                             position: seq.responses.len() - 1,
@@ -153,10 +158,10 @@ impl Ledger {
                             cassette: cassette.name().to_owned(),
                             first_index: index,
                             responses: vec![Fingerprint::of(&interaction.response)],
-                            templates: vec![template(&interaction.response, self.options)],
+                            replies: vec![reply(&interaction.response, self.options)],
                             played: 0,
                         });
-                        created.push(self.sequences.len() - 1);
+                        created += 1;
                         Slot::Played {
                             sequence: self.sequences.len() - 1,
                             position: 0,
@@ -172,6 +177,18 @@ impl Ledger {
             }
         }
         created
+    }
+
+    /// The next recorded response for `received`, from the first sequence that matches it and
+    /// has one left (or, with `allow_repeats`, its last one again).
+    fn play(&mut self, received: &ReceivedRequest) -> Option<Reply> {
+        let allow_repeats = self.options.allow_repeats;
+        let seq = self.sequences.iter_mut().find(|seq| {
+            seq.key.matches(received) && (seq.played < seq.replies.len() || allow_repeats)
+        })?;
+        let position = seq.played.min(seq.replies.len().saturating_sub(1));
+        seq.played += 1;
+        seq.replies.get(position).cloned()
     }
 
     pub(crate) fn unused(&self) -> Vec<UnusedInteraction> {
@@ -282,106 +299,83 @@ pub(crate) fn lock(ledger: &Mutex<Ledger>) -> MutexGuard<'_, Ledger> {
     ledger.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// The wiremock response for a recorded one: status, headers, body, delay (unless the
-/// options ignore latency).
-fn template(response: &RecordedResponse, options: ReplayOptions) -> ResponseTemplate {
-    let mut template = ResponseTemplate::new(response.status);
-    let content_type = response.headers.get_ignore_case("content-type");
+/// The answer to replay for a recorded response: status, headers, body, delay (unless the
+/// options ignore latency). A content type the body implies is added when none was recorded;
+/// a header that is not valid HTTP is left out (loading rejects them already). Bodies are
+/// stored at their length: `serde_json::to_vec` leaves up to as much again in spare capacity.
+fn reply(response: &RecordedResponse, options: ReplayOptions) -> Reply {
+    let mut headers = HeaderMap::new();
     for (name, value) in response.headers.iter() {
-        if !name.eq_ignore_ascii_case("content-type") {
-            template = template.append_header(name, value.as_str());
+        if name.eq_ignore_ascii_case("content-type") {
+            continue;
+        }
+        if let (Ok(name), Ok(value)) = (
+            HeaderName::from_bytes(name.as_bytes()),
+            HeaderValue::from_str(value),
+        ) {
+            headers.append(name, value);
         }
     }
-    template = match &response.body {
-        ResponseBody::Empty => match content_type {
-            Some(content_type) => template.insert_header("content-type", content_type.as_str()),
-            None => template,
-        },
-        ResponseBody::Json(json) => template.set_body_raw(
-            serde_json::to_vec(json).unwrap_or_default(),
-            content_type.map_or("application/json", String::as_str),
+    let (body, implied) = match &response.body {
+        ResponseBody::Empty => (Bytes::new(), None),
+        ResponseBody::Json(json) => (
+            Bytes::from(
+                serde_json::to_vec(json)
+                    .unwrap_or_default()
+                    .into_boxed_slice(),
+            ),
+            Some("application/json"),
         ),
-        ResponseBody::Text(text) => template.set_body_raw(
-            text.as_bytes(),
-            content_type.map_or("text/plain; charset=utf-8", String::as_str),
+        ResponseBody::Text(text) => (
+            Bytes::copy_from_slice(text.as_bytes()),
+            Some("text/plain; charset=utf-8"),
         ),
-        ResponseBody::Bytes(bytes) => template.set_body_raw(
-            bytes.as_slice(),
-            content_type.map_or("application/octet-stream", String::as_str),
+        ResponseBody::Bytes(bytes) => (
+            Bytes::copy_from_slice(bytes),
+            Some("application/octet-stream"),
         ),
     };
-    match response.delay_ms {
-        Some(ms) if ms > 0 && !options.ignore_latency => {
-            template.set_delay(Duration::from_millis(ms))
+    let content_type = match response.headers.get_ignore_case("content-type") {
+        Some(recorded) => HeaderValue::from_str(recorded).ok(),
+        None => implied.map(HeaderValue::from_static),
+    };
+    Reply {
+        status: StatusCode::from_u16(response.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+        headers,
+        content_type,
+        body,
+        delay: match response.delay_ms {
+            Some(ms) if ms > 0 && !options.ignore_latency => Some(Duration::from_millis(ms)),
+            _ => None,
+        },
+    }
+}
+
+/// Answers one request: `401 {}` without the required `Authorization`; else the next recorded
+/// response of the sequence it matches; else a miss, kept, logged and answered `501` with
+/// the diagnostic. The request is kept in the ledger's bounded history either way.
+pub(crate) fn answer(shared: &Mutex<Ledger>, arrived: &Arrived) -> Reply {
+    let miss = {
+        let mut ledger = lock(shared);
+        if let Some(expected) = &ledger.authorization {
+            let given = arrived.authorization.as_ref().and_then(|v| v.to_str().ok());
+            if given != Some(expected.as_str()) {
+                return Reply::json(StatusCode::UNAUTHORIZED, &json!({}));
+            }
         }
-        _ => template,
-    }
-}
-
-/// Matches one request key while the sequence has a response left (or repeats are allowed).
-pub(crate) struct KeyMatcher {
-    pub(crate) ledger: Arc<Mutex<Ledger>>,
-    pub(crate) sequence: usize,
-    pub(crate) method: String,
-    pub(crate) path: String,
-}
-
-impl Match for KeyMatcher {
-    fn matches(&self, request: &Request) -> bool {
-        // Cheap checks first: every request is offered to every mock.
-        if request.method.as_str() != self.method || request.url.path() != self.path {
-            return false;
-        }
-        let received = ReceivedRequest::from_wiremock(request, true);
-        let ledger = lock(&self.ledger);
-        ledger.sequences.get(self.sequence).is_some_and(|seq| {
-            seq.key.matches(&received)
-                && (seq.played < seq.responses.len() || ledger.options.allow_repeats)
-        })
-    }
-}
-
-/// Answers the next recorded response of its sequence (the last one again once exhausted,
-/// which only happens with `allow_repeats`).
-pub(crate) struct KeyResponder {
-    pub(crate) ledger: Arc<Mutex<Ledger>>,
-    pub(crate) sequence: usize,
-}
-
-impl Respond for KeyResponder {
-    fn respond(&self, request: &Request) -> ResponseTemplate {
-        let received = ReceivedRequest::from_wiremock(request, true);
-        let mut ledger = lock(&self.ledger);
-        let Some(seq) = ledger.sequences.get_mut(self.sequence) else {
-            drop(ledger);
-            return miss_response("the replay server was reset while this request was in flight");
-        };
-        let position = seq.played.min(seq.templates.len().saturating_sub(1));
-        seq.played += 1;
-        let template = seq.templates[position].clone();
-        ledger.receive(received);
-        template
-    }
-}
-
-/// The catch-all: records the miss, logs it, and answers 501 with the diagnostic.
-pub(crate) struct MissResponder {
-    pub(crate) ledger: Arc<Mutex<Ledger>>,
-}
-
-impl Respond for MissResponder {
-    fn respond(&self, request: &Request) -> ResponseTemplate {
-        let received = ReceivedRequest::from_wiremock(request, false);
-        let miss = {
-            let mut ledger = lock(&self.ledger);
-            let miss = diagnose(&ledger, received.clone());
+        let mut received = ReceivedRequest::from_arrived(arrived, true);
+        if let Some(reply) = ledger.play(&received) {
             ledger.receive(received);
-            ledger.miss(miss.clone());
-            miss
-        };
-        tracing::warn!("replay miss: {miss}");
-        miss_response(&miss.to_string())
-    }
+            return reply;
+        }
+        received.replayed = false;
+        let miss = diagnose(&ledger, received.clone());
+        ledger.receive(received);
+        ledger.miss(miss.clone());
+        miss
+    };
+    tracing::warn!("replay miss: {miss}");
+    miss_reply(&miss.to_string())
 }
 
 /// Pushes `item`, dropping the oldest while more than `limit` are kept.
@@ -395,8 +389,13 @@ fn keep<T>(kept: &mut VecDeque<T>, item: T, limit: usize) {
     kept.push_back(item);
 }
 
-fn miss_response(diagnostic: &str) -> ResponseTemplate {
-    ResponseTemplate::new(501)
-        .insert_header(MISS_HEADER, "miss")
-        .set_body_json(json!({"errors": [format!("replay miss: {diagnostic}")]}))
+fn miss_reply(diagnostic: &str) -> Reply {
+    let mut reply = Reply::json(
+        StatusCode::NOT_IMPLEMENTED,
+        &json!({"errors": [format!("replay miss: {diagnostic}")]}),
+    );
+    reply
+        .headers
+        .insert(MISS_HEADER, HeaderValue::from_static("miss"));
+    reply
 }
