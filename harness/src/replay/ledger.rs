@@ -5,8 +5,17 @@
 //! matches it and has a response left hands out the next one; anything else is a miss,
 //! answered `501` with a diagnostic. "Is a response left" and "take it" happen under one lock,
 //! so concurrent requests cannot race for the last response.
+//!
+//! Sequences are found through a hash of everything an exact match compares (method, path,
+//! query, and the body written canonically; see [`bucket`]): mounting an interaction and
+//! answering a request compare the key only with the few that share its hash, so mounting
+//! is linear in the interactions and a request costs the same among ten keys or 100,000.
+//! (Comparing each new key with every mounted one made `modyo-lab serve` take 75 s to start
+//! on 100,001 interactions.)
 
-use std::collections::VecDeque;
+use std::collections::hash_map::DefaultHasher;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::hash::{Hash, Hasher};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
@@ -17,7 +26,7 @@ use serde_json::{Value, json};
 
 use super::diagnose::{Miss, diagnose};
 use super::http::{Arrived, Reply};
-use super::request::{ReceivedRequest, RequestKey};
+use super::request::{ReceivedBody, ReceivedRequest, RequestKey};
 use super::{ReplayOptions, UnusedInteraction};
 use crate::cassette::{Cassette, OrderedMap, RecordedResponse, ResponseBody};
 
@@ -29,8 +38,13 @@ pub const MISS_HEADER: &str = "x-modyo-replay";
 pub(crate) struct Ledger {
     pub(crate) options: ReplayOptions,
     pub(crate) sequences: Vec<Sequence>,
+    /// The ids of the sequences by [`bucket`] of their key, in mount order.
+    index: HashMap<u64, Vec<usize>>,
     pub(crate) interactions: Vec<MountedInteraction>,
+    /// The mounted cassettes, in mount order.
     pub(crate) cassettes: Vec<String>,
+    /// The same names, to skip one mounted again.
+    mounted: HashSet<String>,
     /// The most recent requests received (at most `options.keep_received`).
     pub(crate) received: VecDeque<ReceivedRequest>,
     /// Every request received since the last reset, kept or not.
@@ -41,6 +55,10 @@ pub(crate) struct Ledger {
     pub(crate) misses_total: usize,
     /// The `Authorization` every request must carry, else `401 {}` (a fake account).
     pub(crate) authorization: Option<String>,
+    /// How many recorded keys were compared with another key or a request: the work mounting
+    /// and matching did, which the tests hold to near one per interaction and per request.
+    #[cfg(test)]
+    pub(crate) compared: usize,
 }
 
 /// The responses recorded for one request key, in recorded order.
@@ -81,13 +99,17 @@ impl Ledger {
         Ledger {
             options,
             sequences: Vec::new(),
+            index: HashMap::new(),
             interactions: Vec::new(),
             cassettes: Vec::new(),
+            mounted: HashSet::new(),
             received: VecDeque::new(),
             received_total: 0,
             misses: VecDeque::new(),
             misses_total: 0,
             authorization: None,
+            #[cfg(test)]
+            compared: 0,
         }
     }
 
@@ -112,7 +134,7 @@ impl Ledger {
     pub(crate) fn add(&mut self, cassettes: &[Cassette]) -> usize {
         let mut created = 0;
         for cassette in cassettes {
-            if self.cassettes.iter().any(|c| c == cassette.name()) {
+            if !self.mounted.insert(cassette.name().to_owned()) {
                 tracing::debug!(cassette = cassette.name(), "already mounted, skipped");
                 continue;
             }
@@ -120,7 +142,8 @@ impl Ledger {
             let owned_from = self.sequences.len();
             for (index, interaction) in cassette.interactions.iter().enumerate() {
                 let key = RequestKey::of(&interaction.request);
-                let existing = self.sequences.iter().position(|s| s.key == key);
+                let bucket = key_bucket(&key);
+                let existing = self.find(bucket, |seq| seq.key == key);
                 let slot = match existing {
                     // Same cassette: the next response of the sequence.
                     Some(sequence) if sequence >= owned_from => {
@@ -161,6 +184,10 @@ impl Ledger {
                             replies: vec![reply(&interaction.response, self.options)],
                             played: 0,
                         });
+                        self.index
+                            .entry(bucket)
+                            .or_default()
+                            .push(self.sequences.len() - 1);
                         created += 1;
                         Slot::Played {
                             sequence: self.sequences.len() - 1,
@@ -179,13 +206,26 @@ impl Ledger {
         created
     }
 
+    /// The first sequence (in mount order) in `bucket` that `wanted` accepts.
+    fn find(&mut self, bucket: u64, wanted: impl Fn(&Sequence) -> bool) -> Option<usize> {
+        let ids = self.index.get(&bucket)?;
+        ids.iter().copied().find(|&id| {
+            #[cfg(test)]
+            {
+                self.compared += 1;
+            }
+            self.sequences.get(id).is_some_and(&wanted)
+        })
+    }
+
     /// The next recorded response for `received`, from the first sequence that matches it and
     /// has one left (or, with `allow_repeats`, its last one again).
     fn play(&mut self, received: &ReceivedRequest) -> Option<Reply> {
         let allow_repeats = self.options.allow_repeats;
-        let seq = self.sequences.iter_mut().find(|seq| {
+        let id = self.find(received_bucket(received)?, |seq| {
             seq.key.matches(received) && (seq.played < seq.replies.len() || allow_repeats)
         })?;
+        let seq = self.sequences.get_mut(id)?;
         let position = seq.played.min(seq.replies.len().saturating_sub(1));
         seq.played += 1;
         seq.replies.get(position).cloned()
@@ -213,6 +253,46 @@ impl Ledger {
             })
             .collect()
     }
+}
+
+/// The hash of what an exact match compares: method, path, query pairs in order, and the
+/// body written canonically (or its absence). Two requests that match have the same bucket
+/// (JSON-equal bodies are written alike, see [`canonical`]); the bucket ignores whether a
+/// recording's body is a form, which the comparison inside the bucket checks.
+fn bucket(method: &str, path: &str, query: &[(String, String)], body: Option<&Value>) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    method.hash(&mut hasher);
+    path.hash(&mut hasher);
+    query.hash(&mut hasher);
+    match body {
+        None => hasher.write_u8(0),
+        Some(body) => {
+            let mut written = Vec::new();
+            canonical(body, &mut written);
+            hasher.write_u8(1);
+            written.hash(&mut hasher);
+        }
+    }
+    hasher.finish()
+}
+
+fn key_bucket(key: &RequestKey) -> u64 {
+    bucket(&key.method, &key.path, &key.query, key.body.as_ref())
+}
+
+/// `None` for a body that is neither empty, JSON nor a form: no recording matches it.
+fn received_bucket(received: &ReceivedRequest) -> Option<u64> {
+    let body = match &received.body {
+        ReceivedBody::Empty => None,
+        ReceivedBody::Json(body) | ReceivedBody::Form(body) => Some(body),
+        ReceivedBody::Other(_) => return None,
+    };
+    Some(bucket(
+        &received.method,
+        &received.path,
+        &received.query,
+        body,
+    ))
 }
 
 /// A recorded response reduced to what decides equality, without its JSON tree: two
@@ -398,4 +478,58 @@ fn miss_reply(diagnostic: &str) -> Reply {
         .headers
         .insert(MISS_HEADER, HeaderValue::from_static("miss"));
     reply
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cassette::{Interaction, Provenance};
+
+    fn get(path: &str) -> ReceivedRequest {
+        ReceivedRequest::unanswered("GET", path, &[], ReceivedBody::Empty)
+    }
+
+    /// `modyo-lab serve` took 75 s to start on 100,001 interactions: each new request key was
+    /// compared with every key mounted before it. Mounting and answering now compare a key
+    /// with the few that share its hash, whatever the size of the set.
+    #[test]
+    fn mounting_and_matching_compare_each_key_with_a_few_others_only() {
+        const N: usize = 2_000;
+        let cassette =
+            Cassette::new("t/many", Provenance::synthetic("2026-11-29", "t"))
+                .interactions((0..N).map(|i| {
+                    Interaction::get(format!("/items/{i}")).respond(200, json!({"id": i}))
+                }))
+                .interaction(Interaction::get("/items/0").respond(200, json!({"again": true})));
+        let mut ledger = Ledger::new(ReplayOptions::default());
+        assert_eq!(ledger.add(&[cassette]), N);
+        assert!(
+            ledger.compared <= 2 * (N + 1),
+            "{} key comparisons to mount {} interactions",
+            ledger.compared,
+            N + 1
+        );
+
+        // The last key mounted, then the repeated first one in recorded order, then a miss.
+        ledger.compared = 0;
+        let last = ledger.play(&get(&format!("/items/{}", N - 1)));
+        assert_eq!(
+            last.map(|r| r.body),
+            Some(Bytes::from(format!("{{\"id\":{}}}", N - 1)))
+        );
+        let first = ledger.play(&get("/items/0")).map(|r| r.body);
+        let again = ledger.play(&get("/items/0")).map(|r| r.body);
+        assert_eq!(first, Some(Bytes::from_static(b"{\"id\":0}")));
+        assert_eq!(again, Some(Bytes::from_static(b"{\"again\":true}")));
+        assert!(
+            ledger.play(&get("/items/0")).is_none(),
+            "the sequence is exhausted"
+        );
+        assert!(ledger.play(&get("/nowhere")).is_none());
+        assert!(
+            ledger.compared <= 10,
+            "{} key comparisons to answer 5 requests among {N} keys",
+            ledger.compared
+        );
+    }
 }

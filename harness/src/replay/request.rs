@@ -136,7 +136,7 @@ impl fmt::Display for ReceivedRequest {
     }
 }
 
-/// A recorded request in canonical form: what one replay mock matches.
+/// A recorded request in canonical form: what one replay sequence matches.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct RequestKey {
     pub(crate) method: String,
