@@ -371,6 +371,8 @@ async fn a_refused_redirect_never_names_the_token_lowercased() -> anyhow::Result
         Vec::<String>::new(),
         "{stderr}"
     );
+    Ok(())
+}
 
 /// A token with characters that every encoding spells differently (space, `/`, `+`, `=`).
 const ODD_TOKEN: &str = "Tok en/7f3a+9c51=modyo";
