@@ -1,12 +1,15 @@
 //! The committed client captures (`reports/clients/*.jsonl`, written by `make clients`): they
-//! parse, the committed `clients.md` and `clients.json` are byte for byte a rebuild from them,
-//! they still match what the server as built answers, and the module reports mark the
-//! measured profiles. No client runs here: CI needs neither Node nor Claude Code.
+//! parse, the committed `clients.md` and `clients.json` are byte for byte a rebuild from them
+//! and the fingerprints, they still match what the server as built answers, and the module
+//! reports mark the measured profiles; every committed fingerprint is what its committed
+//! marker capture shows, and says of the clients what was observed of them. No client runs
+//! here: CI needs neither Node nor Python clients.
 
 use std::path::Path;
 
 use modyo_lab::clients::capture::Forwarded;
-use modyo_lab::clients::{self, Side};
+use modyo_lab::clients::fingerprint::{Definitions, Part, ResultForm, Timing};
+use modyo_lab::clients::{self, Client, Fingerprint, Side};
 
 fn reports() -> std::path::PathBuf {
     modyo_lab::report::default_dir()
@@ -163,4 +166,104 @@ fn the_module_reports_say_which_profiles_are_measured() {
         summary.contains("`claude-code` (captured)"),
         "the summary's break-even table lacks the measured Claude Code column: run make measure"
     );
+}
+
+fn fingerprint(id: &str) -> Fingerprint {
+    clients::load_fingerprints(&reports())
+        .expect("the fingerprints parse")
+        .into_iter()
+        .find(|f| f.subject.client == id)
+        .unwrap_or_else(|| panic!("no committed fingerprint of {id}: run make clients"))
+}
+
+#[test]
+fn every_fingerprint_is_what_its_marker_capture_shows() {
+    let problems = clients::stale_fingerprints(&reports()).expect("the marker captures parse");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    let markers = clients::load_marker_captures(&reports()).expect("they parse");
+    assert_eq!(
+        markers.len(),
+        Client::ALL.len(),
+        "every client has a marker capture: run make clients"
+    );
+    for (client, capture) in markers {
+        let file = client.marker_file();
+        let text = std::fs::read_to_string(reports().join(&file)).expect("readable");
+        assert_eq!(
+            capture.to_jsonl(),
+            text,
+            "{file} is not in the writer's layout"
+        );
+        // Nothing of the run's machine: its temporary home, the endpoint's port, this checkout.
+        for foreign in ["/tmp/", "127.0.0.1:", "/.tmp"] {
+            assert!(!text.contains(foreign), "{file} holds {foreign}");
+        }
+        assert!(
+            !text.contains(&*Path::new(env!("CARGO_MANIFEST_DIR")).to_string_lossy()),
+            "{file} holds an absolute path"
+        );
+        assert!(
+            text.len() < 64 * 1024,
+            "{file}: the marker-bearing parts only ({} bytes)",
+            text.len()
+        );
+    }
+}
+
+#[test]
+fn the_fingerprints_say_what_the_clients_were_seen_doing() {
+    // Claude Code: names and instructions from the first request, definitions once loaded,
+    // structuredContent instead of the text, the error flagged (is_error).
+    let claude = fingerprint("claude-code");
+    assert_eq!(
+        claude.definitions,
+        Definitions::OnDemand { names_first: true }
+    );
+    assert_eq!(claude.result, ResultForm::StructuredElseText);
+    assert!(claude.error_flag);
+    assert_eq!(
+        claude.seen(Part::Instructions).map(|s| s.timing),
+        Some(Timing::Every)
+    );
+    assert!(!claude.reached(Part::OutputSchema) && !claude.reached(Part::Text));
+    // The genai SDK: every definition with its output schema, the whole result.
+    let genai = fingerprint("genai");
+    assert_eq!(genai.definitions, Definitions::EveryRequest);
+    assert!(genai.reached(Part::OutputSchema) && !genai.reached(Part::Instructions));
+    assert_eq!(genai.result, ResultForm::WholeResult);
+    // Codex with tool search: nothing of the server's tools before the search.
+    let search = fingerprint("codex-search");
+    assert_eq!(
+        search.definitions,
+        Definitions::OnDemand { names_first: false }
+    );
+    // No client forwards a tool's title, annotations or _meta, nor the server's title.
+    for id in Client::ALL.map(|c| c.id()) {
+        let f = fingerprint(id);
+        for part in [
+            Part::Title,
+            Part::Annotations,
+            Part::ToolMeta,
+            Part::ServerTitle,
+        ] {
+            assert!(!f.reached(part), "{id} forwards {}", part.label());
+        }
+    }
+}
+
+#[test]
+fn every_priced_client_has_a_capture() {
+    let captured: Vec<String> = captures()
+        .into_iter()
+        .map(|(_, c)| c.header.client)
+        .collect();
+    for client in Client::ALL {
+        if client.not_priced().is_none() {
+            assert!(
+                captured.iter().any(|c| c == client.id()),
+                "no capture of {}: run make clients",
+                client.id()
+            );
+        }
+    }
 }

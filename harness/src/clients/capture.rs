@@ -90,6 +90,14 @@ pub struct Shape {
     pub definitions: usize,
     /// Results of our calls.
     pub results: usize,
+    /// Copies of our server's instructions (absent from the file when none, and in captures
+    /// written before it was recorded).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub instructions: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// One of our tools' definitions as the client sent it.
@@ -397,11 +405,13 @@ mod tests {
                         names: 5,
                         definitions: 0,
                         results: 0,
+                        instructions: 1,
                     },
                     Shape {
                         names: 5,
                         definitions: 1,
                         results: 1,
+                        instructions: 0,
                     },
                 ],
                 names: vec!["mcp__modyo-offline__widgets-list-patterns".into()],

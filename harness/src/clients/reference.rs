@@ -25,25 +25,25 @@ use crate::session::Library;
 
 /// What our server published and answered on one side of one module's session.
 #[derive(Debug, Clone)]
-pub(crate) struct Reference {
+pub struct Reference {
     /// `tools/list`, as JSON.
-    pub(crate) tools: Vec<Value>,
+    pub tools: Vec<Value>,
     /// The server's instructions.
-    pub(crate) instructions: String,
+    pub instructions: String,
     /// The result of each call, as JSON, in call order.
-    pub(crate) results: Vec<Value>,
+    pub results: Vec<Value>,
 }
 
 impl Reference {
     /// Our tool listed under `name`.
-    pub(crate) fn tool(&self, name: &str) -> Option<&Value> {
+    pub fn tool(&self, name: &str) -> Option<&Value> {
         self.tools
             .iter()
             .find(|t| t.get("name").and_then(Value::as_str) == Some(name))
     }
 
     /// Every tool name, as listed.
-    pub(crate) fn tool_names(&self) -> Vec<&str> {
+    pub fn tool_names(&self) -> Vec<&str> {
         self.tools
             .iter()
             .filter_map(|t| t.get("name").and_then(Value::as_str))

@@ -144,7 +144,7 @@ pub struct SessionCost {
 }
 
 /// What a forwarded value costs: its text when it is text, else its compact JSON.
-fn priced(sent: &Value) -> Count {
+pub(crate) fn priced(sent: &Value) -> Count {
     match sent {
         Value::String(s) => Count::of(s),
         Value::Array(blocks)
@@ -508,8 +508,9 @@ costs less than the legacy one (0: from the first call; never: the migrated call
     for client in &report.clients {
         let _ = writeln!(
             out,
-            "## {}\n\nnpm `{}` {}, captured {} ([capture]({})). How it ran: {}\n\nWhat reached the model from our server:\n",
+            "## {}\n\n{} `{}` {}, captured {} ([capture]({})). How it ran: {}\n\nWhat reached the model from our server:\n",
             client.label(),
+            super::Client::from_id(&client.client).map_or("npm", super::Client::registry),
             client.package,
             client.version,
             client.date,
@@ -632,6 +633,7 @@ mod tests {
                 names: 2,
                 definitions: 0,
                 results: 0,
+                instructions: 1,
             }],
             names: vec!["mcp__s__a".into(), "mcp__s__b".into()],
             instructions: vec!["Hi.".into()],
