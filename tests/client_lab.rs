@@ -107,9 +107,9 @@ fn clients_on_a_foreign_server_name_each_missing_client_and_still_write_the_repo
         .arg(dir.path().join("no-node"))
         .args([
             "--client",
-            "codex",
+            "pydantic-ai",
             "--client",
-            "genai",
+            "vercel-ai",
             "--name",
             "shelf",
         ])
@@ -118,8 +118,8 @@ fn clients_on_a_foreign_server_name_each_missing_client_and_still_write_the_repo
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success(), "{stderr}");
     assert!(
-        stderr.contains("codex: setup: Node is not installed")
-            && stderr.contains("genai: setup: Node is not installed"),
+        stderr.contains("pydantic-ai: setup: pydantic-ai-slim is not installed")
+            && stderr.contains("vercel-ai: setup: Node is not installed"),
         "{stderr}"
     );
     let report = std::fs::read_to_string(reports.join("clients.md")).expect("the report");

@@ -1,6 +1,9 @@
 //! The clients the lab runs, by id, each with its [`Driver`].
 
-use super::driver::{ClaudeCode, Codex, CodexMode, Driver, GeminiCli, Genai};
+use super::driver::{
+    ClaudeAgentSdk, ClaudeCode, Codex, CodexMode, Driver, GeminiCli, Genai, GoogleGenai, Langchain,
+    LangchainJs, McpUse, OpenaiAgents, OpenaiAgentsJs, PydanticAi, VercelAi,
+};
 
 /// The clients the lab can run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, clap::ValueEnum)]
@@ -17,17 +20,44 @@ pub enum Client {
     CodexSearch,
     /// Codex CLI with its default model (code mode; fingerprinted, not priced).
     CodexCode,
+    /// The Claude Agent SDK, npm `@anthropic-ai/claude-agent-sdk`.
+    ClaudeAgentSdk,
+    /// The Vercel AI SDK, npm `ai` + `@ai-sdk/mcp` + `@ai-sdk/openai`.
+    VercelAi,
+    /// The OpenAI Agents SDK for Python, PyPI `openai-agents`.
+    OpenaiAgents,
+    /// The OpenAI Agents SDK for JavaScript, npm `@openai/agents`.
+    OpenaiAgentsJs,
+    /// LangChain's MCP adapters for Python, PyPI `langchain-mcp-adapters`.
+    Langchain,
+    /// LangChain's MCP adapters for JavaScript, npm `@langchain/mcp-adapters`.
+    LangchainJs,
+    /// The Google GenAI SDK for Python, PyPI `google-genai`.
+    GoogleGenai,
+    /// pydantic-ai, PyPI `pydantic-ai-slim`.
+    PydanticAi,
+    /// mcp-use, PyPI `mcp-use`.
+    McpUse,
 }
 
 impl Client {
     /// Every client, in report order.
-    pub const ALL: [Client; 6] = [
+    pub const ALL: [Client; 15] = [
         Client::ClaudeCode,
+        Client::ClaudeAgentSdk,
         Client::GeminiCli,
         Client::Genai,
+        Client::GoogleGenai,
         Client::Codex,
         Client::CodexSearch,
         Client::CodexCode,
+        Client::OpenaiAgents,
+        Client::OpenaiAgentsJs,
+        Client::VercelAi,
+        Client::Langchain,
+        Client::LangchainJs,
+        Client::PydanticAi,
+        Client::McpUse,
     ];
 
     /// The short id: the capture's file name.
@@ -39,6 +69,15 @@ impl Client {
             Client::Codex => "codex",
             Client::CodexSearch => "codex-search",
             Client::CodexCode => "codex-code",
+            Client::ClaudeAgentSdk => "claude-agent-sdk",
+            Client::VercelAi => "vercel-ai",
+            Client::OpenaiAgents => "openai-agents",
+            Client::OpenaiAgentsJs => "openai-agents-js",
+            Client::Langchain => "langchain",
+            Client::LangchainJs => "langchain-js",
+            Client::GoogleGenai => "google-genai",
+            Client::PydanticAi => "pydantic-ai",
+            Client::McpUse => "mcp-use",
         }
     }
 
@@ -51,6 +90,15 @@ impl Client {
             Client::Codex => "Codex CLI (unknown model: tools[])",
             Client::CodexSearch => "Codex CLI (gpt-5.5: tool_search)",
             Client::CodexCode => "Codex CLI (default model: code mode)",
+            Client::ClaudeAgentSdk => "Claude Agent SDK",
+            Client::VercelAi => "Vercel AI SDK",
+            Client::OpenaiAgents => "OpenAI Agents SDK (Python)",
+            Client::OpenaiAgentsJs => "OpenAI Agents SDK (JS)",
+            Client::Langchain => "LangChain MCP adapters (Python)",
+            Client::LangchainJs => "LangChain MCP adapters (JS)",
+            Client::GoogleGenai => "google-genai (Python, session as tool)",
+            Client::PydanticAi => "pydantic-ai",
+            Client::McpUse => "mcp-use",
         }
     }
 
@@ -63,6 +111,15 @@ impl Client {
             Client::Codex => &Codex(CodexMode::Unknown),
             Client::CodexSearch => &Codex(CodexMode::Search),
             Client::CodexCode => &Codex(CodexMode::Code),
+            Client::ClaudeAgentSdk => &ClaudeAgentSdk,
+            Client::VercelAi => &VercelAi,
+            Client::OpenaiAgents => &OpenaiAgents,
+            Client::OpenaiAgentsJs => &OpenaiAgentsJs,
+            Client::Langchain => &Langchain,
+            Client::LangchainJs => &LangchainJs,
+            Client::GoogleGenai => &GoogleGenai,
+            Client::PydanticAi => &PydanticAi,
+            Client::McpUse => &McpUse,
         }
     }
 

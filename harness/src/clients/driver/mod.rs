@@ -17,10 +17,19 @@
 //! not exit cleanly, the endpoint saw no request, or the model's last text is not the script's
 //! `done`.
 
+mod claude_agent_sdk;
 mod claude_code;
 mod codex;
 mod gemini_cli;
 mod genai;
+mod google_genai;
+mod langchain;
+mod langchain_js;
+mod mcp_use;
+mod openai_agents;
+mod openai_agents_js;
+mod pydantic_ai;
+mod vercel_ai;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -34,10 +43,19 @@ use super::api::{Api, Loading, Script};
 use super::endpoint::{Captured, Endpoint};
 use super::server::McpServer;
 
+pub(crate) use claude_agent_sdk::ClaudeAgentSdk;
 pub(crate) use claude_code::ClaudeCode;
 pub(crate) use codex::{Codex, CodexMode};
 pub(crate) use gemini_cli::GeminiCli;
 pub(crate) use genai::Genai;
+pub(crate) use google_genai::GoogleGenai;
+pub(crate) use langchain::Langchain;
+pub(crate) use langchain_js::LangchainJs;
+pub(crate) use mcp_use::McpUse;
+pub(crate) use openai_agents::OpenaiAgents;
+pub(crate) use openai_agents_js::OpenaiAgentsJs;
+pub(crate) use pydantic_ai::PydanticAi;
+pub(crate) use vercel_ai::VercelAi;
 
 /// The user prompt of every session (the scripted model ignores it).
 pub(crate) const PROMPT: &str = "Run the modyo-lab scripted session.";
@@ -47,6 +65,8 @@ pub(crate) const PROMPT: &str = "Run the modyo-lab scripted session.";
 pub(crate) enum Registry {
     /// npm (`package.json` + `package-lock.json`).
     Npm,
+    /// PyPI (`requirements.txt`).
+    PyPi,
 }
 
 impl Registry {
@@ -54,6 +74,7 @@ impl Registry {
     pub(crate) fn name(self) -> &'static str {
         match self {
             Registry::Npm => "npm",
+            Registry::PyPi => "PyPI",
         }
     }
 }
@@ -77,6 +98,11 @@ impl Tools {
     /// `.tools/clients/<folder>/node_modules`.
     pub(crate) fn node_modules(&self, folder: &str) -> PathBuf {
         self.installed.join(folder).join("node_modules")
+    }
+
+    /// `.tools/clients/<folder>/venv/bin/python`.
+    pub(crate) fn python(&self, folder: &str) -> PathBuf {
+        self.installed.join(folder).join("venv/bin/python")
     }
 
     /// `tests/clients/<folder>/<file>`.
@@ -175,14 +201,15 @@ pub(crate) trait Driver: Sync + std::fmt::Debug {
     fn version(&self, tools: &Tools) -> Result<String, ClientsError> {
         let version = match self.registry() {
             Registry::Npm => npm_version(tools, self.folder(), self.package())?,
+            Registry::PyPi => pypi_version(tools, self.folder(), self.package())?,
         };
         self.check_version(tools, &version)?;
         Ok(version)
     }
 }
 
-/// The command of a driver script of ours (`tests/clients/<folder>/driver.mjs` on Node)
-/// reading the session file with `extra` merged in.
+/// The command of a driver script of ours (`tests/clients/<folder>/driver.mjs` on Node, or
+/// `driver.py` in the client's venv) reading the session file with `extra` merged in.
 pub(crate) fn script(
     tools: &Tools,
     session: &Session<'_>,
@@ -193,6 +220,11 @@ pub(crate) fn script(
     let file = session.file(extra)?;
     let mut command = match registry {
         Registry::Npm => tools.node(&tools.script(folder, "driver.mjs")),
+        Registry::PyPi => {
+            let mut command = Tools::command(&tools.python(folder));
+            command.arg(tools.script(folder, "driver.py"));
+            command
+        }
     };
     command.arg(file);
     Ok(command)
@@ -228,6 +260,34 @@ fn npm_version(tools: &Tools, folder: &str, package: &str) -> Result<String, Cli
         .ok()
         .and_then(|v| v.get("version")?.as_str().map(str::to_owned))
         .ok_or_else(|| ClientsError::Setup(format!("{} has no version", manifest.display())))
+}
+
+/// The version of PyPI `package` installed in `folder`'s venv.
+fn pypi_version(tools: &Tools, folder: &str, package: &str) -> Result<String, ClientsError> {
+    let python = tools.python(folder);
+    let output = std::process::Command::new(&python)
+        .args([
+            "-c",
+            "import importlib.metadata, sys; print(importlib.metadata.version(sys.argv[1]))",
+            package,
+        ])
+        .env_clear()
+        .output()
+        .map_err(|e| {
+            ClientsError::Setup(format!(
+                "{package} is not installed ({}: {e}); run make clients, which installs it",
+                python.display()
+            ))
+        })?;
+    let said = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+    if !output.status.success() || said.is_empty() {
+        return Err(ClientsError::Setup(format!(
+            "{package} is not installed in {}: {}",
+            python.display(),
+            String::from_utf8_lossy(&output.stderr).trim()
+        )));
+    }
+    Ok(said)
 }
 
 /// Writes `captured` as `dir/<what, as a file name>.jsonl`.
@@ -377,6 +437,10 @@ mod tests {
             error.contains("no-node") && error.contains("make node-tools"),
             "{error}"
         );
+        let error = pypi_version(&tools, "pydantic-ai", "pydantic-ai-slim")
+            .expect_err("no venv")
+            .to_string();
+        assert!(error.contains("make clients"), "{error}");
     }
 
     #[test]
