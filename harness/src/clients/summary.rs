@@ -63,8 +63,8 @@ fn break_even(report: &ClientsReport) -> String {
     let mut out = String::from(
         "## Break-even per module and client\n\n\
 The number of calls from which the migrated session costs less than the legacy one in each client (chars/2.902; 0: from the \
-first call; never: the migrated calls are not cheaper), and the whole session's change after → before; each client's section \
-below has the figures.\n\n| client |",
+first call; never: the migrated calls are not cheaper) and, in brackets, how much the whole session changed, after against \
+before; each client's section below has the figures.\n\n| client |",
     );
     for m in &modules {
         let _ = write!(out, " {m} |");
@@ -135,4 +135,58 @@ pub(crate) fn json(report: &ClientsReport, fingerprints: &[Fingerprint]) -> Stri
         text.push('\n');
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clients::api::Api;
+    use crate::clients::fingerprint::{MarkerCapture, Subject};
+    use serde_json::json;
+
+    fn fingerprint() -> Fingerprint {
+        MarkerCapture {
+            subject: Subject {
+                client: "codex-code".into(),
+                name: "Codex CLI (default model: code mode)".into(),
+                registry: "npm".into(),
+                package: "@openai/codex".into(),
+                version: "1".into(),
+                date: "2026-12-01".into(),
+                api: Api::Responses,
+            },
+            requests: vec![(
+                "/v1/responses".into(),
+                json!({"input": [{"type": "message", "content": "MARK_INSTR"}]}),
+            )],
+        }
+        .fingerprint()
+    }
+
+    #[test]
+    fn the_matrix_comes_first_and_every_client_without_a_capture_says_why() {
+        let report = report::build(&[]).expect("an empty report");
+        let fingerprints = [fingerprint()];
+        let not_run = not_run(&[], &fingerprints);
+        assert_eq!(not_run.len(), Client::ALL.len());
+        let (_, why) = not_run
+            .iter()
+            .find(|(name, _)| name == "Codex CLI (default model: code mode)")
+            .expect("listed");
+        assert!(
+            why.starts_with("Fingerprinted (see the matrix), not priced"),
+            "{why}"
+        );
+        let md = markdown(&report, &fingerprints, &not_run);
+        let matrix = md.find("## What reaches the model").expect("the matrix");
+        let first = md.find("## Claude Code: not measured").expect("a client");
+        assert!(
+            md.starts_with("# What real clients") && matrix < first,
+            "{md}"
+        );
+        let back: serde_json::Value =
+            serde_json::from_str(&json(&report, &fingerprints)).expect("clients.json parses");
+        assert_eq!(back["fingerprints"][0]["client"], "codex-code");
+        assert_eq!(back["format"], report::FORMAT);
+    }
 }
