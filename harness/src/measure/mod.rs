@@ -381,6 +381,7 @@ impl Lab<'_> {
         let mut sides: [Vec<Option<Side>>; 2] =
             [vec![None; planned.len()], vec![None; planned.len()]];
         let mut catalogues: [Vec<Value>; 2] = [Vec::new(), Vec::new()];
+        let mut extras: [catalogue::Extras; 2] = Default::default();
         let mut before_projection = None;
         let mut after_projection = None;
         let modes: &[Mode] = if self.options.after_only {
@@ -398,6 +399,7 @@ impl Lab<'_> {
                 if extra.is_empty() {
                     self.check_binary(&env, &tools)?;
                     catalogues[slot] = tools.clone();
+                    extras[slot] = catalogue::Extras::read(&mut probe).await;
                 }
                 (self.progress)(&format!(
                     "{module} {}: {} scenario(s){}",
@@ -453,6 +455,7 @@ impl Lab<'_> {
             _ => None,
         };
         let [before_tools, after_tools] = catalogues;
+        let [before_extras, after_extras] = extras;
         Ok(compare::report(compare::Input {
             module: module.as_str().to_owned(),
             compared: Compared {
@@ -468,6 +471,8 @@ impl Lab<'_> {
             scenarios,
             envelope: true,
             projection,
+            before_extras,
+            after_extras,
         }))
     }
 
