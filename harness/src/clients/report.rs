@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::capture::{Capture, Forwarded, LeftOut, Session, Shape, Side};
+use super::capture::{Capture, Forwarded, LeftOut, Session, Side};
 use crate::report::markdown::{delta, signed, tok};
 use crate::report::table::{
     Align::{Left, Right},
@@ -309,9 +309,7 @@ pub fn client_report(capture: &Capture, path: &str) -> Result<ClientReport, Pric
                 .percent
                 .map(|p| p.primary),
             break_even_calls: BreakEven::of(b.once, a.once, b.results, a.results, calls),
-            billed_break_even_calls: BreakEven::billed(
-                b.once, a.once, b.results, a.results, calls,
-            ),
+            billed_break_even_calls: BreakEven::billed(b.once, a.once, b.results, a.results, calls),
         });
     }
     Ok(ClientReport {
@@ -822,6 +820,45 @@ mod tests {
         assert_eq!(m.break_even_calls.primary, Some(4));
         assert_eq!(m.delta.chars, 7);
         assert_eq!(m.left_out.len(), 1);
+        // One request in the capture (names, instructions, nothing loaded): billed 19 + 3.
+        assert_eq!(m.before.billed.chars, 22);
+        // +17 once, -5 per call: the bill pays it back at 7 calls (each request re-sends it).
+        assert_eq!(m.billed_break_even_calls.primary, Some(7));
+    }
+
+    #[test]
+    fn the_bill_sums_what_every_request_carried() {
+        let mut s = session(Side::Before, "d", &["0123456789", "01234"]);
+        // Request 1: names only; 2: the definition loaded; 3: one result; 4: both results.
+        s.requests = vec![
+            Shape {
+                names: 2,
+                definitions: 0,
+                results: 0,
+            },
+            Shape {
+                names: 2,
+                definitions: 1,
+                results: 0,
+            },
+            Shape {
+                names: 2,
+                definitions: 1,
+                results: 1,
+            },
+            Shape {
+                names: 2,
+                definitions: 1,
+                results: 2,
+            },
+        ];
+        let priced = price(&s).cost;
+        // names 19 + instructions 3 in each of 4 requests; the definition (19) in 3; the first
+        // result (10) in 2; the second (5) in 1.
+        assert_eq!(priced.billed.chars, 4 * 22 + 3 * 19 + 2 * 10 + 5);
+        // The last request is the final context; the rest the previous requests already sent.
+        assert_eq!(priced.total.chars, 22 + 19 + 15);
+        assert_eq!(priced.repeated.chars, priced.billed.chars - priced.total.chars);
     }
 
     #[test]

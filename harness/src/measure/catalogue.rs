@@ -422,7 +422,8 @@ impl Extras {
         let mut list = async |method: &str, key: &str| -> Option<String> {
             let response = probe.request(method, serde_json::json!({})).await.ok()?;
             let items = response.result.ok()?.get(key)?.clone();
-            Some(compact(&items))
+            // An empty list offers nothing to price.
+            (items.as_array().is_some_and(|a| !a.is_empty())).then(|| compact(&items))
         };
         let prompts = if declares("prompts") {
             list("prompts/list", "prompts").await

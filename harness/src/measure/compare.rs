@@ -9,10 +9,9 @@ use serde_json::Value;
 use super::catalogue::{self, Definition, Extras, breakdown, context_text, tools_text};
 use crate::probe::PROTOCOL_VERSION;
 use crate::report::{
-    BreakEven, Catalogue, CatalogueView, Compared, Counters, EnvelopeCost, EnvelopeSlot, ExtrasCost,
-    EnvelopeSummary, Evidence, FORMAT, Measured, ModuleReport, OutcomeMean, Profile,
-    ProfileBreakEven,
-    Projection, ScenarioReport, SlotTotals, Summary, ToolReport,
+    BreakEven, Catalogue, CatalogueView, Compared, Counters, EnvelopeCost, EnvelopeSlot,
+    EnvelopeSummary, Evidence, ExtrasCost, FORMAT, Measured, ModuleReport, OutcomeMean, Profile,
+    ProfileBreakEven, Projection, ScenarioReport, SlotTotals, Summary, ToolReport,
 };
 use crate::tokens::{Count, Delta, PerUnit, round1};
 
@@ -167,7 +166,9 @@ fn tool_reports(
                 same_scenarios: own()
                     .filter(|s| s.before.measured().is_some())
                     .map(|s| &s.id)
-                    .eq(own().filter(|s| s.after.measured().is_some()).map(|s| &s.id)),
+                    .eq(own()
+                        .filter(|s| s.after.measured().is_some())
+                        .map(|s| &s.id)),
             }
         })
         .collect();
@@ -456,6 +457,8 @@ pub(super) fn sample() -> ModuleReport {
         ],
         envelope: false,
         projection: None,
+        before_extras: Extras::default(),
+        after_extras: Extras::default(),
     })
 }
 
@@ -527,6 +530,8 @@ mod tests {
             scenarios,
             envelope: false,
             projection: None,
+            before_extras: Extras::default(),
+            after_extras: Extras::default(),
         });
         let c = &report.catalogue;
         assert_eq!(c.context_before, c.context_after, "only outputSchema grew");

@@ -287,7 +287,10 @@ pub async fn run(
         scenarios,
         envelope: false,
         projection: None,
-        before_extras: before.as_ref().map(|b| b.extras.clone()).unwrap_or_default(),
+        before_extras: before
+            .as_ref()
+            .map(|b| b.extras.clone())
+            .unwrap_or_default(),
         after_extras: after.extras.clone(),
     });
     let mut report = report;

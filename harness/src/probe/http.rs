@@ -113,7 +113,11 @@ impl HttpIo {
             && let Some(version) = messages
                 .iter()
                 .filter_map(|m| serde_json::from_str::<Value>(m).ok())
-                .find_map(|m| m.pointer("/result/protocolVersion")?.as_str().map(str::to_owned))
+                .find_map(|m| {
+                    m.pointer("/result/protocolVersion")?
+                        .as_str()
+                        .map(str::to_owned)
+                })
         {
             self.protocol = Some(version);
         }

@@ -30,7 +30,7 @@ pub const PROTOCOL_VERSION: &str = "2025-06-18";
 pub const SERVER_BINARY: &str = "modyo-mcp";
 
 /// How long one request may take before the probe gives up on the server, unless told
-/// otherwise ([`Probe::timeout`]).
+/// otherwise ([`Probe::start_command_within`], [`Probe::connect_http`]).
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
 
 mod http;
@@ -159,6 +159,8 @@ struct Head {
 }
 
 /// How the probe reaches its server.
+// One per probe, so the stdio variant's size (its buffered reader) costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 enum Io {
     /// A child speaking newline-delimited JSON-RPC on its stdio.
@@ -353,10 +355,11 @@ impl Probe {
         if let Io::Http(http) = &mut self.io {
             // One POST: its answer (JSON, or an event stream) holds the response.
             for line in http.post(&request, method).await? {
-                let head: Head = serde_json::from_str(&line).map_err(|e| ProbeError::Malformed {
-                    method: method.to_owned(),
-                    reason: format!("not JSON ({e}): {}", excerpt(&line)),
-                })?;
+                let head: Head =
+                    serde_json::from_str(&line).map_err(|e| ProbeError::Malformed {
+                        method: method.to_owned(),
+                        reason: format!("not JSON ({e}): {}", excerpt(&line)),
+                    })?;
                 if head.id == Some(json!(id)) && head.method.is_none() {
                     return Ok(Answered {
                         method: method.to_owned(),

@@ -38,11 +38,7 @@ fn per_k(k: Counter, p: &Option<PerUnit>) -> String {
 /// `+12.3 (+4.5%)` under `k`.
 fn delta_k(k: Counter, d: &Delta) -> String {
     match d.percent {
-        Some(p) => format!(
-            "{} ({}%)",
-            signed(k.delta(d), 1),
-            signed(k.percent(&p), 1)
-        ),
+        Some(p) => format!("{} ({}%)", signed(k.delta(d), 1), signed(k.percent(&p), 1)),
         None => signed(k.delta(d), 1),
     }
 }
@@ -215,7 +211,12 @@ fn summary_section(out: &mut String, r: &ModuleReport) {
             (Some(b), Some(a)) => signed(k.tokens(&a) - k.tokens(&b), 1),
             _ => "n/a".into(),
         };
-        let _ = writeln!(out, "| {what} | {} | {} | {change} |", shown(before), shown(after));
+        let _ = writeln!(
+            out,
+            "| {what} | {} | {} | {change} |",
+            shown(before),
+            shown(after)
+        );
     }
     for row in &s.by_outcome {
         let what = match row.outcome.as_str() {
@@ -347,6 +348,14 @@ fn sign_disagreements(r: &ModuleReport) -> Vec<String> {
         if let (Some(b), Some(a)) = (row.text_before, row.text_after) {
             check(
                 &format!("mean text per call, {}", row.outcome),
+                Counter::ALL.map(|k| k.per(&a) - k.per(&b)),
+            );
+        }
+    }
+    for p in &r.profiles {
+        if let (Some(b), Some(a)) = (p.per_call_before, p.per_call_after) {
+            check(
+                &format!("per call under the `{}` profile", p.profile),
                 Counter::ALL.map(|k| k.per(&a) - k.per(&b)),
             );
         }
@@ -491,7 +500,7 @@ fn catalogue_section(out: &mut String, r: &ModuleReport) {
             "| {view} change | | {} | {}{} | {}{} | {}{} |",
             signed(d.chars as f64, 0),
             signed(d.primary, 1),
-            pct(d.percent.map(|p| k.per(&p))),
+            pct(d.percent.map(|p| p.primary)),
             signed(d.o200k_base as f64, 0),
             pct(d.percent.map(|p| p.o200k_base)),
             signed(d.cl100k_base as f64, 0),
@@ -586,9 +595,7 @@ and `rest` is the name, title, annotations and braces, so the four add up to the
             def_cell(a, |d| Some(d.context)),
             def_cell(a, |d| Some(d.wire)),
             def_cell(t.before.as_ref(), |d| Some(d.wire)),
-            t.wire_delta
-                .as_ref()
-                .map_or("—".into(), |d| delta_k(k, d)),
+            t.wire_delta.as_ref().map_or("—".into(), |d| delta_k(k, d)),
         );
     }
     let _ = writeln!(

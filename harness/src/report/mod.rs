@@ -684,7 +684,14 @@ impl BreakEven {
         sum_after: Count,
         calls: usize,
     ) -> BreakEven {
-        BreakEven::per_counter(catalogue_before, catalogue_after, sum_before, sum_after, calls, 1)
+        BreakEven::per_counter(
+            catalogue_before,
+            catalogue_after,
+            sum_before,
+            sum_after,
+            calls,
+            1,
+        )
     }
 
     /// The same by billed input: a session of `m` calls sends `m + 1` requests, request `k`
@@ -700,7 +707,14 @@ impl BreakEven {
         sum_after: Count,
         calls: usize,
     ) -> BreakEven {
-        BreakEven::per_counter(catalogue_before, catalogue_after, sum_before, sum_after, calls, 2)
+        BreakEven::per_counter(
+            catalogue_before,
+            catalogue_after,
+            sum_before,
+            sum_after,
+            calls,
+            2,
+        )
     }
 
     fn per_counter(

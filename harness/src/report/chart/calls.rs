@@ -136,7 +136,12 @@ pub(super) fn chart(report: &ModuleReport) -> Option<String> {
         }
         svg.text(Label::new(10.0, y + 10.0, *name).bold());
         y += ROW;
-        svg.line((zero, y - 4.0), (zero, y + ROW * bars.len() as f64), "#999", "");
+        svg.line(
+            (zero, y - 4.0),
+            (zero, y + ROW * bars.len() as f64),
+            "#999",
+            "",
+        );
         for (bar, label) in bars.iter().zip(labels) {
             svg.text(Label {
                 x: plot_left - 8.0,

@@ -3,8 +3,8 @@
 //! context and what only travels on the wire.
 
 use super::canvas::{Anchor, Label, Svg, short, ticks, whole};
-use crate::tokens::Counter;
 use crate::report::{ModuleReport, SlotTotals};
+use crate::tokens::Counter;
 
 /// The slots in stacking order (context first, the output schema last) and their colours.
 pub(super) const SLOTS: [(&str, &str); 4] = [

@@ -29,9 +29,15 @@ fn reach(k: Counter, profile: &Profile) -> f64 {
 /// What a profile's session bills after `n` calls, before or after.
 fn bill(k: Counter, profile: &Profile, after: bool, n: f64) -> Option<f64> {
     let (catalogue, per_call) = if after {
-        (k.tokens(&profile.catalogue_after), k.per(&profile.per_call_after?))
+        (
+            k.tokens(&profile.catalogue_after),
+            k.per(&profile.per_call_after?),
+        )
     } else {
-        (k.tokens(&profile.catalogue_before), k.per(&profile.per_call_before?))
+        (
+            k.tokens(&profile.catalogue_before),
+            k.per(&profile.per_call_before?),
+        )
     };
     Some(billed_input(catalogue, per_call, n.round() as u64))
 }
@@ -218,7 +224,10 @@ pub(crate) fn panels(title: &str, k: Counter, profiles: &[Profile]) -> Option<St
     let width = PANEL_WIDTH * COLUMNS as f64 + 20.0;
     let height = HEADER + PANEL_HEIGHT * rows as f64 + 10.0;
     let mut svg = Svg::new(width, height);
-    let x_max = profiles.iter().map(|p| reach(k, p)).fold(10.0_f64, f64::max);
+    let x_max = profiles
+        .iter()
+        .map(|p| reach(k, p))
+        .fold(10.0_f64, f64::max);
     let y_max = profiles
         .iter()
         .flat_map(|p| [bill(k, p, false, x_max), bill(k, p, true, x_max)])
@@ -238,7 +247,8 @@ pub(crate) fn panels(title: &str, k: Counter, profiles: &[Profile]) -> Option<St
         svg.text(label);
         lx += 20.0 + w + 22.0;
     }
-    let note = "Every request re-sends the catalogue and the results so far; all panels share their axes.";
+    let note =
+        "Every request re-sends the catalogue and the results so far; all panels share their axes.";
     svg.note(lx, 38.0, note);
     for (i, profile) in profiles.iter().enumerate() {
         let left = 10.0 + PANEL_WIDTH * (i % COLUMNS) as f64;
