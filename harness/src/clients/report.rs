@@ -858,7 +858,10 @@ mod tests {
         assert_eq!(priced.billed.chars, 4 * 22 + 3 * 19 + 2 * 10 + 5);
         // The last request is the final context; the rest the previous requests already sent.
         assert_eq!(priced.total.chars, 22 + 19 + 15);
-        assert_eq!(priced.repeated.chars, priced.billed.chars - priced.total.chars);
+        assert_eq!(
+            priced.repeated.chars,
+            priced.billed.chars - priced.total.chars
+        );
     }
 
     #[test]

@@ -792,7 +792,10 @@ mod tests {
             match be {
                 Some(n) => {
                     assert!((n..n + 500).all(cheaper), "{cb} {ca} {sb} {sa}: from {n}");
-                    assert!(n == 0 || !cheaper(n - 1), "{cb} {ca} {sb} {sa}: {n} is the first");
+                    assert!(
+                        n == 0 || !cheaper(n - 1),
+                        "{cb} {ca} {sb} {sa}: {n} is the first"
+                    );
                 }
                 None => assert!(!cheaper(10_000), "{cb} {ca} {sb} {sa}: never"),
             }
