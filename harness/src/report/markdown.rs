@@ -371,11 +371,15 @@ fn profiles_section(out: &mut String, r: &ModuleReport) {
 the per-call figure is the mean over the {} scenarios measured on both sides, whatever their outcome (errors and refusals are turns too). \
 Break-even is the number of calls after which the session after costs less (never: the calls after are not cheaper): by billed input \
 (summed over the session's requests), then by final context.\n\n\
-An `assumed` profile prices a behaviour on the catalogue view it names (`context`: no output schemas; `wire`: the tools array as sent). \
-A `measured` profile comes from running that client (`make clients`, [clients.md](clients.md)): its catalogue is `captured`, what the client put in the model's context from our server \
+An `assumed` profile prices a behaviour on the catalogue view it names (`context`: no output schemas; `wire`: the tools array as sent).{}\n",
+        r.profiles.first().map_or(0, |p| p.calls),
+        if ours(r) {
+            " A `measured` profile comes from running that client (`make clients`, [clients.md](clients.md)): its catalogue is `captured`, what the client put in the model's context from our server \
 (for Claude Code: the deferred tool names, our instructions and the definitions of the tools the session used, without output schema), its per-call figure the results as it forwarded them, \
-over that session's calls.\n",
-        r.profiles.first().map_or(0, |p| p.calls)
+over that session's calls."
+        } else {
+            ""
+        }
     );
     let _ = writeln!(
         out,
@@ -408,12 +412,30 @@ over that session's calls.\n",
     let _ = writeln!(out, "\nWhat each profile rests on:\n");
     for p in &r.profiles {
         let basis = match &p.evidence {
-            Evidence::Assumed { modelled_on } => format!("assumed; {modelled_on}"),
+            Evidence::Assumed { modelled_on } if ours(r) => format!("assumed; {modelled_on}"),
+            // Another server's report points at no file of ours.
+            Evidence::Assumed { modelled_on } => format!(
+                "assumed; {}",
+                modelled_on
+                    .replace(" (clients.md)", "")
+                    .replace(", measured in clients.md", "")
+            ),
             other => other.label(),
         };
         let _ = writeln!(out, "- `{}`: {basis}.", p.profile);
     }
     out.push('\n');
+}
+
+/// A limit's use in percent; a limit of zero is no share of anything: `over a limit of 0`.
+fn used(u: &Usage) -> String {
+    if u.limit > 0.0 {
+        format!("{}%", num(u.percent(), 1))
+    } else if u.measured > 0.0 {
+        "over a limit of 0".into()
+    } else {
+        "0%".into()
+    }
 }
 
 fn budget_section(out: &mut String, r: &ModuleReport, budget: &Budget) {
@@ -435,7 +457,7 @@ whatever the outcome ({} for the module), so it differs from the summary's per-o
     let row = |out: &mut String, u: &Usage| {
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {}% |",
+            "| {} | {} | {} | {} | {} |",
             match &u.place.tool {
                 Some(tool) => format!("`{tool}`"),
                 None => "module".into(),
@@ -443,7 +465,7 @@ whatever the outcome ({} for the module), so it differs from the summary's per-o
             u.figure.label(),
             num(u.measured, 1),
             num(u.limit, 1),
-            num(u.percent(), 1)
+            used(u)
         );
     };
     for u in usage.iter().filter(|u| u.place.tool.is_none()) {
