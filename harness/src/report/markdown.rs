@@ -939,8 +939,9 @@ How to read a report and how to review a change in one: the repository README. H
     );
     out.push_str(
         "The catalogue in **context** is what a model sees when the client drops the output schema (name, title, description, input schema, annotations); \
-on the **wire** it is the whole `tools` array as sent. The output schema per tool is wire only. Text per call is the mean `content[].text` over the scenarios measured on both sides with outcome success.\n\n\
-| module | tools | scenarios | catalogue context before → after | catalogue wire before → after | output schema per tool after | text per call before → after | text + structured per call after | report |\n\
+on the **wire** it is the whole `tools` array as sent. The output schema per tool is wire only. Text per call is the mean `content[].text` over every call measured on both sides, \
+whatever its outcome (errors and refusals are turns too), then over the successes only.\n\n\
+| module | tools | scenarios | catalogue context before → after | catalogue wire before → after | output schema per tool after | text per call, all calls before → after | successes before → after | report |\n\
 |---|---:|---:|---:|---:|---:|---:|---:|---|\n",
     );
     let sum = |f: fn(&Summary) -> Tokens| -> Tokens {
@@ -950,9 +951,10 @@ on the **wire** it is the whole `tools` array as sent. The output schema per too
             .tokens_all()
     };
     for s in &rows {
+        let all = s.by_outcome.iter().find(|r| r.outcome == "all");
         let _ = writeln!(
             out,
-            "| {m} | {} | {} | {} → {} | {} → {} | {} | {} → {} | {} | [{m}.md]({m}.md) |",
+            "| {m} | {} | {} | {} → {} | {} → {} | {} | {} → {} | {} → {} | [{m}.md]({m}.md) |",
             s.tools,
             s.scenarios,
             tok(&s.catalogue_context_before),
@@ -960,9 +962,10 @@ on the **wire** it is the whole `tools` array as sent. The output schema per too
             tok(&s.catalogue_wire_before),
             tok(&s.catalogue_wire_after),
             per(&s.output_schema_per_tool_after),
+            per(&all.and_then(|r| r.text_before)),
+            per(&all.and_then(|r| r.text_after)),
             per(&s.text_per_call_before),
             per(&s.text_per_call_after),
-            per(&s.both_per_call_after),
             m = s.module,
         );
     }
@@ -996,7 +999,8 @@ on the **wire** it is the whole `tools` array as sent. The output schema per too
         }
     }
     out.push_str(
-        "\nBreak-even per client profile: the number of calls after which a session after the change is cheaper than before (chars/2.902; never: the calls after are not cheaper). \
+        "\nBreak-even per client profile: the number of calls after which a session after the change has billed less input than before, summed over its requests \
+(chars/2.902; in brackets: by the context the session ends with; never: the calls after are not cheaper). \
 Each profile prices the catalogue it names; what each one assumes is in the module reports.\n\n| module |",
     );
     for (profile, view) in &profiles {
@@ -1008,11 +1012,14 @@ Each profile prices the catalogue it names; what each one assumes is in the modu
     for s in &rows {
         let _ = write!(out, "| {} |", s.module);
         for (profile, _) in &profiles {
-            let cell = s
-                .break_even
-                .iter()
-                .find(|b| b.profile == *profile)
-                .map_or("n/a".into(), |b| b.calls.map_or("never".into(), int));
+            let cell =
+                s.break_even
+                    .iter()
+                    .find(|b| b.profile == *profile)
+                    .map_or("n/a".into(), |b| {
+                        let shown = |n: Option<u64>| n.map_or("never".into(), int);
+                        format!("{} ({})", shown(b.billed_calls), shown(b.calls))
+                    });
             let _ = write!(out, " {cell} |");
         }
         out.push('\n');

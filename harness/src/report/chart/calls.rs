@@ -114,7 +114,7 @@ pub(super) fn chart(report: &ModuleReport) -> Option<String> {
     // Room for a bar's figure at either end.
     let half = (zero - plot_left).min(plot_right - zero) - 56.0;
     let x = |pct: f64| zero + half * pct.clamp(-reach, reach) / reach;
-    let rows: usize = sections.iter().map(|(_, b)| b.len() + 2).sum();
+    let rows: usize = sections.iter().map(|(_, b)| b.len() + 3).sum();
     let top = 64.0;
     let height = top + ROW * rows as f64 + 40.0;
     let mut svg = Svg::new(width, height);
@@ -179,7 +179,21 @@ pub(super) fn chart(report: &ModuleReport) -> Option<String> {
             svg.text(at.size(9.0).fill("#333"));
             y += ROW;
         }
-        y += ROW;
+        // The scale under each section: zero and the reach each way.
+        for pct in [-reach, -reach / 2.0, 0.0, reach / 2.0, reach] {
+            svg.line((x(pct), y - 2.0), (x(pct), y + 2.0), "#999", "");
+            let text = if pct == 0.0 {
+                "0%".to_owned()
+            } else {
+                format!("{}{}%", if pct > 0.0 { "+" } else { "−" }, whole(pct.abs()))
+            };
+            svg.text(
+                Label::new(x(pct), y + 13.0, text)
+                    .size(9.0)
+                    .anchor(Anchor::Middle),
+            );
+        }
+        y += 2.0 * ROW;
     }
     let scale = if reach >= CLIP {
         format!("bars past {}% end at the edge", whole(CLIP))
