@@ -70,6 +70,8 @@ pub const SERVER_NAME: &str = "modyo-offline";
 pub const REPORT_JSON: &str = "clients.json";
 /// The Markdown report, relative to the reports directory.
 pub const REPORT_MD: &str = "clients.md";
+/// The chart of billed input against calls per client, relative to the reports directory.
+pub const REPORT_CHART: &str = "clients-billed.svg";
 
 /// Why a run could not complete.
 #[derive(Debug, thiserror::Error)]
@@ -304,8 +306,8 @@ pub fn load_fingerprints(dir: &Path) -> Result<Vec<Fingerprint>, ClientsError> {
     Ok(out)
 }
 
-/// The report files (`clients.json`, `clients.md`) rebuilt from the captures and
-/// fingerprints in `dir`.
+/// The report files (`clients.json`, `clients.md` and, when a client was priced,
+/// `clients-billed.svg`) rebuilt from the captures and fingerprints in `dir`.
 pub fn regenerate(dir: &Path) -> Result<BTreeMap<String, String>, ClientsError> {
     let captures = load_captures(dir)?;
     let report = report::build(&captures)?;
@@ -313,10 +315,14 @@ pub fn regenerate(dir: &Path) -> Result<BTreeMap<String, String>, ClientsError> 
     let not_run = summary::not_run(&captures, &fingerprints);
     let markdown = summary::markdown(&report, &fingerprints, &not_run);
     let json = summary::json(&report, &fingerprints);
-    Ok(BTreeMap::from([
+    let mut files = BTreeMap::from([
         (REPORT_JSON.to_owned(), json),
         (REPORT_MD.to_owned(), markdown),
-    ]))
+    ]);
+    if let Some(svg) = report::billed_chart(&report) {
+        files.insert(REPORT_CHART.to_owned(), svg);
+    }
+    Ok(files)
 }
 
 /// The profiles of `module` measured by running clients, from `dir`'s `clients.json` (none
@@ -358,6 +364,7 @@ pub fn measured_profiles(dir: &Path, module: &str) -> Vec<Profile> {
                     per_call_after: Some(m.per_call_after),
                     per_call_percent: m.per_call_percent,
                     break_even_calls: m.break_even_calls,
+                    billed_break_even_calls: m.billed_break_even_calls,
                 })
         })
         .collect()

@@ -48,7 +48,8 @@ pub(crate) fn not_run(
     out
 }
 
-/// The break-even of every priced client per module (chars/2.902), with the session's change.
+/// The break-even of every priced client per module (chars/2.902), by billed input and by final
+/// context, with the final context's change.
 fn break_even(report: &ClientsReport) -> String {
     let mut modules: Vec<&str> = report
         .clients
@@ -63,8 +64,9 @@ fn break_even(report: &ClientsReport) -> String {
     let mut out = String::from(
         "## Break-even per module and client\n\n\
 The number of calls from which the migrated session costs less than the legacy one in each client (chars/2.902; 0: from the \
-first call; never: the migrated calls are not cheaper) and, in brackets, how much the whole session changed, after against \
-before; each client's section below has the figures.\n\n| client |",
+first call; never: the migrated calls are not cheaper), by billed input (the headline, in bold) / by final context, and, in \
+brackets, how much the session's final context changed, after against before; each client's section below has the figures.\n\n\
+| client |",
     );
     for m in &modules {
         let _ = write!(out, " {m} |");
@@ -80,10 +82,14 @@ before; each client's section below has the figures.\n\n| client |",
                     .iter()
                     .find(|m| m.module == *module)
                     .map_or("—".to_owned(), |m| {
-                        let calls = m
-                            .break_even_calls
-                            .primary
-                            .map_or("never".to_owned(), |n| n.to_string());
+                        let n = |calls: Option<u64>| {
+                            calls.map_or("never".to_owned(), |n| n.to_string())
+                        };
+                        let calls = format!(
+                            "**{}** / {}",
+                            n(m.billed_break_even_calls.primary),
+                            n(m.break_even_calls.primary)
+                        );
                         match m.delta.percent {
                             Some(p) => {
                                 format!("{calls} ({}{:.1}%)", if p >= 0.0 { "+" } else { "" }, p)
