@@ -15,6 +15,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use crate::cassette::Outcome;
+
 /// The format tag of a capture file.
 pub const FORMAT: &str = "modyo-lab-capture/1";
 
@@ -70,6 +72,9 @@ pub struct Call {
     pub tool: String,
     /// The scenario's arguments.
     pub arguments: Value,
+    /// What the scenario expects, and both sides answered: a success, an error (`isError`) or
+    /// a control (the migrated side's refusal, a plain success text on the legacy side).
+    pub outcome: Outcome,
 }
 
 /// A scenario of the module the session did not call, and why.
@@ -120,19 +125,23 @@ pub enum Forwarded {
     Text,
     /// The whole result object: `content[]`, and `structuredContent` when there is one.
     Result,
-    /// Something else (truncated, rewritten, cleared).
+    /// Something else that still holds our answer (rewritten, prefixed, cut).
     Other,
+    /// None of our answer: the client sent the model a text of its own instead (it refused
+    /// the call's arguments before calling, or replaced an error with its own message).
+    Replaced,
 }
 
 impl Forwarded {
     /// How reports name it.
     pub fn describe(self) -> &'static str {
         match self {
-            Forwarded::Text => "content[].text only",
+            Forwarded::Text => "our content[].text as is",
             Forwarded::Result => {
                 "the whole result object (content[], and structuredContent when there is one)"
             }
-            Forwarded::Other => "something else than the result (rewritten or cut)",
+            Forwarded::Other => "our answer in another form (rewritten, prefixed or cut)",
+            Forwarded::Replaced => "a text of the client's own instead of our answer",
         }
     }
 }
@@ -399,6 +408,7 @@ mod tests {
                     scenario: "widgets/patterns#all".into(),
                     tool: "widgets-list-patterns".into(),
                     arguments: json!({}),
+                    outcome: Outcome::Success,
                 }],
                 requests: vec![
                     Shape {

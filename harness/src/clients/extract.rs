@@ -316,7 +316,37 @@ pub(crate) fn forwarded(result: &Value, sent: &Value) -> Forwarded {
     {
         return Forwarded::Result;
     }
-    Forwarded::Other
+    let structured = result.get("structuredContent");
+    let compact = structured.map(Value::to_string);
+    let mut strings = Vec::new();
+    leaves(sent, &BTreeSet::new(), &mut strings);
+    // A text counts as ours when its beginning is there (half of it, at most 40 characters):
+    // whole, prefixed, or cut short.
+    let holds_text = texts.iter().filter(|t| !t.is_empty()).any(|t| {
+        let head: String = t
+            .chars()
+            .take(t.chars().count().div_ceil(2).min(40))
+            .collect();
+        strings.iter().any(|s| s.contains(head.as_str()))
+    });
+    let holds_structured = structured.is_some_and(|s| holds_value(sent, s))
+        || compact.is_some_and(|c| strings.iter().any(|s| s.contains(c.as_str())));
+    if holds_text || holds_structured || texts.iter().all(|t| t.is_empty()) && structured.is_none()
+    {
+        Forwarded::Other
+    } else {
+        Forwarded::Replaced
+    }
+}
+
+/// Whether `needle` is `value` or one of its members or items, at any depth.
+fn holds_value(value: &Value, needle: &Value) -> bool {
+    value == needle
+        || match value {
+            Value::Array(items) => items.iter().any(|v| holds_value(v, needle)),
+            Value::Object(map) => map.values().any(|v| holds_value(v, needle)),
+            _ => false,
+        }
 }
 
 /// A cut copy of our instructions counts when it holds at least this many of their first

@@ -28,6 +28,7 @@ fn calls() -> Vec<Call> {
             scenario: (*scenario).into(),
             tool: "widgets-list-patterns".into(),
             arguments: json!({"page": i + 1}),
+            outcome: crate::clients::capture::Outcome::Success,
         })
         .collect()
 }
@@ -295,7 +296,7 @@ fn a_definition_carries_the_fields_whose_values_it_holds_under_any_name() {
 }
 
 #[test]
-fn a_forwarded_result_is_its_text_the_whole_result_or_something_else() {
+fn a_forwarded_result_is_its_text_the_whole_result_something_else_or_not_ours() {
     let result = json!({"content": [{"type": "text", "text": "{\"data\":[]}"}], "structuredContent": {"data": []}});
     assert_eq!(forwarded(&result, &json!("{\"data\":[]}")), Forwarded::Text);
     assert_eq!(
@@ -311,6 +312,22 @@ fn a_forwarded_result_is_its_text_the_whole_result_or_something_else() {
         Forwarded::Result
     );
     assert_eq!(forwarded(&result, &json!("{\"data\":[")), Forwarded::Other);
+    assert_eq!(
+        forwarded(
+            &result,
+            &json!("Wall time: 0.0000 seconds\nOutput:\n{\"data\":[]}")
+        ),
+        Forwarded::Other
+    );
+    assert_eq!(
+        forwarded(&result, &json!({"output": {"data": []}})),
+        Forwarded::Other,
+        "the structured content, wrapped"
+    );
+    assert_eq!(
+        forwarded(&result, &json!("Error: invalid arguments for tool x")),
+        Forwarded::Replaced
+    );
     assert_eq!(
         forwarded(&result, &json!({"error": result.clone(), "more": 1})),
         Forwarded::Other

@@ -16,7 +16,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
-use super::capture::{self, Call, Capture, Session, Side};
+use super::capture::{self, Call, Capture, Outcome, Session, Side};
 use super::reference::Reference;
 use super::server::McpServer;
 use super::{Client, ClientsArgs, ClientsError, driver, extract, runs};
@@ -73,6 +73,8 @@ pub fn calls(planned: &[PlannedCall]) -> Vec<Call> {
             } else {
                 p.arguments.clone()
             },
+            // Until the server answers it (see `command`).
+            outcome: Outcome::Success,
         })
         .collect()
 }
@@ -94,14 +96,17 @@ pub(crate) async fn command(args: &ClientsArgs) -> Result<(), ClientsError> {
         Some(path) => PlannedCall::load(path).map_err(|e| ClientsError::Usage(e.to_string()))?,
         None => Vec::new(),
     };
-    let calls = calls(&planned);
+    let mut calls = calls(&planned);
     let reference = reference(&command, &calls).await?;
-    for (call, result) in calls.iter().zip(&reference.results) {
+    for (call, result) in calls.iter_mut().zip(&reference.results) {
         if let Some(error) = result.get("jsonrpcError") {
             return Err(ClientsError::Plan(format!(
                 "{} answers {}: {error}",
                 call.tool, call.scenario
             )));
+        }
+        if result.get("isError").and_then(Value::as_bool) == Some(true) {
+            call.outcome = Outcome::Error;
         }
     }
     let lab = super::lab(args)?;

@@ -310,8 +310,8 @@ pub fn load_fingerprints(dir: &Path) -> Result<Vec<Fingerprint>, ClientsError> {
 /// `clients-billed.svg`) rebuilt from the captures and fingerprints in `dir`.
 pub fn regenerate(dir: &Path) -> Result<BTreeMap<String, String>, ClientsError> {
     let captures = load_captures(dir)?;
-    let report = report::build(&captures)?;
     let fingerprints = load_fingerprints(dir)?;
+    let report = report::build(&captures, &fingerprints)?;
     let not_run = summary::not_run(&captures, &fingerprints);
     let markdown = summary::markdown(&report, &fingerprints, &not_run);
     let json = summary::json(&report, &fingerprints);
@@ -356,6 +356,7 @@ pub fn measured_profiles(dir: &Path, module: &str) -> Vec<Profile> {
                         client: c.name.clone(),
                         version: c.version.clone(),
                         date: c.date.clone(),
+                        fingerprint: c.fingerprint.clone(),
                     },
                     catalogue_before: m.before.once,
                     catalogue_after: m.after.once,

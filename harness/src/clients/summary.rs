@@ -171,7 +171,7 @@ mod tests {
 
     #[test]
     fn the_matrix_comes_first_and_every_client_without_a_capture_says_why() {
-        let report = report::build(&[]).expect("an empty report");
+        let report = report::build(&[], &[]).expect("an empty report");
         let fingerprints = [fingerprint()];
         let not_run = not_run(&[], &fingerprints);
         assert_eq!(not_run.len(), Client::ALL.len());

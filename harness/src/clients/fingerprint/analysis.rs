@@ -15,7 +15,8 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use super::markers::{Part, found, windows};
-use super::{Definitions, FORMAT, Fingerprint, ResultForm, Seen, Subject, Timing};
+use super::prune::CACHE_MARK;
+use super::{CacheMarks, Definitions, FORMAT, Fingerprint, ResultForm, Seen, Subject, Timing};
 
 /// One step of a path into a request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,7 +96,7 @@ fn holds(text: &str, part: Part) -> bool {
 }
 
 /// The timing of a part found in `requests` of `total`.
-fn timing(requests: &[usize], total: usize) -> Timing {
+pub(crate) fn timing(requests: &[usize], total: usize) -> Timing {
     match requests.first() {
         None => Timing::Absent,
         Some(&first) if requests.len() == total + 1 - first && requests.last() == Some(&total) => {
@@ -196,7 +197,51 @@ pub(crate) fn derive(subject: &Subject, requests: &[(String, Value)]) -> Fingerp
         result,
         error_flag: error_flag(body, last),
         parts,
+        cache_marks: cache_marks(requests),
     }
+}
+
+/// Where the requests mark prompt-cache breakpoints: the objects holding a `cache_control`.
+fn cache_marks(requests: &[(String, Value)]) -> CacheMarks {
+    fn walk(value: &Value, path: &mut Vec<Step>, out: &mut Vec<String>) {
+        match value {
+            Value::Object(map) => {
+                if map.contains_key(CACHE_MARK) {
+                    let general = general(path);
+                    if !out.contains(&general) {
+                        out.push(general);
+                    }
+                }
+                for (key, item) in map {
+                    path.push(Step::Key(key.clone()));
+                    walk(item, path, out);
+                    path.pop();
+                }
+            }
+            Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    path.push(Step::Index(i));
+                    walk(item, path, out);
+                    path.pop();
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut marks = CacheMarks::default();
+    for (n, (_, body)) in requests.iter().enumerate() {
+        let mut paths = Vec::new();
+        walk(body, &mut Vec::new(), &mut paths);
+        if !paths.is_empty() {
+            marks.requests.push(n + 1);
+        }
+        for path in paths {
+            if !marks.paths.contains(&path) {
+                marks.paths.push(path);
+            }
+        }
+    }
+    marks
 }
 
 /// Whether the item carrying the error result differs from the one carrying the text-only

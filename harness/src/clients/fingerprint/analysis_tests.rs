@@ -23,7 +23,8 @@ fn seen(f: &Fingerprint, part: Part) -> &Seen {
 
 /// Claude Code's shape: names and instructions in a message of its own from the first request,
 /// definitions after `ToolSearch`, structuredContent as compact JSON instead of the text, an
-/// error flagged with `is_error`.
+/// error flagged with `is_error`, a prompt-cache breakpoint on its system prompt and (once there
+/// are results) on the last one.
 fn claude() -> Vec<(String, Value)> {
     let system = json!({"role": "system", "content": "Deferred:\nmcp__marker__mk_err\nmcp__marker__mk_ok\nmcp__marker__mk_txt\n## marker\nMARK_INSTR: hi"});
     let defs = json!([{"name": "mcp__marker__mk_ok", "description": "MARK_DESC_OK", "input_schema": {"properties": {"q": {"description": "MARK_INSCHEMA_OK"}}}}]);
@@ -33,9 +34,15 @@ fn claude() -> Vec<(String, Value)> {
     let req = |tools: Value, messages: Vec<Value>| {
         let mut all = vec![system.clone()];
         all.extend(messages);
+        if all.len() > 1
+            && let Some(last) = all.last_mut()
+        {
+            last["content"][0]["cache_control"] = json!({"type": "ephemeral"});
+        }
         (
             "/v1/messages".to_string(),
-            json!({"tools": tools, "messages": all}),
+            json!({"system": [{"type": "text", "text": "x", "cache_control": {"type": "ephemeral"}}],
+                "tools": tools, "messages": all}),
         )
     };
     vec![
@@ -65,6 +72,11 @@ fn claude_code_loads_definitions_on_demand_and_sends_structured_content_with_a_f
     assert!(!f.reached(Part::Text) && !f.reached(Part::OutputSchema));
     assert!(f.error_flag, "is_error sets the error apart");
     assert!(f.per_request(Part::Instructions) && f.per_request(Part::ErrorText));
+    assert_eq!(f.cache_marks.requests, [1, 2, 3, 4, 5]);
+    assert_eq!(
+        f.cache_marks.paths,
+        ["$.system[*]", "$.messages[*].content[*]"]
+    );
     let example = seen(&f, Part::Instructions)
         .example
         .clone()
@@ -110,6 +122,7 @@ fn codex_sends_every_definition_every_request_and_no_error_flag() {
     assert_eq!(f.definitions, Definitions::EveryRequest);
     assert_eq!(f.result, ResultForm::StructuredElseText);
     assert!(!f.error_flag, "the error is in the success's shape");
+    assert!(!f.cache_marks.any(), "{:?}", f.cache_marks);
     assert_eq!(seen(&f, Part::ErrorText).timing, Timing::From { first: 3 });
     assert_eq!(
         seen(&f, Part::Instructions).paths,

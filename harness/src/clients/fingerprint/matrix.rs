@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::{Definitions, Fingerprint, Part, Seen, Timing};
+use super::{CacheMarks, Definitions, Fingerprint, Part, Seen, Timing};
 
 /// The parts the matrix has a column for, in order.
 pub(crate) const COLUMNS: [Part; 10] = [
@@ -50,6 +50,21 @@ fn cell(seen: Option<&Seen>, total: usize) -> String {
     }
 }
 
+/// The cache-marks cell: `—` when the client marks none, else the requests that mark one.
+fn cache_cell(marks: &CacheMarks, total: usize) -> String {
+    if !marks.any() {
+        return "—".into();
+    }
+    let seen = Seen {
+        part: Part::Names,
+        timing: super::analysis::timing(&marks.requests, total),
+        requests: marks.requests.clone(),
+        paths: Vec::new(),
+        example: None,
+    };
+    cell(Some(&seen), total)
+}
+
 /// How definitions arrive, in a few words.
 pub(crate) fn definitions(d: Definitions) -> &'static str {
     match d {
@@ -82,11 +97,12 @@ to the model was searched for every marker ([`clients/<client>.marker.jsonl`](cl
 requests, `clients/<client>.fingerprint.json` what is derived from them). A cell says in which requests of the conversation the \
 part was (`✓ all 4`: every one of 4; `✓ 2–5`: from the second on, once it was loaded or answered; `—`: never). \
 *Result form* is what of a result with both text and structuredContent reached the model; *error flag* whether an `isError` \
-result reached it in a form of its own (not only its text, in the shape of a success).\n\n",
+result reached it in a form of its own (not only its text, in the shape of a success); *cache marks* in which requests the client \
+marked a prompt-cache breakpoint (Anthropic's `cache_control`), which bills what the previous request already sent at the cache-read rate.\n\n",
     );
     let mut header = vec!["client", "version", "API", "definitions"];
     header.extend(COLUMNS.iter().map(|p| p.label()));
-    header.extend(["result form", "error flag"]);
+    header.extend(["result form", "error flag", "cache marks"]);
     let _ = writeln!(out, "| {} |", header.join(" | "));
     let _ = writeln!(
         out,
@@ -108,6 +124,7 @@ result reached it in a form of its own (not only its text, in the shape of a suc
         row.extend(COLUMNS.iter().map(|p| cell(f.seen(*p), f.requests)));
         row.push(f.result.describe().to_owned());
         row.push(if f.error_flag { "yes" } else { "no" }.to_owned());
+        row.push(cache_cell(&f.cache_marks, f.requests));
         let _ = writeln!(out, "| {} |", row.join(" | "));
     }
     out.push_str("\nIn which form, per client (an example of each, cut around the marker):\n\n");
@@ -134,6 +151,10 @@ result reached it in a form of its own (not only its text, in the shape of a suc
             .collect();
         if !others.is_empty() {
             notes.push(format!("also reached: {}", others.join(", ")));
+        }
+        if f.cache_marks.any() {
+            let at: Vec<String> = f.cache_marks.paths.iter().map(|p| code(p)).collect();
+            notes.push(format!("`cache_control` on {}", at.join(", ")));
         }
         let _ = writeln!(out, " {}.", notes.join("; "));
     }
@@ -183,6 +204,10 @@ mod tests {
             result: ResultForm::Text,
             error_flag: true,
             parts,
+            cache_marks: CacheMarks {
+                requests: vec![2, 3],
+                paths: vec!["$.system[*]".into()],
+            },
         }
     }
 
@@ -195,13 +220,16 @@ mod tests {
             .expect("a row");
         assert_eq!(
             row,
-            "| X (`x`) | npm `x` 1.2 | OpenAI Responses | on demand (nothing before) | — | ✓ 2–3 | — | — | — | — | ✓ all 3 | — | — | ✓ 3–3 | text | yes |"
+            "| X (`x`) | npm `x` 1.2 | OpenAI Responses | on demand (nothing before) | — | ✓ 2–3 | — | — | — | — | ✓ all 3 | — | — | ✓ 3–3 | text | yes | ✓ 2–3 |"
         );
         assert!(
             md.contains("instructions at `$.x`: `` a\\|b\\n`c` ``"),
             "{md}"
         );
-        assert!(md.contains("also reached: prompt."), "{md}");
+        assert!(
+            md.contains("also reached: prompt; `cache_control` on `$.system[*]`."),
+            "{md}"
+        );
         let header = md
             .lines()
             .find(|l| l.starts_with("| client"))

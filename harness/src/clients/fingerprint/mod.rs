@@ -7,7 +7,8 @@
 //! then each model request of the conversation cut down to its marker-bearing parts
 //! (`prune`). The [`Fingerprint`] is derived from that file alone (`analysis`), so CI
 //! re-derives it and compares it with the committed `<client>.fingerprint.json`; the pricing
-//! reads the typed fingerprint (per part reached or not, per request or once, the result form).
+//! reads the typed fingerprint (per part reached or not, per request or once, the result form,
+//! whether the client marks prompt-cache breakpoints).
 
 pub(crate) mod analysis;
 pub(crate) mod markers;
@@ -140,6 +141,26 @@ pub struct Fingerprint {
     pub error_flag: bool,
     /// Every part, in [`Part::ALL`]'s order.
     pub parts: Vec<Seen>,
+    /// The prompt-cache breakpoints the client marks (Anthropic `cache_control`): a client
+    /// that marks them is billed what the previous request already sent at the cache-read
+    /// rate.
+    pub cache_marks: CacheMarks,
+}
+
+/// Where a client marks prompt-cache breakpoints (`cache_control`) in its requests.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CacheMarks {
+    /// The requests (1-based) that mark at least one.
+    pub requests: Vec<usize>,
+    /// Where, as JSON paths of the marked objects (`$.system[*]`), in the order first seen.
+    pub paths: Vec<String>,
+}
+
+impl CacheMarks {
+    /// Whether the client marks any breakpoint.
+    pub fn any(&self) -> bool {
+        !self.requests.is_empty()
+    }
 }
 
 impl Fingerprint {

@@ -1,10 +1,10 @@
 //! The marker-bearing parts of a marker session's requests: what is committed as
 //! `reports/clients/<client>.marker.jsonl` and what the fingerprint is derived from.
 //!
-//! A request is cut down to the branches that lead to a marker or a marker tool's name: an
-//! object keeps its members that hold one, plus its short scalar members (a `type`, an
-//! `is_error` flag, an id); an array keeps its items that hold one, plus its short items (so a
-//! result split in blocks keeps its prefix block). A long string that holds a marker is kept as
+//! A request is cut down to the branches that lead to a marker, a marker tool's name or a
+//! prompt-cache breakpoint (`cache_control`): an object keeps its members that hold one, plus
+//! its short scalar members (a `type`, an `is_error` flag, an id); an array keeps its items that
+//! hold one, plus its short items (so a result split in blocks keeps its prefix block). A long string that holds a marker is kept as
 //! excerpts around each marker, so no client's own multi-KB prompt is committed; the session's
 //! temporary home, the endpoint's address and other run-specific strings are replaced by fixed
 //! names, a client's own ids and UUIDs (fresh every run) are written `<id>` and `<uuid>`, and a
@@ -14,6 +14,9 @@ use serde_json::{Map, Value};
 
 use super::markers::{has_any, windows};
 use crate::clients::extract::steady;
+
+/// The member an Anthropic request marks a prompt-cache breakpoint with.
+pub(crate) const CACHE_MARK: &str = "cache_control";
 
 /// Strings at most this long are kept whole.
 const WHOLE: usize = 400;
@@ -68,8 +71,19 @@ fn keep(value: &Value) -> Option<Value> {
             ))
         }
         Value::Object(map) => {
-            let kept: Vec<(&String, Option<Value>)> =
-                map.iter().map(|(k, v)| (k, keep(v))).collect();
+            // A prompt-cache breakpoint is kept wherever it is: the fingerprint says whether
+            // the client marks any.
+            let kept: Vec<(&String, Option<Value>)> = map
+                .iter()
+                .map(|(k, v)| {
+                    let kept = if k == CACHE_MARK {
+                        Some(steady_id(k, v))
+                    } else {
+                        keep(v)
+                    };
+                    (k, kept)
+                })
+                .collect();
             if kept.iter().all(|(_, v)| v.is_none()) {
                 return None;
             }
@@ -222,6 +236,26 @@ mod tests {
             json!([{"name": "mk_ok", "description": "MARK_DESC_OK"}])
         );
         assert!(prune(&json!({"a": "nothing"}), &[]).is_none());
+    }
+
+    #[test]
+    fn a_cache_breakpoint_is_kept_without_a_marker_beside_it() {
+        let body = json!({
+            "system": [{"type": "text", "text": "s".repeat(500), "cache_control": {"type": "ephemeral"}}],
+            "messages": [{"role": "user", "content": "MARK_INSTR"}]
+        });
+        let kept = prune(&body, &[]).expect("a marker");
+        assert_eq!(
+            kept["system"],
+            json!([{"type": "text", "cache_control": {"type": "ephemeral"}}])
+        );
+        let unmarked = json!({"system": [{"type": "text", "text": "s"}], "messages": [{"content": "MARK_INSTR"}]});
+        assert!(
+            prune(&unmarked, &[])
+                .expect("a marker")
+                .get("system")
+                .is_none()
+        );
     }
 
     #[test]
