@@ -317,36 +317,45 @@ pub(crate) fn forwarded(result: &Value, sent: &Value) -> Forwarded {
         return Forwarded::Result;
     }
     let structured = result.get("structuredContent");
-    let compact = structured.map(Value::to_string);
-    let mut strings = Vec::new();
-    leaves(sent, &BTreeSet::new(), &mut strings);
     // A text counts as ours when its beginning is there (half of it, at most 40 characters):
     // whole, prefixed, or cut short.
-    let holds_text = texts.iter().filter(|t| !t.is_empty()).any(|t| {
-        let head: String = t
-            .chars()
-            .take(t.chars().count().div_ceil(2).min(40))
-            .collect();
-        strings.iter().any(|s| s.contains(head.as_str()))
-    });
-    let holds_structured = structured.is_some_and(|s| holds_value(sent, s))
-        || compact.is_some_and(|c| strings.iter().any(|s| s.contains(c.as_str())));
-    if holds_text || holds_structured || texts.iter().all(|t| t.is_empty()) && structured.is_none()
-    {
+    let heads: Vec<String> = texts
+        .iter()
+        .filter(|t| !t.is_empty())
+        .map(|t| {
+            t.chars()
+                .take(t.chars().count().div_ceil(2).min(40))
+                .collect()
+        })
+        .collect();
+    let nothing_to_find = heads.is_empty() && structured.is_none();
+    if nothing_to_find || holds_ours(sent, &heads, structured) {
         Forwarded::Other
     } else {
         Forwarded::Replaced
     }
 }
 
-/// Whether `needle` is `value` or one of its members or items, at any depth.
-fn holds_value(value: &Value, needle: &Value) -> bool {
-    value == needle
-        || match value {
-            Value::Array(items) => items.iter().any(|v| holds_value(v, needle)),
-            Value::Object(map) => map.values().any(|v| holds_value(v, needle)),
-            _ => false,
+/// Whether `sent` holds one of `heads` (the beginnings of our texts) in a string, or our
+/// `structured` content as a value or as compact JSON, at any depth, inside JSON a string holds
+/// too (a client that wraps our text in an error object of its own, written as JSON).
+fn holds_ours(sent: &Value, heads: &[String], structured: Option<&Value>) -> bool {
+    if structured == Some(sent) {
+        return true;
+    }
+    match sent {
+        Value::String(s) => {
+            heads.iter().any(|h| s.contains(h.as_str()))
+                || structured.is_some_and(|v| s.contains(v.to_string().as_str()))
+                || serde_json::from_str::<Value>(s)
+                    .ok()
+                    .filter(|v| v.is_object() || v.is_array())
+                    .is_some_and(|v| holds_ours(&v, heads, structured))
         }
+        Value::Array(items) => items.iter().any(|v| holds_ours(v, heads, structured)),
+        Value::Object(map) => map.values().any(|v| holds_ours(v, heads, structured)),
+        _ => false,
+    }
 }
 
 /// A cut copy of our instructions counts when it holds at least this many of their first

@@ -328,6 +328,19 @@ fn a_forwarded_result_is_its_text_the_whole_result_something_else_or_not_ours() 
         forwarded(&result, &json!("Error: invalid arguments for tool x")),
         Forwarded::Replaced
     );
+    // pydantic-ai sends the structured content as its own JSON (spacing of its own); mcp-use
+    // wraps an error's text in a JSON string of its own.
+    assert_eq!(
+        forwarded(&result, &json!("{\"data\": []}")),
+        Forwarded::Other
+    );
+    let error = json!({"isError": true, "content": [{"type": "text", "text": "{\"error\":{\"code\":\"not_found\"}}"}]});
+    let wrapped =
+        json!({"error": "RuntimeError", "details": "{\"error\":{\"code\":\"not_found\"}}"})
+            .to_string();
+    assert_eq!(forwarded(&error, &json!(wrapped)), Forwarded::Other);
+    let rejected = json!({"error": "MCP error -32602: Structured content does not match the tool's output schema"});
+    assert_eq!(forwarded(&error, &rejected), Forwarded::Replaced);
     assert_eq!(
         forwarded(&result, &json!({"error": result.clone(), "more": 1})),
         Forwarded::Other

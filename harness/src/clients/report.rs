@@ -750,7 +750,7 @@ fn by_outcome(client: &ClientReport) -> String {
         table.row(row.into_iter().map(Into::into));
     }
     format!(
-        "\nPer call by the outcome the call expects (calls: mean result before → after, chars/2.902), the rows the per-call column above averages:\n\n{}\n",
+        "Per call by the outcome the call expects (calls: mean result before → after, chars/2.902), the rows the per-call column above averages:\n\n{}\n",
         table.into_text()
     )
 }

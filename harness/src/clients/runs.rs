@@ -12,7 +12,8 @@ use super::api::{Api, Script, Step};
 use super::capture::{self, Capture, Session, Side};
 use super::driver::{self, Ran, Tools};
 use super::endpoint::Captured;
-use super::fingerprint::{Fingerprint, MarkerCapture, Subject, prune::prune};
+use super::fingerprint::prune::{prune, scrubbed};
+use super::fingerprint::{Fingerprint, MarkerCapture, Subject};
 use super::reference::{Plan, Reference};
 use super::server::McpServer;
 use super::{Client, ClientsError, SERVER_NAME, extract, marker};
@@ -184,7 +185,18 @@ pub(crate) async fn module_session(
         &what,
     )
     .await?;
-    let parts = extract::extract(&ran.captured, client.driver().api(), reference, &plan.calls)
+    // What names this machine (a traceback a client sends the model, with its install path)
+    // is written as in the marker captures, so a capture is the same wherever it was made.
+    let scrub = lab.scrub(&ran);
+    let captured: Vec<Captured> = ran
+        .captured
+        .iter()
+        .map(|c| Captured {
+            path: c.path.clone(),
+            body: scrubbed(&c.body, &scrub),
+        })
+        .collect();
+    let parts = extract::extract(&captured, client.driver().api(), reference, &plan.calls)
         .map_err(|e| ClientsError::Incomplete(format!("{what}: {e}")))?;
     Ok(Session {
         module: plan.module.as_str().to_owned(),

@@ -31,7 +31,8 @@ pub(crate) fn prune(body: &Value, scrub: &[(String, String)]) -> Option<Value> {
     keep(&body)
 }
 
-fn scrubbed(value: &Value, scrub: &[(String, String)]) -> Value {
+/// `value` with every `scrub` pair (`from`, `to`) replaced in every string.
+pub(crate) fn scrubbed(value: &Value, scrub: &[(String, String)]) -> Value {
     match value {
         Value::String(s) => {
             let mut s = s.clone();
