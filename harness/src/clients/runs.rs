@@ -283,7 +283,16 @@ pub(crate) fn write_capture(
 ) -> Result<(), ClientsError> {
     let path = dir.join(client.capture_file());
     let previous = match std::fs::read_to_string(&path) {
-        Ok(text) => Some(super::parse(&path, &text)?),
+        // A capture of every module replaces one this lab no longer reads (an older format),
+        // which only loses its date; `--module` keeps its other modules, so it must read.
+        Ok(text) => match super::parse(&path, &text) {
+            Ok(previous) => Some(previous),
+            Err(e) if only.is_none() => {
+                eprintln!("clients: replacing a capture this lab does not read ({e})");
+                None
+            }
+            Err(e) => return Err(e),
+        },
         Err(_) => None,
     };
     if let (Some(_), Some(previous)) = (only, &previous) {
@@ -317,4 +326,63 @@ pub(crate) fn write_capture(
     std::fs::write(&path, capture.to_jsonl())?;
     eprintln!("clients: wrote {}", client.capture_file());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clients::capture::Shape;
+
+    fn session(module: &str, side: Side) -> Session {
+        Session {
+            module: module.into(),
+            side,
+            listed: 1,
+            calls: Vec::new(),
+            left_out: Vec::new(),
+            requests: vec![Shape {
+                names: 0,
+                definitions: 1,
+                results: 0,
+                instructions: 0,
+            }],
+            names: Vec::new(),
+            instructions: Vec::new(),
+            definitions: Vec::new(),
+            results: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_capture_of_every_module_replaces_one_in_an_older_format_and_a_partial_one_does_not() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let path = dir.path().join(Client::Genai.capture_file());
+        std::fs::create_dir_all(path.parent().expect("clients/")).expect("clients/");
+        let old = r#"{"line":"capture","format":"modyo-lab-capture/1","client":"genai","name":"g","package":"p","version":"1","date":"2026-01-01","server":"s"}
+{"line":"session","module":"widgets","side":"before","listed":1,"calls":[{"scenario":"w#x","tool":"t","arguments":{}}],"left_out":[],"requests":[],"names":[],"instructions":[]}
+"#;
+        std::fs::write(&path, old).expect("an old capture");
+        let fresh = || {
+            vec![
+                session("widgets", Side::Before),
+                session("widgets", Side::After),
+            ]
+        };
+        let partial = write_capture(
+            dir.path(),
+            Client::Genai,
+            "1",
+            fresh(),
+            Some(Module::Widgets),
+        );
+        assert!(
+            matches!(partial, Err(ClientsError::Capture { .. })),
+            "{partial:?}"
+        );
+        assert_eq!(std::fs::read_to_string(&path).expect("kept"), old);
+        write_capture(dir.path(), Client::Genai, "1", fresh(), None).expect("replaced");
+        let written = Capture::parse(&std::fs::read_to_string(&path).expect("written"))
+            .expect("the new capture reads");
+        assert_eq!(written.sessions.len(), 2);
+    }
 }

@@ -4,8 +4,11 @@ Usage: python driver.py SESSION.json, where the file holds
   {baseUrl, model, prompt, maxCalls, serverName, server: {command, args, env}}.
 An MCPToolset over FastMCP's stdio transport (its defaults: no server instructions, no return
 schema) on an Agent whose model is Chat Completions (OpenAIChatModel) at the lab's capture
-endpoint (a dummy key), with a request limit above the session's calls. Prints one JSON line:
-{"text": <the output>}.
+endpoint (a dummy key), with a request limit above the session's calls. pydantic-ai hands an
+`isError` result back to the model as a retry prompt and, by default, ends the run with
+UnexpectedModelBehavior at a tool's second failure; the sessions call every error scenario of a
+module, so the toolset may retry as many times as the session has calls (the form the model gets
+stays the default one). Prints one JSON line: {"text": <the output>}.
 """
 import asyncio
 import json
@@ -24,7 +27,7 @@ async def main(session):
     server = session["server"]
     transport = StdioTransport(command=server["command"], args=server["args"],
                                env={"PATH": os.environ.get("PATH", ""), "HOME": os.environ.get("HOME", ""), **server["env"]})
-    toolset = MCPToolset(transport)
+    toolset = MCPToolset(transport, max_retries=session["maxCalls"])
     provider = OpenAIProvider(base_url=session["baseUrl"] + "/v1", api_key="modyo-lab-dummy-key")
     agent = Agent(OpenAIChatModel(session["model"], provider=provider), toolsets=[toolset],
                   instructions="Follow the session.")
