@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use modyo_lab::clients::capture::Forwarded;
+use modyo_lab::clients::capture::{Forwarded, Outcome};
 use modyo_lab::clients::fingerprint::{Definitions, Part, ResultForm, Timing};
 use modyo_lab::clients::{self, Client, Fingerprint, Side};
 
@@ -99,8 +99,11 @@ fn every_module_has_both_sides_in_every_capture_and_nothing_of_the_clients_own()
     }
 }
 
+/// Claude Code sends the model our results' text as is: for a migrated result that string is
+/// also the compact JSON of its structuredContent, so which of the two it reads is the
+/// fingerprint's to say (`the_fingerprints_say_what_the_clients_were_seen_doing`).
 #[test]
-fn claude_code_defers_definitions_drops_output_schemas_and_forwards_text() {
+fn claude_code_defers_definitions_drops_output_schemas_and_sends_our_text_as_is() {
     let capture = capture("claude-code");
     for s in &capture.sessions {
         let label = format!("{} {}", s.module, s.side.as_str());
@@ -116,6 +119,39 @@ fn claude_code_defers_definitions_drops_output_schemas_and_forwards_text() {
             s.results.iter().all(|r| r.forwarded == Forwarded::Text),
             "{label}: text only"
         );
+    }
+}
+
+#[test]
+fn every_session_calls_errors_and_refusals_too_and_prices_them_apart() {
+    let report: clients::ClientsReport = serde_json::from_str(
+        &std::fs::read_to_string(reports().join(clients::REPORT_JSON)).expect("clients.json"),
+    )
+    .expect("clients.json parses");
+    for (file, capture) in captures() {
+        for s in &capture.sessions {
+            let label = format!("{file} {} {}", s.module, s.side.as_str());
+            let of = |outcome: Outcome| s.calls.iter().filter(|c| c.outcome == outcome).count();
+            assert!(of(Outcome::Success) > 0, "{label}: no success");
+            assert!(of(Outcome::Error) > 0, "{label}: no error call");
+            // widgets has no refusal scenario; every other module has some.
+            if s.module != "widgets" {
+                assert!(of(Outcome::Control) > 0, "{label}: no refusal");
+            }
+        }
+        let client = report
+            .clients
+            .iter()
+            .find(|c| c.client == capture.header.client)
+            .expect("every capture is in clients.json");
+        for m in &client.modules {
+            let calls: usize = m.outcomes.iter().map(|o| o.calls).sum();
+            assert_eq!(
+                calls, m.calls,
+                "{file} {}: the outcome rows cover every call",
+                m.module
+            );
+        }
     }
 }
 
@@ -145,7 +181,7 @@ fn the_module_reports_say_which_profiles_are_measured() {
     // A measured profile names its catalogue view (`captured`) and its basis, like the assumed
     // ones name theirs.
     let mark = format!(
-        "| captured | measured ({} {}, {}) |",
+        "| captured | measured ({} {}, {}; fingerprint `clients/claude-code.fingerprint.json`) |",
         claude.header.name, claude.header.version, claude.header.date
     );
     for module in ["channels", "content", "core", "customers", "widgets"] {
@@ -154,7 +190,13 @@ fn the_module_reports_say_which_profiles_are_measured() {
         assert!(
             text.lines()
                 .any(|l| l.starts_with("| `claude-code` |") && l.contains(&mark)),
-            "{module}.md lacks the measured Claude Code row: run make measure"
+            "{module}.md lacks the measured Claude Code row naming its fingerprint: run make measure"
+        );
+        // What it forwards per call is the fingerprint's word, not the capture's.
+        assert!(
+            text.lines().any(|l| l.starts_with("| `claude-code` |")
+                && l.contains("per call: structuredContent as compact JSON")),
+            "{module}.md: Claude Code's row does not say it forwards structuredContent"
         );
         assert!(
             text.contains("| `text` | forwards content[].text only | context | assumed |"),
@@ -226,6 +268,15 @@ fn the_fingerprints_say_what_the_clients_were_seen_doing() {
         Some(Timing::Every)
     );
     assert!(!claude.reached(Part::OutputSchema) && !claude.reached(Part::Text));
+    // It marks prompt-cache breakpoints; the Agent SDK, its engine, too; no other client does.
+    for id in Client::ALL.map(|c| c.id()) {
+        let marks = fingerprint(id).cache_marks.any();
+        assert_eq!(
+            marks,
+            matches!(id, "claude-code" | "claude-agent-sdk"),
+            "{id}: cache marks {marks}"
+        );
+    }
     // The genai SDK: every definition with its output schema, the whole result.
     let genai = fingerprint("genai");
     assert_eq!(genai.definitions, Definitions::EveryRequest);
@@ -249,6 +300,25 @@ fn the_fingerprints_say_what_the_clients_were_seen_doing() {
             assert!(!f.reached(part), "{id} forwards {}", part.label());
         }
     }
+}
+
+#[test]
+fn clients_md_says_what_claude_code_forwards_from_its_fingerprint() {
+    let md = std::fs::read_to_string(reports().join(clients::REPORT_MD)).expect("clients.md");
+    let claude = capture("claude-code");
+    let heading = format!("## {} {}\n", claude.header.name, claude.header.version);
+    let at = md.find(&heading).expect("Claude Code's section");
+    let section = &md[at..];
+    let section = &section[..section[3..].find("\n## ").map_or(section.len(), |e| e + 3)];
+    assert!(
+        section.contains("from the fingerprint ([clients/claude-code.fingerprint.json](clients/claude-code.fingerprint.json)): the compact JSON of structuredContent, without the text"),
+        "{section}"
+    );
+    assert!(
+        section.contains("Prompt-cache breakpoints, from the fingerprint: marked (`cache_control`"),
+        "{section}"
+    );
+    assert!(!section.contains("content[].text only"), "{section}");
 }
 
 #[test]

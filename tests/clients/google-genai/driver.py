@@ -11,8 +11,10 @@ One patch: google-genai 3.6.1 converts each MCP tool's input schema with
 _mcp_utils._filter_to_supported_schema, which recurses into `additionalProperties` (and `items`)
 as if it were always an object and raises AttributeError on JSON Schema's boolean form
 (`"additionalProperties": false`), before any request: the SDK cannot use a server whose schemas
-say so (ours do). The driver guards that function to return a boolean schema unchanged; every
-other schema goes through the SDK's own code.
+say so (ours do). The driver guards that function: `false` is returned unchanged (the SDK's
+JSONSchema takes it for additionalProperties), `true` as `{}`, the schema that accepts the same
+(its JSONSchema takes no boolean where a schema goes: the legacy customers tools' `"items": true`
+fails its validation); every other schema goes through the SDK's own code.
 """
 import asyncio
 import json
@@ -28,6 +30,8 @@ _filter_to_supported_schema = _mcp_utils._filter_to_supported_schema
 
 
 def _boolean_schemas_pass(schema):
+    if schema is True:
+        return {}
     return schema if isinstance(schema, bool) else _filter_to_supported_schema(schema)
 
 

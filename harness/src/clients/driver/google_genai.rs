@@ -2,7 +2,8 @@
 //! `tests/clients/google-genai/driver.py`: an MCP `ClientSession` passed as a tool to
 //! `generate_content`, whose automatic function calling makes the calls; the Gemini API at the
 //! capture endpoint. The driver patches one function of the SDK so that a boolean subschema
-//! (`additionalProperties: false`) does not crash its schema conversion (see the driver script).
+//! (`additionalProperties: false`, `items: true`) does not crash its schema conversion (see the
+//! driver script).
 
 use serde_json::json;
 use tokio::process::Command;
@@ -29,7 +30,7 @@ impl Driver for GoogleGenai {
         Api::Gemini
     }
     fn method(&self) -> &'static str {
-        "`tests/clients/google-genai/driver.py`: the `mcp` SDK's `ClientSession` over stdio, passed in `config.tools` (a dict: a `GenerateContentConfig` holding a session fails to copy) to `client.aio.models.generate_content(model=\"gemini-2.5-flash\")` with automatic function calling up to the session's calls; `http_options.base_url` at the capture endpoint (Gemini's `generateContent`, answered as JSON), a dummy key. One patch: 3.6.1 converts each MCP tool's input schema with `_mcp_utils._filter_to_supported_schema`, which raises `AttributeError` on a boolean subschema (`\"additionalProperties\": false`, which our input schemas use) before any request, so unpatched it cannot use our server at all; the driver makes that function return a boolean schema unchanged (the marker server has none, so the fingerprint is the unpatched client's)."
+        "`tests/clients/google-genai/driver.py`: the `mcp` SDK's `ClientSession` over stdio, passed in `config.tools` (a dict: a `GenerateContentConfig` holding a session fails to copy) to `client.aio.models.generate_content(model=\"gemini-2.5-flash\")` with automatic function calling up to the session's calls; `http_options.base_url` at the capture endpoint (Gemini's `generateContent`, answered as JSON), a dummy key. One patch: 3.6.1 converts each MCP tool's input schema with `_mcp_utils._filter_to_supported_schema`, which raises `AttributeError` on a boolean subschema (`\"additionalProperties\": false`, which our input schemas use) before any request, so unpatched it cannot use our server at all; the driver makes that function return `false` unchanged and `true` as `{}` (the schema accepting the same: the SDK's `JSONSchema` also refuses the legacy customers tools' `\"items\": true`). The marker server has no boolean subschema, so the fingerprint is the unpatched client's."
     }
     fn command(&self, tools: &Tools, session: &Session<'_>) -> Result<Command, ClientsError> {
         super::script(
