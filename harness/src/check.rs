@@ -2,9 +2,9 @@
 //!
 //! Used by the scenario tests, the property tests and the lint: C1 (envelope keys), C2
 //! (`platform` everywhere, errors included), C8 (the result validates against the published
-//! `outputSchema`), C16 (errors: `isError`, no `structuredContent`, `{platform, error{code,
-//! message}}`), C17 (`content[0].text` is the compact serialization), C18 (`control` means
-//! `data: null`), and C21 (legacy results carry no `structuredContent`).
+//! `outputSchema`), C16 (errors: `isError`, no `structuredContent`, `{error{code, message},
+//! platform}`, `error` first), C17 (`content[0].text` is the compact serialization), C18
+//! (`control` means `data: null`), and C21 (legacy results carry no `structuredContent`).
 
 use modyo_mcp::contract::OutputValidator;
 use rmcp::model::{CallToolResult, Tool};
@@ -71,9 +71,9 @@ pub fn problems(tool: &Tool, result: &CallToolResult) -> Vec<String> {
         match serde_json::from_str::<Value>(text) {
             Ok(Value::Object(payload)) => {
                 let keys: Vec<&str> = payload.keys().map(String::as_str).collect();
-                if keys != ["platform", "error"] {
+                if keys != ["error", "platform"] {
                     out.push(format!(
-                        "error payload keys are {keys:?}, not [platform, error] (C16)"
+                        "error payload keys are {keys:?}, not [error, platform] (C16)"
                     ));
                 }
                 check_platform(payload.get("platform"), &mut out);
@@ -92,6 +92,9 @@ pub fn problems(tool: &Tool, result: &CallToolResult) -> Vec<String> {
         }
         if text.contains('\n') {
             out.push("error text is not compact (C17)".into());
+        }
+        if !text.starts_with(r#"{"error":"#) {
+            out.push("error text does not read as an error from its first bytes (C16)".into());
         }
         return out;
     }

@@ -9,7 +9,7 @@
 //! only adds keys. Channels objects say whether they are published, and writes report it
 //! (`state.published`, read back).
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::contract::{ErrorCode, Resource, ToolError};
 use crate::modyo::list::walk;
@@ -223,8 +223,7 @@ pub(crate) async fn resolve_site(
             Err(ToolError::not_found(format!(
                 "no site matches '{input}' (tried: {}); hosts compare with case. Call channels-sites-manage (action list) to see the sites",
                 tried.join(", ")
-            ))
-            .detail("tried", json!(tried)))
+            )))
         }
         Err(e) => Err(e),
     }

@@ -155,7 +155,6 @@ async fn change_members(ctx: Ctx<ManageArgs, Group>, add: bool) -> Answer<Manage
                     "group {id}: users {wrong:?} were not {verb} the group by the API; read the group before retrying"
                 ),
             )
-            .detail("user_ids", json!(wrong))
             .into());
         }
         object

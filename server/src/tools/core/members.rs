@@ -171,10 +171,12 @@ async fn role_for(client: &ModyoClient, input: &str, target: Target) -> Result<u
         let key = role.get("key").and_then(Value::as_str).unwrap_or(input);
         return Err(ToolError::invalid_parameters(format!(
             "role '{key}' has context '{context}' but the target is a {} ({} {}); pick a role of context '{}' (core-roles-manage list with context={})",
-            target.context, target.key(), target.id, target.context, target.context
-        ))
-        .detail("role_context", context)
-        .detail("target_context", target.context));
+            target.context,
+            target.key(),
+            target.id,
+            target.context,
+            target.context
+        )));
     }
     Ok(found.id)
 }

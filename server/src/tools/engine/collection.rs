@@ -521,7 +521,7 @@ pub(crate) fn with_candidates(error: ToolError, items: &[Value], keys: &[&str]) 
             Value::Object(candidate)
         })
         .collect();
-    error.detail("candidates", Value::Array(candidates))
+    error.candidates(candidates)
 }
 
 /// Parses an all-digit identifier.

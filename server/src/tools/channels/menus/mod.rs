@@ -78,8 +78,7 @@ async fn resolve_menu(
         None => Err(ToolError::not_found(format!(
             "{} has no menu named '{input}'; call channels-menu-items-manage (action list) to see its menus",
             menus.place()
-        ))
-        .detail("tried", json!(["id", "name"]))),
+        ))),
     }
 }
 

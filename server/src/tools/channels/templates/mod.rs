@@ -150,7 +150,6 @@ fn no_template(site: &str, name: &str, category: Option<Category>) -> ToolError 
     ToolError::not_found(format!(
         "{site} has no template named '{name}'{within}; call channels-templates-manage (action list) to see its templates"
     ))
-    .detail("tried", json!(["id", "name + category"]))
 }
 
 /// Resolves a template: an all-digit input is an id; a name is matched exactly (within the

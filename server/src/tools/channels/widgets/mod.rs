@@ -81,7 +81,12 @@ pub(crate) async fn find_widget(
     let input = input.trim();
     let query = Query::new().push("query", input);
     let (rows, _) = walk(client, &widgets.path, "widget_definitions", &query).await?;
-    match pick("widget", input, &rows, &[Stage::exact("name", "name", input)]) {
+    match pick(
+        "widget",
+        input,
+        &rows,
+        &[Stage::exact("name", "name", input)],
+    ) {
         Ok(row) => Ok(WidgetRef {
             id: id_of(row, "widget")?,
             row: Some(row.clone()),
@@ -93,8 +98,7 @@ pub(crate) async fn find_widget(
         Err(e) if e.code() == ErrorCode::NotFound => Err(ToolError::not_found(format!(
             "{} has no widget named exactly '{input}' (looked up with ?query=, then exact name); call channels-widgets-manage (action list) to see its widgets",
             widgets.place()
-        ))
-        .detail("tried", json!(["name", "id"]))),
+        ))),
         Err(e) => Err(e),
     }
 }

@@ -170,7 +170,6 @@ async fn reorder(
         return Err(ToolError::invalid_parameters(format!(
             "order must list every step of origination {origination_id} exactly once: it has {current:?}"
         ))
-        .detail("steps", json!(current))
         .into());
     }
     let mut persisted: BTreeMap<u64, Value> = steps
@@ -199,7 +198,6 @@ async fn reorder(
                 "origination {origination_id}: the steps were sent in order {order:?} but the API persisted {landed:?}; read the origination before retrying"
             ),
         )
-        .detail("persisted", json!(landed))
         .into());
     }
     if let Some(map) = origination.as_object_mut() {
