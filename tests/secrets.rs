@@ -1,7 +1,7 @@
 //! The token never comes back, even when upstream echoes it: every error path that relays
 //! upstream text (401/403/404/409/422/429/5xx bodies, malformed JSON, the list-root-key message),
-//! a successful body that carries it, and the stderr logs of the production binary with
-//! `DEBUG=true`. The token is a canary, bare and as `Bearer <token>`.
+//! a successful body that carries it, in every result form, and the stderr logs of the
+//! production binary with `DEBUG=true`. The token is a canary, bare and as `Bearer <token>`.
 
 use std::io::Write as _;
 use std::process::{Command, Stdio};
@@ -9,6 +9,7 @@ use std::process::{Command, Stdio};
 use modyo_lab::cassette::{Interaction, RecordedResponse};
 use modyo_lab::session::{CANARY_TOKEN, Session};
 use modyo_lab::{ReplayOptions, ReplayServer};
+use modyo_mcp::contract::ResultForm;
 use serde_json::{Value, json};
 
 use crate::util::{cassette, server_binary};
@@ -87,21 +88,25 @@ fn echoing_answers() -> Vec<(&'static str, RecordedResponse)> {
     ]
 }
 
+/// In every result form (C22).
 #[tokio::test]
 async fn no_upstream_echo_of_the_token_reaches_a_tool_result() -> anyhow::Result<()> {
     let mut leaks = Vec::new();
-    for (label, response) in echoing_answers() {
-        let session = Session::start(
-            &[cassette("secrets/echo", vec![spaces_list(response)])],
-            &[],
-        )
-        .await?;
-        let result = session.call("content-spaces-list", json!({})).await?;
-        let text = serde_json::to_string(&result)?;
-        if text.contains(CANARY_TOKEN) {
-            leaks.push(format!("{label}: {text}"));
+    for form in ResultForm::ALL {
+        let env = [("MODYO_RESULTS".to_owned(), form.as_str().to_owned())];
+        for (label, response) in echoing_answers() {
+            let session = Session::start(
+                &[cassette("secrets/echo", vec![spaces_list(response)])],
+                &env,
+            )
+            .await?;
+            let result = session.call("content-spaces-list", json!({})).await?;
+            let text = serde_json::to_string(&result)?;
+            if text.contains(CANARY_TOKEN) {
+                leaks.push(format!("{label} ({form}): {text}"));
+            }
+            session.close().await;
         }
-        session.close().await;
     }
     assert!(
         leaks.is_empty(),
