@@ -1013,6 +1013,11 @@ fn coverage_is_true(
     }
     let returned = state["returned"].as_u64();
     prop_assert_eq!(returned, Some(truth.returned), "state.returned: {}", state);
+    // One page is the whole collection only when the rest of `meta` agrees (C6): page 1 asked
+    // and, when sent, answered, and `total_pages` (when sent) at most 1.
+    let one_page = truth.page_requested == 1
+        && truth.page_sent.is_none_or(|page| page == 1)
+        && truth.total_pages_sent.is_none_or(|pages| pages <= 1);
     if let Some(complete) = state.get("complete").and_then(Value::as_bool) {
         let by_total = truth
             .total_sent
@@ -1022,6 +1027,10 @@ fn coverage_is_true(
         prop_assert!(
             by_total == Some(complete) || (by_walk && complete),
             "complete: {complete} without evidence or against it: {state} (truth {truth:?})"
+        );
+        prop_assert!(
+            !complete || by_walk || one_page,
+            "complete: true on a page meta does not call the only one: {state} (truth {truth:?})"
         );
         if let Some(t) = truth.total {
             prop_assert_eq!(
@@ -1033,7 +1042,10 @@ fn coverage_is_true(
         }
     } else {
         prop_assert!(
-            truth.total_sent.is_none_or(|t| t < truth.returned) || state.get("total").is_none(),
+            truth
+                .total_sent
+                .is_none_or(|t| t < truth.returned || (t == truth.returned && !one_page))
+                || state.get("total").is_none(),
             "evidence ({truth:?}) but no complete: {state}"
         );
     }
