@@ -305,7 +305,22 @@ fn registered(def: &'static ToolDef, mode: Mode) -> Result<Arc<Registered>, Serv
     Ok(compiled.entry(key).or_insert(fresh).clone())
 }
 
+/// A tool's echoed type declares every key the engine reads of it (an echoed object declares
+/// the keys the server relies on; the rest stays loose).
+pub(crate) fn check_declared(def: &ToolDef) -> Result<(), ServerError> {
+    match def.undeclared.first() {
+        None => Ok(()),
+        Some(key) => Err(ServerError::Schema {
+            tool: def.name,
+            reason: format!(
+                "the engine reads the key '{key}' of its echoed objects, which their type does not declare"
+            ),
+        }),
+    }
+}
+
 fn register(def: &'static ToolDef, mode: Mode) -> Result<Registered, ServerError> {
+    check_declared(def)?;
     let declared = def
         .input_schema
         .get("properties")

@@ -67,10 +67,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
 echoed! {
     /// A site as the API returns it.
     SiteObject = "site" {
-        id: i64, uuid: String, name: String, host: String, description: String,
-        tagline: String, language: String, time_zone: String, url: String,
-        realm_slug: String, meta_tags: Value, status: String, theme_id: i64, stages: List,
-        created_at: String, updated_at: String, published_at: String
+        id: i64, uuid: String, name: String, host: String, status: String, stages: List
     }
 }
 

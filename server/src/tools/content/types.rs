@@ -39,9 +39,7 @@ echoed! {
     /// `cardinality` are answered by the API the cassettes record, though the documented type
     /// lacks them).
     TypeObject = "content type" {
-        id: i64, uuid: String, uid: String, name: String, single: bool, description: String,
-        cardinality: String, space_id: i64, entries_count: i64, created_at: String,
-        updated_at: String, fields: List
+        id: i64, uuid: String, uid: String, name: String, single: bool, fields: List
     }
 }
 

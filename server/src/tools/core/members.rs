@@ -25,11 +25,10 @@ use crate::tools::{CallError, ToolDef};
 const TEAM_MEMBERS: &str = "/api/admin/team_members";
 
 echoed! {
-    /// A team member as the API returns it.
+    /// A team member as the API returns it (it has no `name`: the key is declared because a
+    /// non-numeric identifier is matched against it).
     TeamMember = "team member" {
-        id: i64, role_id: i64, role: Object, admin_user_id: i64, admin_user: Object,
-        group_id: i64, group: Object, site_id: i64, space_id: i64, realm_id: i64,
-        created_at: String, updated_at: String
+        id: i64, name: String, role_id: i64, role: Object
     }
 }
 

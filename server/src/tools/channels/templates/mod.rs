@@ -39,9 +39,8 @@ pub(crate) use search::{replace_tool, search_tool};
 echoed! {
     /// A template as the API returns it.
     Template = "template" {
-        id: i64, uuid: String, name: String, r#type: String, body: String, path: String,
-        status: String, published: bool, site_id: Value, updated_at: String,
-        publish_at: String, unpublish_at: String, deletable: bool
+        id: i64, uuid: String, name: String, r#type: String, body: String, status: String,
+        published: bool
     }
 }
 

@@ -33,11 +33,7 @@ pub(crate) use code::{code_edit_tool, copy_tool, upsert_tool};
 echoed! {
     /// A widget definition as the API returns it.
     Widget = "widget" {
-        id: i64, uuid: String, name: String, description: String, status: String,
-        published: bool, public: bool, read_only: bool, archived: bool, html: String,
-        css: String, js: String, version: Value, sync: bool, manager_uuid: String,
-        site_id: i64, r#type: String, resolve_type: String, created_at: String,
-        updated_at: String, published_at: String
+        id: i64, uuid: String, name: String, status: String, published: bool
     }
 }
 

@@ -26,9 +26,7 @@ echoed! {
     /// What steps-edit answers: a step, or (reorder) the origination with its steps, in one
     /// loose object (C15).
     StepEdit = "step" {
-        id: i64, name: String, description: String, position: i64, form_id: i64,
-        hidden: bool, origination_id: i64, created_at: String, updated_at: String,
-        uuid: String, status: String, steps: List, rules: List, submissions_count: i64
+        id: i64, uuid: String, name: String, position: i64, hidden: bool, steps: List, rules: List
     }
 }
 
