@@ -45,6 +45,7 @@
 //!   committed API coverage report;
 //! - `stdio`: malformed stdio lines answered with `-32700` / `-32600`;
 //! - `walk`: whole-collection walks against capped, contradicting and page-ignoring upstreams;
+//! - `diff`: `modyo-lab diff`, a change's token verdict on a purpose-made pair of builds;
 //! - `widgets`: the widgets module (public mode, catalogue, resources, scaffold, validate);
 //! - `workspace`: every cargo command resolves the features the tests build (no recompiling).
 
@@ -58,6 +59,7 @@ mod client_captures;
 mod content;
 mod contract;
 mod core_customers;
+mod diff;
 mod errors;
 mod faults;
 mod forms;

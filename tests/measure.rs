@@ -82,11 +82,37 @@ fn every_probe_keeps_its_cassette_expectation_and_the_contract() {
     assert_eq!(listed, modules, "reports are sorted by module");
 }
 
+/// Each module as a reviewer reads a change to it: a line per headline figure, per profile and
+/// per tool (`report::review`); the per-scenario data is held by the committed JSON below.
 #[test]
 fn each_module_report_matches_its_snapshot() {
     for report in &catalogue().reports {
-        insta::assert_json_snapshot!(format!("report-{}", report.module), report);
+        insta::assert_snapshot!(format!("report-{}", report.module), report::review(report));
     }
+}
+
+/// The committed reports are what `make measure` writes now, byte for byte: every module's
+/// Markdown, JSON (which keeps every scenario) and charts, and the index, with the profiles of
+/// the measured clients as `make measure` adds them.
+#[test]
+fn the_committed_reports_are_current() {
+    let dir = report::default_dir();
+    let mut reports = catalogue().reports.clone();
+    for r in &mut reports {
+        r.add_profiles(modyo_lab::clients::measured_profiles(&dir, &r.module));
+    }
+    let summaries: Vec<report::Summary> = reports.iter().map(|r| r.summary.clone()).collect();
+    let budget = Budget::load(&budget::default_path()).ok();
+    let files = report::render(&reports, &summaries, budget.as_ref());
+    let stale: Vec<&String> = files
+        .iter()
+        .filter(|(name, text)| std::fs::read_to_string(dir.join(name)).ok().as_ref() != Some(*text))
+        .map(|(name, _)| name)
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "reports/ differs from a rebuild (run make measure and commit): {stale:?}"
+    );
 }
 
 #[test]
@@ -754,21 +780,169 @@ fn any_stdio_server_gets_the_same_report() {
         assert_eq!(p["evidence"]["basis"], "assumed", "{p}");
         assert!(p["break_even_calls"].get("chars/2.902").is_some(), "{p}");
     }
+    // A server other than ours is read with a real tokenizer, o200k_base, by default.
+    assert_eq!(json["counters"]["headline"], "o200k_base");
+    // v2 adds instructions: priced as sent, before none.
+    assert!(
+        json["catalogue"]["extras_after"]["instructions"]["chars"].as_u64() > Some(0),
+        "{}",
+        json["catalogue"]
+    );
+    assert!(json["catalogue"]["extras_before"]["instructions"].is_null());
     let markdown = read("shelf.md");
     for section in [
         "# Measurement report: shelf",
-        "## Per tool, worst first",
-        "## Per call (chars/2.902)",
+        "## Summary (o200k_base)",
+        "## Per tool, worst first (o200k_base)",
+        "## Per call (o200k_base)",
         "## Per-client profiles",
         "`books_search`",
+        "| server **instructions** (`initialize`",
+        "break-even by billed input",
     ] {
         assert!(markdown.contains(section), "{section} in:\n{markdown}");
     }
+    assert!(
+        !markdown.contains("The counters disagree"),
+        "here the counters agree on every sign:\n{markdown}"
+    );
     for kind in report::CHARTS {
         let svg = read(&format!("shelf-{kind}.svg"));
         let problems = report::chart_problems(&svg);
         assert!(problems.is_empty(), "{kind}: {problems:?}");
     }
+}
+
+/// A server over streamable HTTP is measured like one on stdio (here our offline server, served
+/// by `modyo-lab serve --http`, against itself on stdio: the same catalogue, the same calls),
+/// and a server that never answers fails the run after `--timeout`, naming it.
+#[test]
+fn an_http_server_is_measured_and_a_hung_one_times_out() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let calls = dir.path().join("calls.json");
+    std::fs::write(
+        &calls,
+        json!([{"tool": "widgets-list-components", "arguments": {}}]).to_string(),
+    )
+    .expect("calls written");
+    let mut serve = std::process::Command::new(env!("CARGO_BIN_EXE_modyo-lab"));
+    serve.args(["serve", "--http", "127.0.0.1:0"]);
+    let spawned = crate::util::http::Spawned::start(serve);
+    let stdio = format!("{} serve", shlex_quote(env!("CARGO_BIN_EXE_modyo-lab")));
+    let reports = dir.path().join("reports");
+    let (ok, _, stderr) = lab(&[
+        "--before".as_ref(),
+        stdio.as_ref(),
+        "--after-url".as_ref(),
+        spawned.url.as_ref(),
+        "--calls".as_ref(),
+        calls.as_os_str(),
+        "--name".as_ref(),
+        "over-http".as_ref(),
+        "--reports".as_ref(),
+        reports.as_os_str(),
+    ]);
+    assert!(ok, "{stderr}");
+    let json: Value = serde_json::from_str(
+        &std::fs::read_to_string(reports.join("over-http.json")).expect("report"),
+    )
+    .expect("JSON");
+    let catalogue = &json["catalogue"];
+    assert_eq!(
+        catalogue["wire_before"], catalogue["wire_after"],
+        "{catalogue}"
+    );
+    assert_eq!(
+        json["scenarios"][0]["before"]["text"],
+        json["scenarios"][0]["after"]["text"]
+    );
+    assert!(
+        json["compared"]["after"]
+            .as_str()
+            .is_some_and(|a| a.starts_with("http://"))
+    );
+    assert!(spawned.terminate().success());
+
+    let (ok, _, stderr) = lab(&[
+        "--after".as_ref(),
+        "sleep 600".as_ref(),
+        "--calls".as_ref(),
+        calls.as_os_str(),
+        "--check".as_ref(),
+        "--budget".as_ref(),
+        dir.path().join("none.json").as_os_str(),
+        "--timeout".as_ref(),
+        "1".as_ref(),
+    ]);
+    assert!(!ok);
+    assert!(
+        stderr.contains("did not answer initialize within 1 s (--timeout)"),
+        "{stderr}"
+    );
+}
+
+/// A pair of builds whose one call answers fewer characters after but more BPE tokens: the
+/// report reads o200k_base (the change is a rise), and its summary says the counters disagree
+/// on the sign, naming the three figures; asked for chars/2.902, it reads that (a fall).
+#[test]
+fn counters_that_disagree_on_a_sign_are_flagged() {
+    let Some(python) = python() else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let calls = dir.path().join("calls.json");
+    std::fs::write(&calls, json!([{"tool": "shelf_note"}]).to_string()).expect("calls");
+    let server = workspace().join("tests/python/counter_pair.py");
+    let build = |version: &str| {
+        format!(
+            "{} {} {version}",
+            shlex_quote(&python.to_string_lossy()),
+            shlex_quote(&server.to_string_lossy())
+        )
+    };
+    let (before, after) = (build("v1"), build("v2"));
+    let run = |extra: &[&str]| {
+        let mut args: Vec<&std::ffi::OsStr> = vec![
+            "--before".as_ref(),
+            before.as_ref(),
+            "--after".as_ref(),
+            after.as_ref(),
+            "--calls".as_ref(),
+            calls.as_os_str(),
+            "--name".as_ref(),
+            "pair".as_ref(),
+        ];
+        args.extend(extra.iter().map(|a| std::ffi::OsStr::new(*a)));
+        lab(&args)
+    };
+    let (ok, markdown, stderr) = run(&[]);
+    assert!(ok, "{stderr}");
+    assert!(markdown.contains("## Summary (o200k_base)"), "{markdown}");
+    let flagged = markdown
+        .lines()
+        .find(|l| l.starts_with("**The counters disagree on the sign of a change**"))
+        .unwrap_or_else(|| panic!("no flag:\n{markdown}"));
+    assert!(
+        flagged.contains("mean text per call, success (chars/2.902 -"),
+        "{flagged}"
+    );
+    assert!(flagged.contains("o200k_base +"), "{flagged}");
+    let successes = markdown
+        .lines()
+        .find(|l| l.contains("**successes**"))
+        .expect("a successes row");
+    assert!(
+        successes.trim_end().ends_with("% |") && successes.contains("| +"),
+        "{successes}"
+    );
+    let (ok, markdown, stderr) = run(&["--counter", "chars/2.902"]);
+    assert!(ok, "{stderr}");
+    assert!(markdown.contains("## Summary (chars/2.902)"), "{markdown}");
+    let successes = markdown
+        .lines()
+        .find(|l| l.contains("**successes**"))
+        .expect("a successes row");
+    assert!(successes.contains("| -"), "{successes}");
 }
 
 #[test]

@@ -1013,12 +1013,17 @@ fn coverage_is_true(
     }
     let returned = state["returned"].as_u64();
     prop_assert_eq!(returned, Some(truth.returned), "state.returned: {}", state);
-    // One page is the whole collection only when the rest of `meta` agrees (C6): page 1 asked
-    // and, when sent, answered, and `total_pages` (when sent) at most 1.
+    // One page is the whole collection only when all of `meta` agrees: page 1 asked and
+    // answered, `total_pages` at most 1. Rows equal to `total_entries` on a page that says
+    // otherwise are two claims at once: `complete` is left out.
     let one_page = truth.page_requested == 1
-        && truth.page_sent.is_none_or(|page| page == 1)
-        && truth.total_pages_sent.is_none_or(|pages| pages <= 1);
+        && truth.page_sent.is_none_or(|p| p == truth.page_requested)
+        && truth.total_pages_sent.is_none_or(|p| p <= 1);
     if let Some(complete) = state.get("complete").and_then(Value::as_bool) {
+        prop_assert!(
+            !complete || one_page || exhausted,
+            "complete: true on a page whose meta says otherwise: {state} (truth {truth:?})"
+        );
         let by_total = truth
             .total_sent
             .filter(|t| *t >= truth.returned)
@@ -1042,10 +1047,9 @@ fn coverage_is_true(
         }
     } else {
         prop_assert!(
-            truth
-                .total_sent
-                .is_none_or(|t| t < truth.returned || (t == truth.returned && !one_page))
-                || state.get("total").is_none(),
+            truth.total_sent.is_none_or(|t| t < truth.returned)
+                || state.get("total").is_none()
+                || (truth.total_sent == Some(truth.returned) && !one_page),
             "evidence ({truth:?}) but no complete: {state}"
         );
     }

@@ -1,4 +1,5 @@
-//! Replay through wiremock: exact matching, sequences, shadowing, response fidelity and the
+//! Replay (the lab's own HTTP server; wiremock's until its request log grew without bound): exact
+//! matching, sequences, shadowing, response fidelity and the
 //! loud, diagnosed miss.
 
 use std::time::{Duration, Instant};

@@ -2,13 +2,20 @@
 //! upstream text (401/403/404/409/422/429/5xx bodies, malformed JSON, the list-root-key message),
 //! a successful body that carries it, in every result form, and the stderr logs of the
 //! production binary with `DEBUG=true`. The token is a canary, bare and as `Bearer <token>`.
+//!
+//! And the recorder stores none of the secrets an exchange carried: values under secret-looking
+//! keys in JSON bodies (nested, in arrays) and query strings, signatures of presigned URLs in
+//! query strings and in URLs inside text, and the token in every percent-encoded spelling
+//! (`+` or `%20` for a space, upper- or lower-case hex); the redacted exchange still replays.
 
 use std::io::Write as _;
 use std::process::{Command, Stdio};
 
 use modyo_lab::cassette::{Interaction, RecordedResponse};
+use modyo_lab::lifecycle::{self, CheckOptions, ProblemKind};
+use modyo_lab::record::{Origin, Policy, ProxyConfig, RecordingProxy, Redactor};
 use modyo_lab::session::{CANARY_TOKEN, Session};
-use modyo_lab::{ReplayOptions, ReplayServer};
+use modyo_lab::{Cassette, Provenance, ReplayOptions, ReplayServer};
 use modyo_mcp::contract::ResultForm;
 use serde_json::{Value, json};
 
@@ -369,5 +376,199 @@ async fn a_refused_redirect_never_names_the_token_lowercased() -> anyhow::Result
         Vec::<String>::new(),
         "{stderr}"
     );
+    Ok(())
+}
+
+/// A token with characters that every encoding spells differently (space, `/`, `+`, `=`).
+const ODD_TOKEN: &str = "Tok en/7f3a+9c51=modyo";
+
+/// [`ODD_TOKEN`] as it may appear in a URL or a body: `%20` or `+` for the space, upper- or
+/// lower-case hex.
+const ODD_TOKEN_FORMS: [&str; 4] = [
+    "Tok+en%2F7f3a%2B9c51%3Dmodyo",
+    "Tok+en%2f7f3a%2b9c51%3dmodyo",
+    "Tok%20en%2F7f3a%2B9c51%3Dmodyo",
+    "Tok%20en%2f7f3a%2b9c51%3dmodyo",
+];
+
+/// Every secret value the exchanges below carry, by where it sits.
+const CARRIED: [(&str, &str); 15] = [
+    ("query signature", "sig-q-4d1e"),
+    ("query X-Amz-Signature", "amz-q-9b7c"),
+    ("webhook_secret", "whs-51aa"),
+    ("api_token", "apt-62bb"),
+    ("auth_token", "aut-73cc"),
+    ("secret_key", "sk-84dd"),
+    ("session_id", "sid-95ee"),
+    ("jwt", "eyJ.jwt-a6ff"),
+    ("private_token", "prt-b700"),
+    ("x-api-key", "xak-c811"),
+    ("X-Amz-Signature in a URL", "amz-r-1a2b"),
+    ("signature in a URL in text", "sig-r-3c4d"),
+    ("X-Amz-Signature in an HTML body", "amz-h-5e6f"),
+    ("nested api_token in an array", "apt-arr-77"),
+    ("the token", ODD_TOKEN),
+];
+
+fn hook_request_body() -> Value {
+    json!({
+        "name": "hook",
+        "webhook_secret": "whs-51aa",
+        "config": {"api_token": "apt-62bb", "auth_token": "aut-73cc", "secret_key": "sk-84dd",
+                   "session_id": "sid-95ee", "jwt": "eyJ.jwt-a6ff", "private_token": "prt-b700",
+                   "x-api-key": "xak-c811"},
+    })
+}
+
+/// A fake account whose answers carry every secret of [`CARRIED`], next to keys that only
+/// look like secrets (`token_type`, `tokens_count`, `token_endpoint`, `secret_santa`).
+fn secret_carrying_account() -> Cassette {
+    let [form, form_lower, pct, pct_lower] = ODD_TOKEN_FORMS;
+    let hook = json!({"hook": {
+        "id": 7,
+        "token_type": "Bearer",
+        "tokens_count": 2,
+        "token_endpoint": "https://idp.example/oauth/token",
+        "secret_santa": "ana",
+        "webhook_secret": "whs-51aa",
+        "settings": {"session_id": "sid-95ee", "secret_key": "sk-84dd", "jwt": "eyJ.jwt-a6ff",
+                     "private_token": "prt-b700", "auth_token": "aut-73cc", "x-api-key": "xak-c811"},
+        "clients": [{"name": "a", "api_token": "apt-arr-77"}],
+        "download_url": "https://bucket.s3.example/f.zip?X-Amz-Credential=AK%2F20261129&X-Amz-Signature=amz-r-1a2b&X-Amz-Expires=300",
+        "note": "fetch https://cdn.example/a.png?w=10&signature=sig-r-3c4d once",
+        "callback": format!("https://hooks.example/in?k={pct}&v=1"),
+        "echoes": [form, form_lower, pct_lower, format!("at /api/{pct_lower}/x")],
+    }});
+    let html = format!(
+        "<a href=\"https://cdn.example/a?x=1&amp;X-Amz-Signature=amz-h-5e6f\">dl</a> {pct_lower} {form_lower}"
+    );
+    Cassette::new(
+        "fake/secrets",
+        Provenance::synthetic("2026-11-29", "secrets"),
+    )
+    .interaction(
+        Interaction::post("/api/admin/hooks")
+            .query("page", "1")
+            .query("signature", "sig-q-4d1e")
+            .query("X-Amz-Signature", "amz-q-9b7c")
+            .body(hook_request_body())
+            .respond(201, hook),
+    )
+    .interaction(
+        Interaction::get("/api/admin/hooks/7/page")
+            .respond_with(RecordedResponse::text(200, html).header("content-type", "text/html")),
+    )
+}
+
+async fn send_both(proxy: &RecordingProxy) -> anyhow::Result<Vec<u16>> {
+    let http = reqwest::Client::new();
+    let posted = http
+        .post(format!(
+            "{}/api/admin/hooks?page=1&signature=sig-q-4d1e&X-Amz-Signature=amz-q-9b7c",
+            proxy.uri()
+        ))
+        .json(&hook_request_body())
+        .send()
+        .await?;
+    let page = http
+        .get(format!("{}/api/admin/hooks/7/page", proxy.uri()))
+        .send()
+        .await?;
+    Ok(vec![posted.status().as_u16(), page.status().as_u16()])
+}
+
+#[tokio::test]
+async fn the_recorder_stores_none_of_the_secrets_an_exchange_carried() -> anyhow::Result<()> {
+    let upstream = ReplayServer::start(ReplayOptions::default()).await;
+    upstream.mount(&[secret_carrying_account()]).await?;
+    let redactor = Redactor::new().secret(ODD_TOKEN);
+    let proxy = RecordingProxy::start(ProxyConfig {
+        upstream: Some(url::Url::parse(&upstream.uri())?),
+        replay: None,
+        policy: Policy::Forward,
+        redactor: redactor.clone(),
+        record_latency: false,
+        guard: None,
+    })
+    .await?;
+    assert_eq!(send_both(&proxy).await?, [201, 200]);
+    let exchanges = proxy.take();
+    assert_eq!(exchanges.len(), 2);
+    assert!(exchanges.iter().all(|e| e.origin == Origin::Live));
+
+    let stored =
+        serde_json::to_string(&exchanges.iter().map(|e| &e.interaction).collect::<Vec<_>>())?;
+    let mut leaks: Vec<String> = CARRIED
+        .iter()
+        .filter(|(_, secret)| stored.contains(secret))
+        .map(|(what, _)| (*what).to_owned())
+        .collect();
+    leaks.extend(
+        ODD_TOKEN_FORMS
+            .iter()
+            .filter(|form| stored.contains(*form))
+            .map(|form| format!("the token as {form}")),
+    );
+    assert!(leaks.is_empty(), "stored in clear: {leaks:?}\n{stored}");
+    // What only looks like a secret stays readable, and so does the rest of each URL.
+    for kept in [
+        "\"token_type\":\"Bearer\"",
+        "\"tokens_count\":2",
+        "\"token_endpoint\":\"https://idp.example/oauth/token\"",
+        "\"secret_santa\":\"ana\"",
+        "X-Amz-Expires=300",
+        "a.png?w=10&signature=<redacted> once",
+        "\"page\":\"1\"",
+    ] {
+        assert!(stored.contains(kept), "{kept} missing:\n{stored}");
+    }
+
+    // The redacted exchanges replay: the same requests, redacted the same way, match them.
+    let cassette = exchanges.into_iter().fold(
+        Cassette::new(
+            "fake/recorded",
+            Provenance::synthetic("2026-11-29", "recorded"),
+        ),
+        |c, e| c.interaction(e.interaction),
+    );
+    let dir = tempfile::tempdir()?;
+    cassette.save(dir.path())?;
+    let check = lifecycle::check(&CheckOptions::new(dir.path()).token(ODD_TOKEN)).await?;
+    assert!(
+        check.problems.iter().all(|p| p.kind != ProblemKind::Secret),
+        "{}",
+        check.to_text()
+    );
+    let replay = ReplayServer::start(ReplayOptions::default()).await;
+    replay.mount(&[cassette]).await?;
+    let offline = RecordingProxy::start(ProxyConfig {
+        upstream: None,
+        replay: Some(replay.uri()),
+        policy: Policy::ReplayOnly,
+        redactor,
+        record_latency: false,
+        guard: None,
+    })
+    .await?;
+    assert_eq!(send_both(&offline).await?, [201, 200]);
+    let origins: Vec<Origin> = offline.take().into_iter().map(|e| e.origin).collect();
+    assert_eq!(origins, [Origin::Replayed, Origin::Replayed]);
+    Ok(())
+}
+
+#[tokio::test]
+async fn cassettes_check_finds_the_token_in_every_encoding() -> anyhow::Result<()> {
+    for form in ODD_TOKEN_FORMS {
+        let cassette = Cassette::new("fake/leak", Provenance::synthetic("2026-11-29", "leak"))
+            .interaction(
+                Interaction::get("/api/admin/x").respond(200, json!({"note": format!("k={form}")})),
+            );
+        let dir = tempfile::tempdir()?;
+        cassette.save(dir.path())?;
+        let check = lifecycle::check(&CheckOptions::new(dir.path()).token(ODD_TOKEN)).await?;
+        let text = check.to_text();
+        assert!(text.contains("the MODYO_TOKEN value"), "{form}: {text}");
+        assert!(!text.contains(form) && !text.contains(ODD_TOKEN), "{text}");
+    }
     Ok(())
 }

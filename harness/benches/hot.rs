@@ -1,12 +1,14 @@
 //! criterion benches of the hot pieces: the envelope exit (build, self-validation against
-//! the outputSchema, serialization), token counting, and cassette matching in the replay
-//! server. Thin: the figures land in `reports/performance.md` through `modyo-lab bench`,
+//! the outputSchema, serialization), token counting, cassette matching in the replay server,
+//! and the offline server's start-up over 20,000 generated interactions (loading, validating,
+//! mounting). Thin: the figures land in `reports/performance.md` through `modyo-lab bench`,
 //! which reads criterion's estimates back (`make bench` runs both).
 
 #![allow(missing_docs)]
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use modyo_lab::serve::{Offline, ServeOptions};
+use modyo_lab::{Cassette, Interaction, Provenance};
 use modyo_mcp::contract::schema;
 use modyo_mcp::contract::{
     Coverage, Mode, Outcome, OutputValidator, Platform, Reply, Resource, Slots, ToolClass, exit,
@@ -140,6 +142,45 @@ fn matching(c: &mut Criterion) {
     drop(runtime);
 }
 
+/// `modyo-lab serve` from launch to serving, over a directory of 20,000 distinct
+/// interactions in four cassettes (it was quadratic: 2.7 s for 20,000, 71 s for 100,000).
+fn startup(c: &mut Criterion) {
+    const INTERACTIONS: usize = 20_000;
+    const FILES: usize = 4;
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    for file in 0..FILES {
+        let per_file = INTERACTIONS / FILES;
+        let cassette = Cassette::new(
+            format!("generated/part{file}"),
+            Provenance::synthetic("2026-11-29", "start-up load"),
+        )
+        .interactions((file * per_file..(file + 1) * per_file).map(|i| {
+            Interaction::get(format!("/api/admin/content/spaces/{i}"))
+                .query("page", "1")
+                .respond(
+                    200,
+                    json!({"id": i, "uid": format!("space-{i}"), "name": format!("Space {i}")}),
+                )
+        }));
+        cassette.save(dir.path()).expect("the cassette is written");
+    }
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    let mut options = ServeOptions::new(dir.path());
+    options.ignore_latency = true;
+    let mut group = c.benchmark_group("serve");
+    group.sample_size(10);
+    group.measurement_time(std::time::Duration::from_secs(10));
+    group.bench_function("start-up, 20,000 interactions", |b| {
+        b.to_async(&runtime).iter(|| async {
+            Offline::start(&options)
+                .await
+                .expect("the offline server starts")
+        })
+    });
+    group.finish();
+    drop(runtime);
+}
+
 /// Short runs: `make bench` runs on small shared machines, and these pieces are fast.
 fn config() -> Criterion {
     Criterion::default()
@@ -151,6 +192,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = envelope, tokens, matching
+    targets = envelope, tokens, matching, startup
 }
 criterion_main!(benches);

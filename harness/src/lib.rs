@@ -1,13 +1,12 @@
 //! `modyo-lab`: the record/replay harness and measurement lab for the `modyo-mcp` server.
 //!
-//! Cassettes record what the Modyo API answered; replay serves them from a local
-//! [`wiremock`] server so the real server code runs offline, in tests, in the lab and in
-//! `modyo-lab serve`.
+//! Cassettes record what the Modyo API answered; replay serves them from a local HTTP server
+//! so the real server code runs offline, in tests, in the lab and in `modyo-lab serve`.
 //!
 //! # Layout
 //!
 //! - [`cassette`]: format v1, strict loading, `include` resolution, the deterministic writer;
-//! - [`replay`]: exact-match replay through wiremock, loud misses with near-miss diagnostics;
+//! - [`replay`]: exact-match replay over local HTTP, loud misses with near-miss diagnostics;
 //! - [`check`]: what every tool result must satisfy, as a client sees it (C1, C2, C8, C16-C18);
 //! - [`corrupt`]: a test-only fault that makes one tool's results break their schema, to prove
 //!   strict clients would catch it;
@@ -52,6 +51,7 @@ pub mod cassette;
 pub mod check;
 pub mod clients;
 pub mod corrupt;
+pub mod diff;
 pub mod fixtures;
 pub mod lifecycle;
 pub mod lint;

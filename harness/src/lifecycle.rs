@@ -4,9 +4,10 @@
 //! Every cassette must
 //!
 //! - parse (format v1, strict) and resolve its includes;
-//! - be redacted: no value under a secret-looking key (`token`, `password`, `Authorization`...
-//!   see [`crate::record::redact::DEFAULT_KEYS`]) other than a placeholder, no secret in a URL
-//!   query inside a string, and, when `MODYO_TOKEN` is set, not its value anywhere;
+//! - be redacted: no value under a secret-looking key (`token`, `password`, `Authorization`,
+//!   `*_secret`, `X-Amz-Signature`... see [`crate::record::redact::keys`]) other than a
+//!   placeholder, no secret in a URL query inside a string, and, when `MODYO_TOKEN` is set,
+//!   not its value anywhere, in any URL spelling;
 //! - say where it comes from (`provenance`, required by the format);
 //! - be used: have scenarios, or be included (transitively) by a cassette that has some.
 //!
@@ -253,15 +254,15 @@ impl CheckReport {
 pub async fn check(options: &CheckOptions) -> Result<CheckReport, CassetteError> {
     let root = options.cassettes.as_path();
     let names = cassette::names(root)?;
+    let secret = options.token.as_deref().filter(|t| !t.is_empty());
+    // The token is found, and scrubbed from messages, in any URL spelling (see `redact`).
     let redactor = options
         .redact_keys
         .iter()
-        .fold(Redactor::new(), |r, k| r.key(k));
-    let secret = options.token.as_deref().filter(|t| !t.is_empty());
-    let scrub = |text: String| match secret {
-        Some(t) => text.replace(t, PLACEHOLDER),
-        None => text,
-    };
+        .fold(Redactor::new(), |r, k| r.key(k))
+        .secret(secret.unwrap_or_default());
+    let token_only = Redactor::default().secret(secret.unwrap_or_default());
+    let scrub = |text: String| token_only.text(&text);
     let mut problems = Vec::new();
     let mut parsed: BTreeMap<String, Cassette> = BTreeMap::new();
     for name in &names {
@@ -280,9 +281,9 @@ pub async fn check(options: &CheckOptions) -> Result<CheckReport, CassetteError>
         };
         if let Ok(json) = serde_json::from_str::<Value>(&text) {
             let mut found = Vec::new();
-            scan(&json, "$", &redactor, secret, &mut found);
+            scan(&json, "$", &redactor, &mut found);
             problems.extend(found.into_iter().map(|d| problem(ProblemKind::Secret, d)));
-        } else if secret.is_some_and(|t| text.contains(t)) {
+        } else if redactor.contains_secret(&text) {
             problems.push(problem(
                 ProblemKind::Secret,
                 "the MODYO_TOKEN value appears in the file".into(),
@@ -474,13 +475,14 @@ pub async fn check(options: &CheckOptions) -> Result<CheckReport, CassetteError>
 }
 
 /// Finds secrets in a cassette's JSON: values under secret-looking keys, secrets in URL
-/// queries inside strings, and the literal token. Reports JSON paths only.
-fn scan(value: &Value, at: &str, redactor: &Redactor, token: Option<&str>, out: &mut Vec<String>) {
+/// queries inside strings, and the literal token (the redactor's secret, in any URL spelling).
+/// Reports JSON paths only.
+fn scan(value: &Value, at: &str, redactor: &Redactor, out: &mut Vec<String>) {
     match value {
         Value::Object(map) => {
             for (k, v) in map {
                 let here = format!("{at}.{k}");
-                if token.is_some_and(|t| k.contains(t)) {
+                if redactor.contains_secret(k) {
                     out.push(format!("at {at}: a key holds the MODYO_TOKEN value"));
                 }
                 if redactor.is_sensitive_key(k) && !is_placeholder(v) {
@@ -488,17 +490,17 @@ fn scan(value: &Value, at: &str, redactor: &Redactor, token: Option<&str>, out: 
                         "at {here}: a value under a secret-looking key is stored (record with redaction, or write {PLACEHOLDER})"
                     ));
                 } else {
-                    scan(v, &here, redactor, token, out);
+                    scan(v, &here, redactor, out);
                 }
             }
         }
         Value::Array(items) => {
             for (i, v) in items.iter().enumerate() {
-                scan(v, &format!("{at}[{i}]"), redactor, token, out);
+                scan(v, &format!("{at}[{i}]"), redactor, out);
             }
         }
         Value::String(s) => {
-            if token.is_some_and(|t| s.contains(t)) {
+            if redactor.contains_secret(s) {
                 out.push(format!("at {at}: the MODYO_TOKEN value"));
             } else if redactor.text(s) != *s {
                 out.push(format!("at {at}: a secret in a URL query string"));
@@ -515,7 +517,8 @@ mod tests {
 
     fn found(value: Value, token: Option<&str>) -> Vec<String> {
         let mut out = Vec::new();
-        scan(&value, "$", &Redactor::new(), token, &mut out);
+        let redactor = Redactor::new().secret(token.unwrap_or_default());
+        scan(&value, "$", &redactor, &mut out);
         out
     }
 

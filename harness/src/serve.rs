@@ -170,8 +170,8 @@ impl Offline {
         .await;
         let count = cassettes.len();
         // One at a time, in mount order (the same result as all at once: loading validated
-        // them), so each parsed cassette is freed once its mocks exist: the peak is one copy
-        // of the cassettes, not the parsed trees plus the mounted bodies.
+        // them), so each parsed cassette is freed once its responses are mounted: the peak is
+        // one copy of the cassettes, not the parsed trees plus the mounted bodies.
         for cassette in cassettes {
             replay.mount(std::slice::from_ref(&cassette)).await?;
         }

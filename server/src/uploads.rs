@@ -128,6 +128,11 @@ impl UploadRoots {
                     "is a system folder (/proc, /sys and /dev are never read)".into(),
                 ));
             }
+            if canonical.parent().is_none() {
+                return Err(refuse(
+                    "is the whole file system; name the folders uploads may read".into(),
+                ));
+            }
             if !roots.contains(&canonical) {
                 roots.push(canonical);
             }
@@ -416,6 +421,7 @@ mod tests {
         );
         assert!(UploadRoots::from_setting(Some("relative/dir"), None).is_err());
         assert!(UploadRoots::from_setting(Some("/proc"), None).is_err());
+        assert!(UploadRoots::from_setting(Some("/"), None).is_err());
         // Unset: the working directory, unless it is `/`.
         let here = UploadRoots::from_setting(None, Some(dir.path())).unwrap();
         assert_eq!(here.roots().len(), 1);

@@ -5,8 +5,8 @@ A book shelf, written with the official Python SDK (`mcp`, pinned in requirement
 versions, the way a team would compare two builds of its own server:
 
     shelf_server.py v1    text only: verbose lines, no output schema
-    shelf_server.py v2    structured: an output schema per tool, compact rows, and one tool
-                          more (shelf_count)
+    shelf_server.py v2    structured: an output schema per tool, compact rows, one tool more
+                          (shelf_count), and instructions for the model
 
 Nothing here knows about Modyo or the lab's envelope. Deterministic: a fixed catalogue of books.
 """
@@ -33,7 +33,14 @@ BOOKS = [
     ], start=1)
 ]
 
-server = MCPServer("shelf")
+server = MCPServer(
+    "shelf",
+    instructions=(
+        "Search the shelf with books_search before asking for one book with book_get."
+        if VERSION == "v2"
+        else None
+    ),
+)
 
 
 def matching(query: str):

@@ -52,6 +52,8 @@ pub const SERVER_NAME: &str = "modyo-offline";
 pub const REPORT_JSON: &str = "clients.json";
 /// The Markdown report, relative to the reports directory.
 pub const REPORT_MD: &str = "clients.md";
+/// The chart of billed input against calls per client, relative to the reports directory.
+pub const REPORT_CHART: &str = "clients-billed.svg";
 
 /// Why a run could not complete.
 #[derive(Debug, thiserror::Error)]
@@ -383,10 +385,14 @@ pub fn regenerate(dir: &Path) -> Result<BTreeMap<String, String>, ClientsError> 
             )
         })
         .collect();
-    Ok(BTreeMap::from([
+    let mut files = BTreeMap::from([
         (REPORT_JSON.to_owned(), report::json(&report)),
         (REPORT_MD.to_owned(), report::markdown(&report, &not_run)),
-    ]))
+    ]);
+    if let Some(svg) = report::billed_chart(&report) {
+        files.insert(REPORT_CHART.to_owned(), svg);
+    }
+    Ok(files)
 }
 
 /// What no longer matches between the captures in `dir` and our server as built now, served
@@ -507,6 +513,7 @@ pub fn measured_profiles(dir: &Path, module: &str) -> Vec<Profile> {
                     per_call_after: Some(m.per_call_after),
                     per_call_percent: m.per_call_percent,
                     break_even_calls: m.break_even_calls,
+                    billed_break_even_calls: m.billed_break_even_calls,
                 })
         })
         .collect()

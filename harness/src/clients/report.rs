@@ -19,7 +19,7 @@ use crate::report::table::{
     Align::{Left, Right},
     Table,
 };
-use crate::report::{BreakEven, Counters};
+use crate::report::{BreakEven, CatalogueView, Counters, Evidence, Profile};
 use crate::tokens::{Count, Delta, PerUnit, Tokens, grouped as num};
 
 /// The format tag of `clients.json`.
@@ -94,8 +94,12 @@ pub struct ModuleProfile {
     pub per_call_after: PerUnit,
     /// Change per call in percent (chars/2.902).
     pub per_call_percent: Option<f64>,
-    /// Calls after which the migrated session costs less (`null`: never; 0: from the first).
+    /// Calls after which the migrated session ends with less in the model's context (`null`:
+    /// never; 0: from the first).
     pub break_even_calls: BreakEven,
+    /// Calls after which the migrated session has billed less input, summed over its
+    /// requests, with the session's once-paid parts in every request (`null`: never).
+    pub billed_break_even_calls: BreakEven,
 }
 
 /// After minus before, as [`Delta`] (which only serializes).
@@ -139,8 +143,15 @@ pub struct SessionCost {
     pub once: Tokens,
     /// Every call's result.
     pub results: Tokens,
-    /// The whole session.
+    /// The whole session: what the model's context ends with.
     pub total: Tokens,
+    /// What the session billed of ours, summed over its requests (each request re-sends
+    /// what it carries: names, instructions, the definitions loaded so far, every result so
+    /// far), from the shape of every request.
+    pub billed: Tokens,
+    /// Of `billed`, what the previous request already sent (a prefix a client that marks
+    /// prompt-cache breakpoints has billed at the cache-read rate): `billed - total`.
+    pub repeated: Tokens,
 }
 
 /// What a forwarded value costs: its text when it is text, else its compact JSON.
@@ -171,25 +182,66 @@ struct Priced {
 fn price(session: &Session) -> Priced {
     let names = Count::of(&session.names.join("\n"));
     let instructions: Count = session.instructions.iter().map(|i| Count::of(i)).sum();
-    let definitions: Count = session
+    let definitions: Vec<Count> = session
         .definitions
         .iter()
         .map(|d| Count::of(&d.sent.to_string()))
-        .sum();
-    let results: Count = session.results.iter().map(|r| priced(&r.sent)).sum();
-    let once = names + instructions + definitions;
+        .collect();
+    let results: Vec<Count> = session.results.iter().map(|r| priced(&r.sent)).collect();
+    let once = names + instructions + definitions.iter().copied().sum::<Count>();
+    let all_results: Count = results.iter().copied().sum();
+    let billed = billed(session, names, instructions, &definitions, &results);
+    let total = once + all_results;
     Priced {
         once,
-        results,
+        results: all_results,
         cost: SessionCost {
             names: names.tokens_all(),
             instructions: instructions.tokens_all(),
-            definitions: definitions.tokens_all(),
+            definitions: definitions.iter().copied().sum::<Count>().tokens_all(),
             once: once.tokens_all(),
-            results: results.tokens_all(),
-            total: (once + results).tokens_all(),
+            results: all_results.tokens_all(),
+            total: total.tokens_all(),
+            billed: billed.tokens_all(),
+            repeated: billed.saturating_sub(total).tokens_all(),
         },
     }
+}
+
+/// What the session's requests carried of ours, summed: each request's [`Shape`] says how many
+/// names, definitions (the first ones, in arrival order) and results (the first ones) it
+/// held; our instructions are counted in every request of a session that carried them.
+fn billed(
+    session: &Session,
+    names: Count,
+    instructions: Count,
+    definitions: &[Count],
+    results: &[Count],
+) -> Count {
+    let prefix = |counts: &[Count]| {
+        let mut sums = vec![Count::default()];
+        for c in counts {
+            let last = *sums.last().unwrap_or(&Count::default());
+            sums.push(last + *c);
+        }
+        sums
+    };
+    let (defs, res) = (prefix(definitions), prefix(results));
+    session
+        .requests
+        .iter()
+        .map(|shape| {
+            let named = if shape.names > 0 {
+                names
+            } else {
+                Count::default()
+            };
+            named
+                + instructions
+                + defs[shape.definitions.min(definitions.len())]
+                + res[shape.results.min(results.len())]
+        })
+        .sum()
 }
 
 /// Why a capture cannot be priced.
@@ -257,6 +309,7 @@ pub fn client_report(capture: &Capture, path: &str) -> Result<ClientReport, Pric
                 .percent
                 .map(|p| p.primary),
             break_even_calls: BreakEven::of(b.once, a.once, b.results, a.results, calls),
+            billed_break_even_calls: BreakEven::billed(b.once, a.once, b.results, a.results, calls),
         });
     }
     Ok(ClientReport {
@@ -274,6 +327,62 @@ pub fn client_report(capture: &Capture, path: &str) -> Result<ClientReport, Pric
         per_call: per_call_phrase(capture),
         modules: profiles,
     })
+}
+
+/// The chart of `clients-billed.svg`: per client, what a session on the whole server bills
+/// against its calls, before and after (every module registered: the once-paid parts of the
+/// five sessions summed, the calls' mean over all of them), panels on shared axes.
+pub fn billed_chart(report: &ClientsReport) -> Option<String> {
+    let profiles: Vec<Profile> = report
+        .clients
+        .iter()
+        .filter(|c| !c.modules.is_empty())
+        .map(|c| {
+            let sum = |f: &dyn Fn(&ModuleProfile) -> Count| c.modules.iter().map(f).sum::<Count>();
+            let once_before = sum(&|m| m.before.once.count());
+            let once_after = sum(&|m| m.after.once.count());
+            let results_before = sum(&|m| m.before.results.count());
+            let results_after = sum(&|m| m.after.results.count());
+            let calls: usize = c.modules.iter().map(|m| m.calls).sum();
+            Profile {
+                profile: c.label(),
+                behaviour: String::new(),
+                catalogue: CatalogueView::Captured,
+                evidence: Evidence::Measured {
+                    client: c.name.clone(),
+                    version: c.version.clone(),
+                    date: c.date.clone(),
+                },
+                catalogue_before: once_before.tokens_all(),
+                catalogue_after: once_after.tokens_all(),
+                calls,
+                per_call_before: (calls > 0).then(|| results_before.per(calls as u64)),
+                per_call_after: (calls > 0).then(|| results_after.per(calls as u64)),
+                per_call_percent: Delta::between(results_before, results_after)
+                    .percent
+                    .map(|p| p.primary),
+                break_even_calls: BreakEven::of(
+                    once_before,
+                    once_after,
+                    results_before,
+                    results_after,
+                    calls,
+                ),
+                billed_break_even_calls: BreakEven::billed(
+                    once_before,
+                    once_after,
+                    results_before,
+                    results_after,
+                    calls,
+                ),
+            }
+        })
+        .collect();
+    crate::report::chart::session_panels(
+        "Input billed against calls, the whole server in each client (tokens, chars/2.902)",
+        crate::tokens::Counter::Chars,
+        &profiles,
+    )
 }
 
 /// `a, b and c`.
@@ -502,8 +611,12 @@ calls every scenario of the module's cassettes that succeeds on both sides with 
 From the last request of each session (the context it ended with) only our server's parts are kept: the lines naming our tools, our instructions, \
 our tools' definitions and the results of our calls, as the client sent them; the rest is the client's own prompt. \
 Figures are tokens at 2.902 characters per token (`chars/2.902`, the primary counter) unless named otherwise; `clients.json` also gives `o200k_base` and `cl100k_base`.\n\n\
-Paid once: names, instructions and definitions; per call: the result as forwarded. Text is priced as text, anything else as the compact JSON the client sent. Break-even is the number of calls after which the migrated session \
-costs less than the legacy one (0: from the first call; never: the migrated calls are not cheaper).\n\n",
+Once per session: names, instructions and definitions; per call: the result as forwarded. Text is priced as text, anything else as the compact JSON the client sent. \
+**Billed input** is what the client sent of ours summed over the session's requests (each request re-sends the names, instructions and definitions it carries and every result so far), \
+counted from the shape of every captured request; **final context** is what the last request carried. Of the billed input, the part the previous request already sent is a repeated prefix: \
+a client that marks prompt-cache breakpoints (Anthropic's `cache_control`) is billed it at the cache-read rate, so its bill lies between the final context (everything cached) and the billed input (nothing cached). \
+Break-even is the number of calls after which the migrated session costs less than the legacy one (0: from the first call; never: the migrated calls are not cheaper), \
+by billed input (the headline; the once-paid parts counted in every request) and by final context.\n\n",
     );
     for client in &report.clients {
         let _ = writeln!(
@@ -528,11 +641,13 @@ costs less than the legacy one (0: from the first call; never: the migrated call
             ("once before → after", Right),
             ("per call before → after", Right),
             ("change per call", Right),
-            ("session before → after", Right),
+            ("final context before → after", Right),
+            ("billed input before → after (repeated prefix after)", Right),
             (
-                "break-even calls (chars/2.902 / o200k_base / cl100k_base)",
+                "break-even by billed input (chars/2.902 / o200k_base / cl100k_base)",
                 Right,
             ),
+            ("by final context", Right),
         ]);
         for m in &client.modules {
             table.row([
@@ -558,6 +673,19 @@ costs less than the legacy one (0: from the first call; never: the migrated call
                 )
                 .into(),
                 format!(
+                    "{} ({})",
+                    arrow(&m.before.billed, &m.after.billed),
+                    tok(&m.after.repeated)
+                )
+                .into(),
+                format!(
+                    "**{}** / {} / {}",
+                    calls(m.billed_break_even_calls.primary),
+                    calls(m.billed_break_even_calls.o200k_base),
+                    calls(m.billed_break_even_calls.cl100k_base)
+                )
+                .into(),
+                format!(
                     "{} / {} / {}",
                     calls(m.break_even_calls.primary),
                     calls(m.break_even_calls.o200k_base),
@@ -569,6 +697,12 @@ costs less than the legacy one (0: from the first call; never: the migrated call
         out.push('\n');
         out.push_str(&table.into_text());
         out.push('\n');
+    }
+    if report.clients.iter().any(|c| !c.modules.is_empty()) {
+        out.push_str(
+            "## Billed input against calls, per client\n\nEach panel is one client with every module registered (the once-paid parts of the five sessions summed, \
+the mean call over all of them): what a session bills of ours as it grows, before and after, on axes all panels share.\n\n![billed input against calls, per client](clients-billed.svg)\n\n",
+        );
     }
     for (client, why) in not_run {
         let _ = writeln!(out, "## {client}: not measured\n\n{why}\n");
@@ -686,6 +820,48 @@ mod tests {
         assert_eq!(m.break_even_calls.primary, Some(4));
         assert_eq!(m.delta.chars, 7);
         assert_eq!(m.left_out.len(), 1);
+        // One request in the capture (names, instructions, nothing loaded): billed 19 + 3.
+        assert_eq!(m.before.billed.chars, 22);
+        // +17 once, -5 per call: the bill pays it back at 7 calls (each request re-sends it).
+        assert_eq!(m.billed_break_even_calls.primary, Some(7));
+    }
+
+    #[test]
+    fn the_bill_sums_what_every_request_carried() {
+        let mut s = session(Side::Before, "d", &["0123456789", "01234"]);
+        // Request 1: names only; 2: the definition loaded; 3: one result; 4: both results.
+        s.requests = vec![
+            Shape {
+                names: 2,
+                definitions: 0,
+                results: 0,
+            },
+            Shape {
+                names: 2,
+                definitions: 1,
+                results: 0,
+            },
+            Shape {
+                names: 2,
+                definitions: 1,
+                results: 1,
+            },
+            Shape {
+                names: 2,
+                definitions: 1,
+                results: 2,
+            },
+        ];
+        let priced = price(&s).cost;
+        // names 19 + instructions 3 in each of 4 requests; the definition (19) in 3; the first
+        // result (10) in 2; the second (5) in 1.
+        assert_eq!(priced.billed.chars, 4 * 22 + 3 * 19 + 2 * 10 + 5);
+        // The last request is the final context; the rest the previous requests already sent.
+        assert_eq!(priced.total.chars, 22 + 19 + 15);
+        assert_eq!(
+            priced.repeated.chars,
+            priced.billed.chars - priced.total.chars
+        );
     }
 
     #[test]

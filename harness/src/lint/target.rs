@@ -80,6 +80,8 @@ pub struct ServerCommand {
     pub args: Vec<OsString>,
     /// Environment variables removed from the child's environment.
     pub env_remove: Vec<String>,
+    /// Environment variables set for the child (an `mcp.json` entry's `env`).
+    pub env: Vec<(String, String)>,
 }
 
 impl ServerCommand {
@@ -90,6 +92,7 @@ impl ServerCommand {
             program: argv.next()?,
             args: argv.collect(),
             env_remove: Vec::new(),
+            env: Vec::new(),
         })
     }
 
@@ -100,6 +103,7 @@ impl ServerCommand {
             program: modyo_lab.into(),
             args: vec!["serve".into(), "--cassettes".into(), cassettes.into()],
             env_remove: CLEARED_ENV.iter().map(|s| (*s).to_owned()).collect(),
+            env: Vec::new(),
         }
     }
 

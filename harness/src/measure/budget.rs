@@ -438,7 +438,7 @@ fn tokens(x: f64) -> String {
 impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Finding::Over(u) => write!(
+            Finding::Over(u) if u.limit > 0.0 => write!(
                 f,
                 "{}: {} is {} tokens ({PRIMARY}), over its budget of {} by {} (+{:.1}%)",
                 u.place,
@@ -447,6 +447,13 @@ impl fmt::Display for Finding {
                 tokens(u.limit),
                 tokens(u.measured - u.limit),
                 u.percent() - 100.0
+            ),
+            Finding::Over(u) => write!(
+                f,
+                "{}: {} is {} tokens ({PRIMARY}), over its budget of 0",
+                u.place,
+                u.figure.label(),
+                tokens(u.measured),
             ),
             Finding::Unbudgeted(place) => write!(
                 f,

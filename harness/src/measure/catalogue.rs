@@ -389,3 +389,56 @@ mod tests {
         assert_eq!(sum(&gone), 2 - text_chars(&after));
     }
 }
+
+/// What a server offers besides its tools, as it sent it: the `instructions` of its
+/// `initialize` result, and its `prompts/list` and `resources/list` answers when it declares
+/// those capabilities. Clients differ in what they forward of these (see reports/clients.md);
+/// the report prices them as sent.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Extras {
+    /// `initialize.result.instructions`.
+    pub instructions: Option<String>,
+    /// The `prompts` array, compact JSON.
+    pub prompts: Option<String>,
+    /// The `resources` array, compact JSON.
+    pub resources: Option<String>,
+}
+
+impl Extras {
+    /// Reads them from a running probe (one request for each list the server declares).
+    pub async fn read(probe: &mut crate::probe::Probe) -> Extras {
+        let initialized = probe.initialize.result.as_ref().ok().cloned();
+        let instructions = initialized
+            .as_ref()
+            .and_then(|r| r.get("instructions"))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let declares = |what: &str| {
+            initialized
+                .as_ref()
+                .and_then(|r| r.pointer(&format!("/capabilities/{what}")))
+                .is_some()
+        };
+        let mut list = async |method: &str, key: &str| -> Option<String> {
+            let response = probe.request(method, serde_json::json!({})).await.ok()?;
+            let items = response.result.ok()?.get(key)?.clone();
+            // An empty list offers nothing to price.
+            (items.as_array().is_some_and(|a| !a.is_empty())).then(|| compact(&items))
+        };
+        let prompts = if declares("prompts") {
+            list("prompts/list", "prompts").await
+        } else {
+            None
+        };
+        let resources = if declares("resources") {
+            list("resources/list", "resources").await
+        } else {
+            None
+        };
+        Extras {
+            instructions,
+            prompts,
+            resources,
+        }
+    }
+}

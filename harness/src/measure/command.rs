@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::budget::{self, Budget};
-use super::foreign::{self, ForeignOptions};
+use super::foreign::{self, ForeignOptions, Server};
 use super::{MeasureError, Options, run};
 use crate::lint::{PlannedCall, ServerCommand};
 use crate::report::{self, ModuleReport, Summary};
@@ -65,8 +65,32 @@ pub struct MeasureArgs {
     pub before: Option<String>,
     /// The "after" command line of another MCP server (alone: only with --check or
     /// --write-budget).
-    #[arg(long, value_name = "CMD", allow_hyphen_values = true, requires = "calls", conflicts_with_all = ["module", "scenario", "server"])]
+    #[arg(long, value_name = "CMD", allow_hyphen_values = true, conflicts_with_all = ["module", "scenario", "server"])]
     pub after: Option<String>,
+    /// The "before" server over streamable HTTP (`http://127.0.0.1:8808/mcp`), instead of
+    /// --before.
+    #[arg(long, value_name = "URL", conflicts_with = "before")]
+    pub before_url: Option<String>,
+    /// The "after" server over streamable HTTP, instead of --after.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["after", "module", "scenario", "server"])]
+    pub after_url: Option<String>,
+    /// An `mcp.json`-style file (`{"mcpServers": {NAME: {command, args, env} | {type: "http",
+    /// url}}}`) whose entries --before-entry and --after-entry name.
+    #[arg(long, value_name = "FILE")]
+    pub mcp_config: Option<PathBuf>,
+    /// The "before" server: this entry of --mcp-config.
+    #[arg(long, value_name = "NAME", requires = "mcp_config", conflicts_with_all = ["before", "before_url"])]
+    pub before_entry: Option<String>,
+    /// The "after" server: this entry of --mcp-config.
+    #[arg(long, value_name = "NAME", requires = "mcp_config", conflicts_with_all = ["after", "after_url", "module", "scenario", "server"])]
+    pub after_entry: Option<String>,
+    /// Seconds one request to a --before/--after server may take before the run fails.
+    #[arg(long, value_name = "SECS", default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout: u64,
+    /// The counter the tables and charts of a --before/--after report read (every figure
+    /// carries all three) [default: o200k_base; our modules: chars/2.902].
+    #[arg(long, value_enum)]
+    pub counter: Option<crate::tokens::Counter>,
     /// The calls to make on each side of --before/--after: a JSON array of
     /// `{"name"?, "tool", "arguments"?}`.
     #[arg(long, requires = "after")]
@@ -88,7 +112,7 @@ fn split_command(flag: &str, line: &str) -> Result<ServerCommand, MeasureError> 
 /// stderr, then writes the reports (and `last-run.md`), checks the budget or writes one.
 /// Nothing is written when a probe failed.
 pub async fn command(args: MeasureArgs) -> Result<(), MeasureError> {
-    if args.after.is_some() {
+    if args.after.is_some() || args.after_url.is_some() || args.after_entry.is_some() {
         return servers(&args).await;
     }
     let server = crate::probe::locate_server(args.server.as_deref())?;
@@ -157,10 +181,51 @@ pub async fn command(args: MeasureArgs) -> Result<(), MeasureError> {
     Ok(())
 }
 
-/// `--before CMD --after CMD --calls FILE`: two stdio servers.
+/// One side's server from the flags: a command line, a URL, or an `mcp.json` entry.
+fn side_server(
+    args: &MeasureArgs,
+    side: &str,
+    line: Option<&String>,
+    url: Option<&String>,
+    entry: Option<&String>,
+) -> Result<Option<Server>, MeasureError> {
+    match (line, url, entry) {
+        (Some(line), _, _) => Ok(Some(Server::Stdio(split_command(
+            &format!("--{side}"),
+            line,
+        )?))),
+        (None, Some(url), _) => Ok(Some(Server::Http(url.clone()))),
+        (None, None, Some(name)) => {
+            let path = args.mcp_config.as_deref().unwrap_or(Path::new("mcp.json"));
+            Ok(Some(Server::from_mcp_config(path, name)?))
+        }
+        (None, None, None) => Ok(None),
+    }
+}
+
+/// `--before CMD --after CMD --calls FILE` (or `--*-url`, `--*-entry`): two servers.
 async fn servers(args: &MeasureArgs) -> Result<(), MeasureError> {
     let gate = args.check || args.write_budget;
-    if args.before.is_none() && !gate {
+    let before = side_server(
+        args,
+        "before",
+        args.before.as_ref(),
+        args.before_url.as_ref(),
+        args.before_entry.as_ref(),
+    )?;
+    let Some(after) = side_server(
+        args,
+        "after",
+        args.after.as_ref(),
+        args.after_url.as_ref(),
+        args.after_entry.as_ref(),
+    )?
+    else {
+        return Err(MeasureError::Usage(
+            "name the after server: --after CMD, --after-url URL or --after-entry NAME".into(),
+        ));
+    };
+    if before.is_none() && !gate {
         return Err(MeasureError::Usage(
             "--after needs --before (only --check and --write-budget measure one side)".into(),
         ));
@@ -175,12 +240,11 @@ async fn servers(args: &MeasureArgs) -> Result<(), MeasureError> {
     }
     let options = ForeignOptions {
         name: args.name.clone(),
-        before: match &args.before {
-            Some(line) => Some(split_command("--before", line)?),
-            None => None,
-        },
-        after: split_command("--after", args.after.as_deref().unwrap_or_default())?,
+        before,
+        after,
         calls: PlannedCall::load(calls)?,
+        timeout: std::time::Duration::from_secs(args.timeout),
+        counter: args.counter.unwrap_or(crate::tokens::Counter::O200k),
     };
     let started = Instant::now();
     let outcome = foreign::run(&options, &mut |line: &str| eprintln!("measure: {line}")).await?;

@@ -6,12 +6,12 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use super::catalogue::{self, Definition, breakdown, context_text, tools_text};
+use super::catalogue::{self, Definition, Extras, breakdown, context_text, tools_text};
 use crate::probe::PROTOCOL_VERSION;
 use crate::report::{
     BreakEven, Catalogue, CatalogueView, Compared, Counters, EnvelopeCost, EnvelopeSlot,
-    EnvelopeSummary, Evidence, FORMAT, Measured, ModuleReport, Profile, ProfileBreakEven,
-    Projection, ScenarioReport, SlotTotals, Summary, ToolReport,
+    EnvelopeSummary, Evidence, ExtrasCost, FORMAT, Measured, ModuleReport, OutcomeMean, Profile,
+    ProfileBreakEven, Projection, ScenarioReport, SlotTotals, Summary, ToolReport,
 };
 use crate::tokens::{Count, Delta, PerUnit, round1};
 
@@ -31,6 +31,19 @@ pub(super) struct Input<'a> {
     pub(super) envelope: bool,
     /// The projection section (content).
     pub(super) projection: Option<Projection>,
+    /// Instructions, prompts and resources before.
+    pub(super) before_extras: Extras,
+    /// The same after.
+    pub(super) after_extras: Extras,
+}
+
+fn extras_cost(extras: &Extras) -> ExtrasCost {
+    let cost = |text: &Option<String>| text.as_deref().map(|t| Count::of(t).tokens_all());
+    ExtrasCost {
+        instructions: cost(&extras.instructions),
+        prompts: cost(&extras.prompts),
+        resources: cost(&extras.resources),
+    }
 }
 
 /// How a client profile prices one call, and what it adds per call after.
@@ -53,7 +66,7 @@ const BEHAVIOURS: [Behaviour; 5] = [
         profile: "text",
         behaviour: "forwards content[].text only",
         catalogue: CatalogueView::Context,
-        modelled_on: "modelled on clients seen to drop the output schema: Claude Code 2.1.259 (prompts byte-identical with and without output schemas, checked 2026-09-03), Langflow 1.10 and 1.11.1 (keeps it in metadata nobody reads), the Python google-genai SDK (ignores it)",
+        modelled_on: "a client that forwards the text of each result and no output schema; which clients do is measured by their fingerprints",
         cost: |m| m.text.count(),
         schema_per_call: false,
     },
@@ -61,7 +74,7 @@ const BEHAVIOURS: [Behaviour; 5] = [
         profile: "structured",
         behaviour: "forwards structuredContent only (the text when there is none: legacy results, errors)",
         catalogue: CatalogueView::Context,
-        modelled_on: "no client observed; the bound for a client that prefers structured results",
+        modelled_on: "a client that forwards structuredContent when a result has one, else its text, and no output schema; which clients do is measured by their fingerprints",
         cost: structured_or_text,
         schema_per_call: false,
     },
@@ -69,7 +82,7 @@ const BEHAVIOURS: [Behaviour; 5] = [
         profile: "both",
         behaviour: "forwards content[].text and structuredContent (pays twice)",
         catalogue: CatalogueView::Context,
-        modelled_on: "no client observed; the bound for a client that forwards everything it gets",
+        modelled_on: "a client that forwards the whole result, text and structuredContent; which clients do is measured by their fingerprints",
         cost: |m| m.both.count(),
         schema_per_call: false,
     },
@@ -77,7 +90,7 @@ const BEHAVIOURS: [Behaviour; 5] = [
         profile: "text-wire",
         behaviour: "forwards content[].text only, and puts the whole tools array, output schemas included, in context",
         catalogue: CatalogueView::Wire,
-        modelled_on: "no client observed; the worst case for the catalogue, and how reports of format 1 priced every profile",
+        modelled_on: "the worst case for the catalogue (every definition as sent, output schemas included, in every request), and how reports of format 1 priced every profile",
         cost: |m| m.text.count(),
         schema_per_call: false,
     },
@@ -85,7 +98,7 @@ const BEHAVIOURS: [Behaviour; 5] = [
         profile: "schema-per-call",
         behaviour: "forwards structuredContent and maps the called tool's outputSchema into the request on every call",
         catalogue: CatalogueView::Wire,
-        modelled_on: "modelled on the JavaScript @google/genai SDK 2.21.0 (maps outputSchema to responseJsonSchema on every request, checked 2026-09-03)",
+        modelled_on: "a client that maps each output schema into every request (the JavaScript @google/genai SDK was measured to)",
         cost: structured_or_text,
         schema_per_call: true,
     },
@@ -150,6 +163,12 @@ fn tool_reports(
                 text_per_call_after,
                 structured_per_call_after: mean(after_measured(), structured).1,
                 both_per_call_after: mean(after_measured(), |m| m.both.count()).1,
+                same_scenarios: own()
+                    .filter(|s| s.before.measured().is_some())
+                    .map(|s| &s.id)
+                    .eq(own()
+                        .filter(|s| s.after.measured().is_some())
+                        .map(|s| &s.id)),
             }
         })
         .collect();
@@ -168,6 +187,8 @@ pub(super) fn report(input: Input<'_>) -> ModuleReport {
         scenarios,
         envelope,
         projection,
+        before_extras,
+        after_extras,
     } = input;
     let wire_before = Count::of(&tools_text(before_tools));
     let wire_after = Count::of(&tools_text(after_tools));
@@ -201,25 +222,34 @@ pub(super) fn report(input: Input<'_>) -> ModuleReport {
         slots: rows.into_iter().filter(|r| r.chars != 0).collect(),
         slot_sum_chars,
         difference_chars: wire_after.chars as i64 - wire_before.chars as i64,
+        extras_before: extras_cost(&before_extras),
+        extras_after: extras_cost(&after_extras),
     };
     let schema_cost: BTreeMap<&str, Count> = after_tools
         .iter()
         .filter_map(|t| Some((name_of(t)?, Count::of(&catalogue::output_schema_text(t)?))))
         .collect();
-    let comparable: Vec<(&ScenarioReport, &Measured, &Measured)> = scenarios
+    // Every call measured on both sides, whatever its outcome: errors and refusals are turns
+    // the model reads too. The profiles price these; the summary also shows them by outcome.
+    let both_sides: Vec<(&ScenarioReport, &Measured, &Measured)> = scenarios
         .iter()
-        .filter(|s| s.expect.is_empty() || s.expect == "success")
-        .filter_map(|s| {
-            let (b, a) = (s.before.measured()?, s.after.measured()?);
-            (b.outcome == "success" && a.outcome == "success").then_some((s, b, a))
+        .filter_map(|s| Some((s, s.before.measured()?, s.after.measured()?)))
+        .collect();
+    let comparable: Vec<(&ScenarioReport, &Measured, &Measured)> = both_sides
+        .iter()
+        .copied()
+        .filter(|(s, b, a)| {
+            (s.expect.is_empty() || s.expect == "success")
+                && b.outcome == "success"
+                && a.outcome == "success"
         })
         .collect();
-    let n = comparable.len();
+    let n = both_sides.len();
     let profiles: Vec<Profile> = BEHAVIOURS
         .iter()
         .map(|b| {
-            let sum_before: Count = comparable.iter().map(|(_, m, _)| (b.cost)(m)).sum();
-            let sum_after: Count = comparable
+            let sum_before: Count = both_sides.iter().map(|(_, m, _)| (b.cost)(m)).sum();
+            let sum_after: Count = both_sides
                 .iter()
                 .map(|(s, _, m)| {
                     let schema = if b.schema_per_call {
@@ -257,9 +287,18 @@ pub(super) fn report(input: Input<'_>) -> ModuleReport {
                     sum_after,
                     n,
                 ),
+                billed_break_even_calls: BreakEven::billed(
+                    catalogue_before,
+                    catalogue_after,
+                    sum_before,
+                    sum_after,
+                    n,
+                ),
             }
         })
         .collect();
+    let by_outcome = outcome_rows(&both_sides);
+    let n = comparable.len();
     let per = |f: fn(&Measured) -> Count, after: bool| {
         let sum: Count = comparable
             .iter()
@@ -287,6 +326,7 @@ pub(super) fn report(input: Input<'_>) -> ModuleReport {
         measured_after,
         text_per_call_measured_after,
         break_even: profiles.iter().map(ProfileBreakEven::of).collect(),
+        by_outcome,
     };
     ModuleReport {
         format: FORMAT,
@@ -302,6 +342,51 @@ pub(super) fn report(input: Input<'_>) -> ModuleReport {
         projection,
         profiles,
     }
+}
+
+/// The outcome a call is counted under: the scenario's expectation when it has one (the same on
+/// both sides), else what the call after answered.
+fn outcome_of(scenario: &ScenarioReport, after: &Measured) -> &'static str {
+    let said = if scenario.expect.is_empty() {
+        after.outcome.as_str()
+    } else {
+        scenario.expect.as_str()
+    };
+    match said.split(':').next().unwrap_or(said) {
+        "error" => "error",
+        "control" => "control",
+        _ => "success",
+    }
+}
+
+/// Mean `content[].text` per call of the calls measured on both sides, by outcome, then all.
+fn outcome_rows(both_sides: &[(&ScenarioReport, &Measured, &Measured)]) -> Vec<OutcomeMean> {
+    let row = |outcome: &str, calls: Vec<&(&ScenarioReport, &Measured, &Measured)>| {
+        let n = calls.len() as u64;
+        let before: Count = calls.iter().map(|(_, b, _)| b.text.count()).sum();
+        let after: Count = calls.iter().map(|(_, _, a)| a.text.count()).sum();
+        OutcomeMean {
+            outcome: outcome.into(),
+            calls: calls.len(),
+            text_before: (n > 0).then(|| before.per(n)),
+            text_after: (n > 0).then(|| after.per(n)),
+        }
+    };
+    let mut rows: Vec<OutcomeMean> = ["success", "error", "control"]
+        .into_iter()
+        .map(|outcome| {
+            row(
+                outcome,
+                both_sides
+                    .iter()
+                    .filter(|(s, _, a)| outcome_of(s, a) == outcome)
+                    .collect(),
+            )
+        })
+        .filter(|r| r.calls > 0)
+        .collect();
+    rows.push(row("all", both_sides.iter().collect()));
+    rows
 }
 
 fn envelope_summary(scenarios: &[ScenarioReport]) -> EnvelopeSummary {
@@ -372,6 +457,8 @@ pub(super) fn sample() -> ModuleReport {
         ],
         envelope: false,
         projection: None,
+        before_extras: Extras::default(),
+        after_extras: Extras::default(),
     })
 }
 
@@ -443,6 +530,8 @@ mod tests {
             scenarios,
             envelope: false,
             projection: None,
+            before_extras: Extras::default(),
+            after_extras: Extras::default(),
         });
         let c = &report.catalogue;
         assert_eq!(c.context_before, c.context_after, "only outputSchema grew");

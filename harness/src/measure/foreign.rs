@@ -10,12 +10,82 @@
 
 use serde_json::{Map, Value};
 
-use super::catalogue::compact;
+use super::catalogue::{Extras, compact};
 use super::{MeasureError, compare, deltas, text_count};
 use crate::lint::{PlannedCall, ServerCommand};
 use crate::probe::Probe;
 use crate::report::{Compared, Measured, ModuleReport, ScenarioReport, Side};
-use crate::tokens::Count;
+use std::time::Duration;
+
+use crate::tokens::{Count, Counter};
+
+/// A server to measure: a command serving MCP on stdio, or a streamable HTTP endpoint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Server {
+    /// A command started once (with the caller's environment).
+    Stdio(ServerCommand),
+    /// An endpoint already running (`http://127.0.0.1:8808/mcp`).
+    Http(String),
+}
+
+impl Server {
+    /// How reports name it: the command line, or the URL.
+    pub fn line(&self) -> String {
+        match self {
+            Server::Stdio(command) => command.line(),
+            Server::Http(url) => url.clone(),
+        }
+    }
+
+    /// The entry `name` of an `mcp.json`-style file: `{"mcpServers": {name: {"command",
+    /// "args"?, "env"?} | {"type": "http" | "streamable-http", "url"}}}`.
+    pub fn from_mcp_config(path: &std::path::Path, name: &str) -> Result<Server, MeasureError> {
+        let bad = |why: String| MeasureError::Usage(format!("{}: {why}", path.display()));
+        let text = std::fs::read_to_string(path).map_err(|e| bad(format!("cannot read: {e}")))?;
+        let config: Value =
+            serde_json::from_str(&text).map_err(|e| bad(format!("not JSON: {e}")))?;
+        let servers = config
+            .get("mcpServers")
+            .or_else(|| config.get("servers"))
+            .and_then(Value::as_object)
+            .ok_or_else(|| bad("no mcpServers object".into()))?;
+        let entry = servers.get(name).ok_or_else(|| {
+            let names: Vec<&String> = servers.keys().collect();
+            bad(format!("no server named {name:?} (it has {names:?})"))
+        })?;
+        if let Some(url) = entry.get("url").and_then(Value::as_str) {
+            return Ok(Server::Http(url.to_owned()));
+        }
+        let program = entry
+            .get("command")
+            .and_then(Value::as_str)
+            .ok_or_else(|| bad(format!("{name}: neither command nor url")))?;
+        let args = entry
+            .get("args")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(Into::into);
+        let mut command = ServerCommand::new(std::iter::once(program.into()).chain(args).collect())
+            .ok_or_else(|| bad(format!("{name}: an empty command")))?;
+        command.env = entry
+            .get("env")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned())))
+            .collect();
+        Ok(Server::Stdio(command))
+    }
+
+    async fn probe(&self, timeout: Duration) -> Result<Probe, MeasureError> {
+        Ok(match self {
+            Server::Stdio(command) => Probe::start_command_within(command, timeout).await?,
+            Server::Http(url) => Probe::connect_http(url, timeout).await?,
+        })
+    }
+}
 
 /// What to measure.
 #[derive(Debug, Clone)]
@@ -23,11 +93,15 @@ pub struct ForeignOptions {
     /// The report's name.
     pub name: String,
     /// The "before" server (`None`: measure "after" only, for a budget).
-    pub before: Option<ServerCommand>,
+    pub before: Option<Server>,
     /// The "after" server.
-    pub after: ServerCommand,
+    pub after: Server,
     /// The calls to make on each side, in order.
     pub calls: Vec<PlannedCall>,
+    /// How long one request may take.
+    pub timeout: Duration,
+    /// The counter the report's tables and charts read (`o200k_base` unless asked).
+    pub counter: Counter,
 }
 
 /// The outcome of a run.
@@ -43,6 +117,7 @@ pub struct Outcome {
 /// canonical JSON.
 struct SideRun {
     tools: Vec<Value>,
+    extras: Extras,
     sides: Vec<Side>,
     non_canonical: (usize, usize),
 }
@@ -79,18 +154,20 @@ fn call_id(index: usize, call: &PlannedCall) -> String {
 
 async fn side(
     label: &str,
-    command: &ServerCommand,
-    calls: &[PlannedCall],
+    server: &Server,
+    options: &ForeignOptions,
     failures: &mut Vec<String>,
     progress: &mut (dyn FnMut(&str) + Send),
 ) -> Result<SideRun, MeasureError> {
+    let calls = &options.calls;
     progress(&format!(
         "{label}: {} ({} call(s))",
-        command.line(),
+        server.line(),
         calls.len()
     ));
-    let mut probe = Probe::start_command(command).await?;
+    let mut probe = server.probe(options.timeout).await?;
     let (tools, _) = probe.tools_list().await?;
+    let extras = Extras::read(&mut probe).await;
     let mut sides = Vec::with_capacity(calls.len());
     for (index, call) in calls.iter().enumerate() {
         let id = format!("{label} {}", call_id(index, call));
@@ -128,6 +205,7 @@ async fn side(
     probe.close().await;
     Ok(SideRun {
         tools,
+        extras,
         sides,
         non_canonical,
     })
@@ -141,10 +219,10 @@ pub async fn run(
     let mut failures = Vec::new();
     let calls = &options.calls;
     let before = match &options.before {
-        Some(command) => Some(side("before", command, calls, &mut failures, progress).await?),
+        Some(server) => Some(side("before", server, options, &mut failures, progress).await?),
         None => None,
     };
-    let after = side("after", &options.after, calls, &mut failures, progress).await?;
+    let after = side("after", &options.after, options, &mut failures, progress).await?;
     for (index, call) in calls.iter().enumerate() {
         let listed_before = before.as_ref().is_some_and(|b| lists(&b.tools, &call.tool));
         if !listed_before && !lists(&after.tools, &call.tool) {
@@ -200,7 +278,7 @@ pub async fn run(
             before: options
                 .before
                 .as_ref()
-                .map_or("not measured (no --before)".into(), ServerCommand::line),
+                .map_or("not measured (no --before)".into(), Server::line),
             after: options.after.line(),
             sizes,
         },
@@ -209,6 +287,13 @@ pub async fn run(
         scenarios,
         envelope: false,
         projection: None,
+        before_extras: before
+            .as_ref()
+            .map(|b| b.extras.clone())
+            .unwrap_or_default(),
+        after_extras: after.extras.clone(),
     });
+    let mut report = report;
+    report.counters.headline = options.counter;
     Ok(Outcome { report, failures })
 }

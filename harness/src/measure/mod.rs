@@ -381,6 +381,7 @@ impl Lab<'_> {
         let mut sides: [Vec<Option<Side>>; 2] =
             [vec![None; planned.len()], vec![None; planned.len()]];
         let mut catalogues: [Vec<Value>; 2] = [Vec::new(), Vec::new()];
+        let mut extras: [catalogue::Extras; 2] = Default::default();
         let mut before_projection = None;
         let mut after_projection = None;
         let modes: &[Mode] = if self.options.after_only {
@@ -398,6 +399,7 @@ impl Lab<'_> {
                 if extra.is_empty() {
                     self.check_binary(&env, &tools)?;
                     catalogues[slot] = tools.clone();
+                    extras[slot] = catalogue::Extras::read(&mut probe).await;
                 }
                 (self.progress)(&format!(
                     "{module} {}: {} scenario(s){}",
@@ -453,6 +455,7 @@ impl Lab<'_> {
             _ => None,
         };
         let [before_tools, after_tools] = catalogues;
+        let [before_extras, after_extras] = extras;
         Ok(compare::report(compare::Input {
             module: module.as_str().to_owned(),
             compared: Compared {
@@ -468,6 +471,8 @@ impl Lab<'_> {
             scenarios,
             envelope: true,
             projection,
+            before_extras,
+            after_extras,
         }))
     }
 
@@ -759,6 +764,44 @@ mod tests {
             BreakEven::of(c(1000), c(1100), c(10), c(10), 1).primary,
             None
         );
+    }
+
+    #[test]
+    fn billed_break_even_is_the_first_session_whose_summed_requests_cost_less() {
+        use crate::report::billed_input;
+        let c = |chars| Count {
+            chars,
+            o200k_base: chars,
+            cl100k_base: chars,
+        };
+        // +100 once, -30 per call: the final context pays back at 4 calls, the bill at 7
+        // (each request re-sends the extra catalogue, each saving is paid back only later).
+        let b = BreakEven::billed(c(1000), c(1100), c(300), c(210), 3);
+        assert_eq!(b.primary, Some(7));
+        // Held against the bills themselves, for many sessions: from n on, after bills no more.
+        for (cb, ca, sb, sa, calls) in [
+            (1000_u64, 1100_u64, 300_u64, 210_u64, 3_usize),
+            (10_689, 10_806, 1_572, 851, 1),
+            (10_689, 21_818, 1_572, 851, 1),
+            (500, 400, 50, 60, 1),
+        ] {
+            let be = BreakEven::billed(c(cb), c(ca), c(sb), c(sa), calls).primary;
+            let per = |s: u64| s as f64 / calls as f64;
+            let cheaper =
+                |n: u64| billed_input(ca as f64, per(sa), n) <= billed_input(cb as f64, per(sb), n);
+            match be {
+                Some(n) => {
+                    assert!((n..n + 500).all(cheaper), "{cb} {ca} {sb} {sa}: from {n}");
+                    assert!(
+                        n == 0 || !cheaper(n - 1),
+                        "{cb} {ca} {sb} {sa}: {n} is the first"
+                    );
+                }
+                None => assert!(!cheaper(10_000), "{cb} {ca} {sb} {sa}: never"),
+            }
+        }
+        // The bill of a session: 3 requests of catalogue 10, results 5 and 5 + 5.
+        assert_eq!(billed_input(10.0, 5.0, 2), 45.0);
     }
 
     #[test]

@@ -1,20 +1,32 @@
-//! The replay state shared by every mock of one server, and the wiremock plumbing around it.
+//! The replay state behind one server, and how it answers a request.
 //!
-//! One [`Sequence`] per distinct [`RequestKey`], each mounted as one wiremock `Mock` whose
-//! [`KeyMatcher`] says "this key, and a response is left" and whose [`KeyResponder`] hands out
-//! the recorded responses in order. Below them all, at the lowest priority, [`MissResponder`]
-//! answers everything else with a 501 and a diagnostic. wiremock matches and responds under
-//! one write lock per request, so "is a response left" and "take it" cannot race.
+//! One [`Sequence`] per distinct [`RequestKey`], holding the recorded responses in order as
+//! ready [`Reply`]s. [`answer`] takes each request under the ledger's lock: the sequence that
+//! matches it and has a response left hands out the next one; anything else is a miss,
+//! answered `501` with a diagnostic. "Is a response left" and "take it" happen under one lock,
+//! so concurrent requests cannot race for the last response.
+//!
+//! Sequences are found through a hash of everything an exact match compares (method, path,
+//! query, and the body written canonically; see [`bucket`]): mounting an interaction and
+//! answering a request compare the key only with the few that share its hash, so mounting
+//! is linear in the interactions and a request costs the same among ten keys or 100,000.
+//! (Comparing each new key with every mounted one made `modyo-lab serve` take 75 s to start
+//! on 100,001 interactions.)
 
-use std::collections::VecDeque;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::collections::hash_map::DefaultHasher;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::hash::{Hash, Hasher};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+use bytes::Bytes;
+use hyper::StatusCode;
+use hyper::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Value, json};
-use wiremock::{Match, Request, Respond, ResponseTemplate};
 
 use super::diagnose::{Miss, diagnose};
-use super::request::{ReceivedRequest, RequestKey};
+use super::http::{Arrived, Reply};
+use super::request::{ReceivedBody, ReceivedRequest, RequestKey};
 use super::{ReplayOptions, UnusedInteraction};
 use crate::cassette::{Cassette, OrderedMap, RecordedResponse, ResponseBody};
 
@@ -26,8 +38,13 @@ pub const MISS_HEADER: &str = "x-modyo-replay";
 pub(crate) struct Ledger {
     pub(crate) options: ReplayOptions,
     pub(crate) sequences: Vec<Sequence>,
+    /// The ids of the sequences by [`bucket`] of their key, in mount order.
+    index: HashMap<u64, Vec<usize>>,
     pub(crate) interactions: Vec<MountedInteraction>,
+    /// The mounted cassettes, in mount order.
     pub(crate) cassettes: Vec<String>,
+    /// The same names, to skip one mounted again.
+    mounted: HashSet<String>,
     /// The most recent requests received (at most `options.keep_received`).
     pub(crate) received: VecDeque<ReceivedRequest>,
     /// Every request received since the last reset, kept or not.
@@ -36,6 +53,12 @@ pub(crate) struct Ledger {
     pub(crate) misses: VecDeque<Miss>,
     /// Every miss since the last reset.
     pub(crate) misses_total: usize,
+    /// The `Authorization` every request must carry, else `401 {}` (a fake account).
+    pub(crate) authorization: Option<String>,
+    /// How many recorded keys were compared with another key or a request: the work mounting
+    /// and matching did, which the tests hold to near one per interaction and per request.
+    #[cfg(test)]
+    pub(crate) compared: usize,
 }
 
 /// The responses recorded for one request key, in recorded order.
@@ -50,7 +73,7 @@ pub(crate) struct Sequence {
     /// mounted by later cassettes (a clone of every recorded JSON tree was most of the
     /// offline server's memory).
     pub(crate) responses: Vec<Fingerprint>,
-    pub(crate) templates: Vec<ResponseTemplate>,
+    pub(crate) replies: Vec<Reply>,
     pub(crate) played: usize,
 }
 
@@ -76,12 +99,17 @@ impl Ledger {
         Ledger {
             options,
             sequences: Vec::new(),
+            index: HashMap::new(),
             interactions: Vec::new(),
             cassettes: Vec::new(),
+            mounted: HashSet::new(),
             received: VecDeque::new(),
             received_total: 0,
             misses: VecDeque::new(),
             misses_total: 0,
+            authorization: None,
+            #[cfg(test)]
+            compared: 0,
         }
     }
 
@@ -101,12 +129,12 @@ impl Ledger {
         *self = Ledger::new(self.options);
     }
 
-    /// Adds the cassettes' interactions and returns the ids of the sequences they created
-    /// (each needs its own mock). A cassette already mounted is skipped.
-    pub(crate) fn add(&mut self, cassettes: &[Cassette]) -> Vec<usize> {
-        let mut created = Vec::new();
+    /// Adds the cassettes' interactions and returns how many sequences they created. A
+    /// cassette already mounted is skipped.
+    pub(crate) fn add(&mut self, cassettes: &[Cassette]) -> usize {
+        let mut created = 0;
         for cassette in cassettes {
-            if self.cassettes.iter().any(|c| c == cassette.name()) {
+            if !self.mounted.insert(cassette.name().to_owned()) {
                 tracing::debug!(cassette = cassette.name(), "already mounted, skipped");
                 continue;
             }
@@ -114,14 +142,14 @@ impl Ledger {
             let owned_from = self.sequences.len();
             for (index, interaction) in cassette.interactions.iter().enumerate() {
                 let key = RequestKey::of(&interaction.request);
-                let existing = self.sequences.iter().position(|s| s.key == key);
+                let bucket = key_bucket(&key);
+                let existing = self.find(bucket, |seq| seq.key == key);
                 let slot = match existing {
                     // Same cassette: the next response of the sequence.
                     Some(sequence) if sequence >= owned_from => {
                         let seq = &mut self.sequences[sequence];
                         seq.responses.push(Fingerprint::of(&interaction.response));
-                        seq.templates
-                            .push(template(&interaction.response, self.options));
+                        seq.replies.push(reply(&interaction.response, self.options));
                         Slot::Played {
                             sequence,
                             position: seq.responses.len() - 1,
@@ -153,10 +181,14 @@ impl Ledger {
                             cassette: cassette.name().to_owned(),
                             first_index: index,
                             responses: vec![Fingerprint::of(&interaction.response)],
-                            templates: vec![template(&interaction.response, self.options)],
+                            replies: vec![reply(&interaction.response, self.options)],
                             played: 0,
                         });
-                        created.push(self.sequences.len() - 1);
+                        self.index
+                            .entry(bucket)
+                            .or_default()
+                            .push(self.sequences.len() - 1);
+                        created += 1;
                         Slot::Played {
                             sequence: self.sequences.len() - 1,
                             position: 0,
@@ -172,6 +204,31 @@ impl Ledger {
             }
         }
         created
+    }
+
+    /// The first sequence (in mount order) in `bucket` that `wanted` accepts.
+    fn find(&mut self, bucket: u64, wanted: impl Fn(&Sequence) -> bool) -> Option<usize> {
+        let ids = self.index.get(&bucket)?;
+        ids.iter().copied().find(|&id| {
+            #[cfg(test)]
+            {
+                self.compared += 1;
+            }
+            self.sequences.get(id).is_some_and(&wanted)
+        })
+    }
+
+    /// The next recorded response for `received`, from the first sequence that matches it and
+    /// has one left (or, with `allow_repeats`, its last one again).
+    fn play(&mut self, received: &ReceivedRequest) -> Option<Reply> {
+        let allow_repeats = self.options.allow_repeats;
+        let id = self.find(received_bucket(received)?, |seq| {
+            seq.key.matches(received) && (seq.played < seq.replies.len() || allow_repeats)
+        })?;
+        let seq = self.sequences.get_mut(id)?;
+        let position = seq.played.min(seq.replies.len().saturating_sub(1));
+        seq.played += 1;
+        seq.replies.get(position).cloned()
     }
 
     pub(crate) fn unused(&self) -> Vec<UnusedInteraction> {
@@ -196,6 +253,46 @@ impl Ledger {
             })
             .collect()
     }
+}
+
+/// The hash of what an exact match compares: method, path, query pairs in order, and the
+/// body written canonically (or its absence). Two requests that match have the same bucket
+/// (JSON-equal bodies are written alike, see [`canonical`]); the bucket ignores whether a
+/// recording's body is a form, which the comparison inside the bucket checks.
+fn bucket(method: &str, path: &str, query: &[(String, String)], body: Option<&Value>) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    method.hash(&mut hasher);
+    path.hash(&mut hasher);
+    query.hash(&mut hasher);
+    match body {
+        None => hasher.write_u8(0),
+        Some(body) => {
+            let mut written = Vec::new();
+            canonical(body, &mut written);
+            hasher.write_u8(1);
+            written.hash(&mut hasher);
+        }
+    }
+    hasher.finish()
+}
+
+fn key_bucket(key: &RequestKey) -> u64 {
+    bucket(&key.method, &key.path, &key.query, key.body.as_ref())
+}
+
+/// `None` for a body that is neither empty, JSON nor a form: no recording matches it.
+fn received_bucket(received: &ReceivedRequest) -> Option<u64> {
+    let body = match &received.body {
+        ReceivedBody::Empty => None,
+        ReceivedBody::Json(body) | ReceivedBody::Form(body) => Some(body),
+        ReceivedBody::Other(_) => return None,
+    };
+    Some(bucket(
+        &received.method,
+        &received.path,
+        &received.query,
+        body,
+    ))
 }
 
 /// A recorded response reduced to what decides equality, without its JSON tree: two
@@ -282,106 +379,83 @@ pub(crate) fn lock(ledger: &Mutex<Ledger>) -> MutexGuard<'_, Ledger> {
     ledger.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// The wiremock response for a recorded one: status, headers, body, delay (unless the
-/// options ignore latency).
-fn template(response: &RecordedResponse, options: ReplayOptions) -> ResponseTemplate {
-    let mut template = ResponseTemplate::new(response.status);
-    let content_type = response.headers.get_ignore_case("content-type");
+/// The answer to replay for a recorded response: status, headers, body, delay (unless the
+/// options ignore latency). A content type the body implies is added when none was recorded;
+/// a header that is not valid HTTP is left out (loading rejects them already). Bodies are
+/// stored at their length: `serde_json::to_vec` leaves up to as much again in spare capacity.
+fn reply(response: &RecordedResponse, options: ReplayOptions) -> Reply {
+    let mut headers = HeaderMap::new();
     for (name, value) in response.headers.iter() {
-        if !name.eq_ignore_ascii_case("content-type") {
-            template = template.append_header(name, value.as_str());
+        if name.eq_ignore_ascii_case("content-type") {
+            continue;
+        }
+        if let (Ok(name), Ok(value)) = (
+            HeaderName::from_bytes(name.as_bytes()),
+            HeaderValue::from_str(value),
+        ) {
+            headers.append(name, value);
         }
     }
-    template = match &response.body {
-        ResponseBody::Empty => match content_type {
-            Some(content_type) => template.insert_header("content-type", content_type.as_str()),
-            None => template,
-        },
-        ResponseBody::Json(json) => template.set_body_raw(
-            serde_json::to_vec(json).unwrap_or_default(),
-            content_type.map_or("application/json", String::as_str),
+    let (body, implied) = match &response.body {
+        ResponseBody::Empty => (Bytes::new(), None),
+        ResponseBody::Json(json) => (
+            Bytes::from(
+                serde_json::to_vec(json)
+                    .unwrap_or_default()
+                    .into_boxed_slice(),
+            ),
+            Some("application/json"),
         ),
-        ResponseBody::Text(text) => template.set_body_raw(
-            text.as_bytes(),
-            content_type.map_or("text/plain; charset=utf-8", String::as_str),
+        ResponseBody::Text(text) => (
+            Bytes::copy_from_slice(text.as_bytes()),
+            Some("text/plain; charset=utf-8"),
         ),
-        ResponseBody::Bytes(bytes) => template.set_body_raw(
-            bytes.as_slice(),
-            content_type.map_or("application/octet-stream", String::as_str),
+        ResponseBody::Bytes(bytes) => (
+            Bytes::copy_from_slice(bytes),
+            Some("application/octet-stream"),
         ),
     };
-    match response.delay_ms {
-        Some(ms) if ms > 0 && !options.ignore_latency => {
-            template.set_delay(Duration::from_millis(ms))
+    let content_type = match response.headers.get_ignore_case("content-type") {
+        Some(recorded) => HeaderValue::from_str(recorded).ok(),
+        None => implied.map(HeaderValue::from_static),
+    };
+    Reply {
+        status: StatusCode::from_u16(response.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+        headers,
+        content_type,
+        body,
+        delay: match response.delay_ms {
+            Some(ms) if ms > 0 && !options.ignore_latency => Some(Duration::from_millis(ms)),
+            _ => None,
+        },
+    }
+}
+
+/// Answers one request: `401 {}` without the required `Authorization`; else the next recorded
+/// response of the sequence it matches; else a miss, kept, logged and answered `501` with
+/// the diagnostic. The request is kept in the ledger's bounded history either way.
+pub(crate) fn answer(shared: &Mutex<Ledger>, arrived: &Arrived) -> Reply {
+    let miss = {
+        let mut ledger = lock(shared);
+        if let Some(expected) = &ledger.authorization {
+            let given = arrived.authorization.as_ref().and_then(|v| v.to_str().ok());
+            if given != Some(expected.as_str()) {
+                return Reply::json(StatusCode::UNAUTHORIZED, &json!({}));
+            }
         }
-        _ => template,
-    }
-}
-
-/// Matches one request key while the sequence has a response left (or repeats are allowed).
-pub(crate) struct KeyMatcher {
-    pub(crate) ledger: Arc<Mutex<Ledger>>,
-    pub(crate) sequence: usize,
-    pub(crate) method: String,
-    pub(crate) path: String,
-}
-
-impl Match for KeyMatcher {
-    fn matches(&self, request: &Request) -> bool {
-        // Cheap checks first: every request is offered to every mock.
-        if request.method.as_str() != self.method || request.url.path() != self.path {
-            return false;
-        }
-        let received = ReceivedRequest::from_wiremock(request, true);
-        let ledger = lock(&self.ledger);
-        ledger.sequences.get(self.sequence).is_some_and(|seq| {
-            seq.key.matches(&received)
-                && (seq.played < seq.responses.len() || ledger.options.allow_repeats)
-        })
-    }
-}
-
-/// Answers the next recorded response of its sequence (the last one again once exhausted,
-/// which only happens with `allow_repeats`).
-pub(crate) struct KeyResponder {
-    pub(crate) ledger: Arc<Mutex<Ledger>>,
-    pub(crate) sequence: usize,
-}
-
-impl Respond for KeyResponder {
-    fn respond(&self, request: &Request) -> ResponseTemplate {
-        let received = ReceivedRequest::from_wiremock(request, true);
-        let mut ledger = lock(&self.ledger);
-        let Some(seq) = ledger.sequences.get_mut(self.sequence) else {
-            drop(ledger);
-            return miss_response("the replay server was reset while this request was in flight");
-        };
-        let position = seq.played.min(seq.templates.len().saturating_sub(1));
-        seq.played += 1;
-        let template = seq.templates[position].clone();
-        ledger.receive(received);
-        template
-    }
-}
-
-/// The catch-all: records the miss, logs it, and answers 501 with the diagnostic.
-pub(crate) struct MissResponder {
-    pub(crate) ledger: Arc<Mutex<Ledger>>,
-}
-
-impl Respond for MissResponder {
-    fn respond(&self, request: &Request) -> ResponseTemplate {
-        let received = ReceivedRequest::from_wiremock(request, false);
-        let miss = {
-            let mut ledger = lock(&self.ledger);
-            let miss = diagnose(&ledger, received.clone());
+        let mut received = ReceivedRequest::from_arrived(arrived, true);
+        if let Some(reply) = ledger.play(&received) {
             ledger.receive(received);
-            ledger.miss(miss.clone());
-            miss
-        };
-        tracing::warn!("replay miss: {miss}");
-        miss_response(&miss.to_string())
-    }
+            return reply;
+        }
+        received.replayed = false;
+        let miss = diagnose(&ledger, received.clone());
+        ledger.receive(received);
+        ledger.miss(miss.clone());
+        miss
+    };
+    tracing::warn!("replay miss: {miss}");
+    miss_reply(&miss.to_string())
 }
 
 /// Pushes `item`, dropping the oldest while more than `limit` are kept.
@@ -395,8 +469,67 @@ fn keep<T>(kept: &mut VecDeque<T>, item: T, limit: usize) {
     kept.push_back(item);
 }
 
-fn miss_response(diagnostic: &str) -> ResponseTemplate {
-    ResponseTemplate::new(501)
-        .insert_header(MISS_HEADER, "miss")
-        .set_body_json(json!({"errors": [format!("replay miss: {diagnostic}")]}))
+fn miss_reply(diagnostic: &str) -> Reply {
+    let mut reply = Reply::json(
+        StatusCode::NOT_IMPLEMENTED,
+        &json!({"errors": [format!("replay miss: {diagnostic}")]}),
+    );
+    reply
+        .headers
+        .insert(MISS_HEADER, HeaderValue::from_static("miss"));
+    reply
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cassette::{Interaction, Provenance};
+
+    fn get(path: &str) -> ReceivedRequest {
+        ReceivedRequest::unanswered("GET", path, &[], ReceivedBody::Empty)
+    }
+
+    /// `modyo-lab serve` took 75 s to start on 100,001 interactions: each new request key was
+    /// compared with every key mounted before it. Mounting and answering now compare a key
+    /// with the few that share its hash, whatever the size of the set.
+    #[test]
+    fn mounting_and_matching_compare_each_key_with_a_few_others_only() {
+        const N: usize = 2_000;
+        let cassette =
+            Cassette::new("t/many", Provenance::synthetic("2026-11-29", "t"))
+                .interactions((0..N).map(|i| {
+                    Interaction::get(format!("/items/{i}")).respond(200, json!({"id": i}))
+                }))
+                .interaction(Interaction::get("/items/0").respond(200, json!({"again": true})));
+        let mut ledger = Ledger::new(ReplayOptions::default());
+        assert_eq!(ledger.add(&[cassette]), N);
+        assert!(
+            ledger.compared <= 2 * (N + 1),
+            "{} key comparisons to mount {} interactions",
+            ledger.compared,
+            N + 1
+        );
+
+        // The last key mounted, then the repeated first one in recorded order, then a miss.
+        ledger.compared = 0;
+        let last = ledger.play(&get(&format!("/items/{}", N - 1)));
+        assert_eq!(
+            last.map(|r| r.body),
+            Some(Bytes::from(format!("{{\"id\":{}}}", N - 1)))
+        );
+        let first = ledger.play(&get("/items/0")).map(|r| r.body);
+        let again = ledger.play(&get("/items/0")).map(|r| r.body);
+        assert_eq!(first, Some(Bytes::from_static(b"{\"id\":0}")));
+        assert_eq!(again, Some(Bytes::from_static(b"{\"again\":true}")));
+        assert!(
+            ledger.play(&get("/items/0")).is_none(),
+            "the sequence is exhausted"
+        );
+        assert!(ledger.play(&get("/nowhere")).is_none());
+        assert!(
+            ledger.compared <= 10,
+            "{} key comparisons to answer 5 requests among {N} keys",
+            ledger.compared
+        );
+    }
 }

@@ -1,4 +1,4 @@
-//! Replay: serve cassettes from a local wiremock server with exact matching and loud misses.
+//! Replay: serve cassettes from a local HTTP server with exact matching and loud misses.
 //!
 //! [`ReplayServer::start`] binds `127.0.0.1` on a random port; [`ReplayServer::mount`] adds
 //! cassettes. Matching is exact on method, path, the whole query (a multiset: a superset is a
@@ -11,18 +11,20 @@
 //!   is mounted before its includes (see [`crate::cassette::resolve`]), so it shadows them.
 //!   Identical copies are deduplicated silently; differing ones are logged at debug level and
 //!   reported by [`ReplayServer::unused`].
-//! - **Misses** are never a bare 404: a lowest-priority catch-all answers `501` with header
-//!   `x-modyo-replay: miss` and `{"errors": ["replay miss: <diagnostic>"]}`, logs the
-//!   diagnostic at warn level, and keeps it ([`ReplayServer::misses`]).
+//! - **Misses** are never a bare 404: what no sequence answers gets `501` with header
+//!   `x-modyo-replay: miss` and `{"errors": ["replay miss: <diagnostic>"]}`, the diagnostic
+//!   is logged at warn level and kept ([`ReplayServer::misses`]).
 //! - **A bounded ledger.** The requests received and the misses are kept for inspection, the
 //!   most recent [`ReplayOptions::keep_received`] of each; counters keep the totals
-//!   ([`ReplayServer::received_count`], [`ReplayServer::miss_count`]), so a long-running
-//!   server's memory does not grow with its traffic.
+//!   ([`ReplayServer::received_count`], [`ReplayServer::miss_count`]), and the HTTP side keeps
+//!   nothing ([`ReplayServer::kept_requests`]), so a long-running server's memory does not grow
+//!   with its traffic.
 //!
 //! Replay never stores or logs request headers, so a token sent to it cannot leak from here.
 
 mod diagnose;
 mod form;
+mod http;
 mod ledger;
 mod request;
 
@@ -30,19 +32,14 @@ use std::fmt;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
-use wiremock::matchers::any;
-use wiremock::{Match, Mock, MockServer, Request, ResponseTemplate};
-
 pub use diagnose::Miss;
+use http::HttpServer;
 pub use ledger::MISS_HEADER;
-use ledger::{KeyMatcher, KeyResponder, Ledger, MissResponder, lock};
+use ledger::{Ledger, lock};
 pub(crate) use request::RequestKey;
 pub use request::{ReceivedBody, ReceivedRequest};
 
 use crate::cassette::{Cassette, CassetteError};
-
-/// wiremock's lowest priority: the catch-all only answers what nothing else matched.
-const CATCH_ALL_PRIORITY: u8 = u8::MAX;
 
 /// How many received requests (and misses) a replay server keeps by default.
 pub const DEFAULT_KEEP_RECEIVED: usize = 10_000;
@@ -140,20 +137,7 @@ fn since<T: Clone>(kept: &std::collections::VecDeque<T>, total: usize, count: us
         .collect()
 }
 
-/// Matches requests whose `Authorization` is missing or not the expected value.
-struct WrongAuthorization(String);
-
-impl Match for WrongAuthorization {
-    fn matches(&self, request: &Request) -> bool {
-        request
-            .headers
-            .get("authorization")
-            .and_then(|v| v.to_str().ok())
-            != Some(self.0.as_str())
-    }
-}
-
-/// A wiremock server replaying cassettes on `127.0.0.1` (random port).
+/// An HTTP server replaying cassettes on `127.0.0.1` (random port); it stops when dropped.
 ///
 /// ```no_run
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -169,43 +153,31 @@ impl Match for WrongAuthorization {
 /// # }
 /// ```
 pub struct ReplayServer {
-    server: MockServer,
+    http: HttpServer,
     ledger: Arc<Mutex<Ledger>>,
 }
 
 impl fmt::Debug for ReplayServer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ReplayServer")
-            .field("uri", &self.server.uri())
+            .field("uri", &self.uri())
             .finish_non_exhaustive()
     }
 }
 
 impl ReplayServer {
     /// Starts an empty replay server: every request misses until cassettes are mounted.
+    ///
+    /// # Panics
+    ///
+    /// When no port of `127.0.0.1` can be bound or its thread cannot start: a replay server
+    /// that cannot listen is of no use to anyone.
     pub async fn start(options: ReplayOptions) -> ReplayServer {
-        // Not pooled: one server per replay, and no copy of request headers kept by wiremock.
-        let server = MockServer::builder()
-            .disable_request_recording()
-            .start()
-            .await;
-        let replay = ReplayServer {
-            server,
-            ledger: Arc::new(Mutex::new(Ledger::new(options))),
-        };
-        replay.mount_catch_all().await;
-        replay
-    }
-
-    async fn mount_catch_all(&self) {
-        Mock::given(any())
-            .respond_with(MissResponder {
-                ledger: self.ledger.clone(),
-            })
-            .with_priority(CATCH_ALL_PRIORITY)
-            .named("replay miss")
-            .mount(&self.server)
-            .await;
+        let ledger = Arc::new(Mutex::new(Ledger::new(options)));
+        let shared = ledger.clone();
+        let http = HttpServer::start(Arc::new(move |arrived| ledger::answer(&shared, &arrived)))
+            .unwrap_or_else(|e| panic!("the replay server cannot listen on 127.0.0.1: {e}"));
+        ReplayServer { http, ledger }
     }
 
     /// Mounts cassettes in the given order (earlier ones shadow later ones, see the module
@@ -215,31 +187,7 @@ impl ReplayServer {
         for cassette in cassettes {
             cassette.validate()?;
         }
-        let mocks: Vec<Mock> = {
-            let mut ledger = lock(&self.ledger);
-            let created = ledger.add(cassettes);
-            created
-                .into_iter()
-                .map(|sequence| {
-                    let key = &ledger.sequences[sequence].key;
-                    Mock::given(KeyMatcher {
-                        ledger: self.ledger.clone(),
-                        sequence,
-                        method: key.method.clone(),
-                        path: key.path.clone(),
-                    })
-                    .respond_with(KeyResponder {
-                        ledger: self.ledger.clone(),
-                        sequence,
-                    })
-                    .named(key.line())
-                })
-                .collect()
-        };
-        let count = mocks.len();
-        for mock in mocks {
-            self.server.register(mock).await;
-        }
+        let count = lock(&self.ledger).add(cassettes);
         tracing::debug!(
             cassettes = cassettes.len(),
             requests = count,
@@ -253,22 +201,17 @@ impl ReplayServer {
     /// a replay server that plays a fake Modyo account checking its token. The header is
     /// compared, never stored or logged.
     pub async fn require_authorization(&self, expected: &str) {
-        Mock::given(WrongAuthorization(expected.to_owned()))
-            .respond_with(ResponseTemplate::new(401).set_body_json(serde_json::json!({})))
-            .with_priority(1)
-            .named("wrong authorization")
-            .mount(&self.server)
-            .await;
+        lock(&self.ledger).authorization = Some(expected.to_owned());
     }
 
     /// The base URI, `http://127.0.0.1:<port>`.
     pub fn uri(&self) -> String {
-        self.server.uri()
+        format!("http://{}", self.http.address())
     }
 
     /// The socket address the server listens on.
     pub fn address(&self) -> SocketAddr {
-        *self.server.address()
+        self.http.address()
     }
 
     /// The options the server was started with.
@@ -316,18 +259,64 @@ impl ReplayServer {
         since(&ledger.misses, ledger.misses_total, count)
     }
 
+    /// How many received requests the replay server holds in memory, in any form: at most
+    /// [`ReplayOptions::keep_received`] requests and as many misses, however many arrived (the
+    /// HTTP side keeps none once answered).
+    pub fn kept_requests(&self) -> usize {
+        let ledger = lock(&self.ledger);
+        ledger.received.len() + ledger.misses.len()
+    }
+
     /// Mounted interactions never played (including those shadowed by an earlier cassette),
     /// in mount order.
     pub fn unused(&self) -> Vec<UnusedInteraction> {
         lock(&self.ledger).unused()
     }
 
-    /// Unmounts every cassette and clears counters, received requests and misses. The
-    /// catch-all is mounted again, so requests keep failing loudly.
+    /// Unmounts every cassette and clears counters, received requests, misses and a required
+    /// `Authorization`; requests keep failing loudly.
     pub async fn reset(&self) {
-        // wiremock first: once its mocks are gone nothing can index the cleared ledger.
-        self.server.reset().await;
         lock(&self.ledger).clear();
-        self.mount_catch_all().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cassette::{Interaction, Provenance};
+    use serde_json::json;
+
+    /// What grew by about 9 KB a call in a long-running offline server: copies of every request
+    /// answered. Replayed or missed, only the last `keep_received` of each may stay.
+    #[tokio::test]
+    async fn a_replay_server_keeps_a_bounded_number_of_requests() {
+        let cassette = Cassette::new("t/kept", Provenance::synthetic("2026-11-29", "t"))
+            .interaction(Interaction::get("/known").respond(200, json!({"ok": true})));
+        let replay = ReplayServer::start(
+            ReplayOptions::default()
+                .allow_repeats(true)
+                .keep_received(10),
+        )
+        .await;
+        replay.mount(&[cassette]).await.expect("mounts");
+        let client = reqwest::Client::new();
+        for i in 0..60 {
+            // Every other request a replayed GET, the others misses carrying a 4 KB body.
+            let (request, expected) = if i % 2 == 0 {
+                (client.get(format!("{}/known", replay.uri())), 200)
+            } else {
+                let url = format!("{}/unknown/{i}", replay.uri());
+                (client.post(url).body("x".repeat(4096)), 501)
+            };
+            let status = request.send().await.expect("answers").status();
+            assert_eq!(status.as_u16(), expected, "request {i}");
+        }
+        assert_eq!(replay.received_count(), 60);
+        assert_eq!(replay.miss_count(), 30);
+        assert!(
+            replay.kept_requests() <= 20,
+            "{} requests kept after 60 with keep_received 10",
+            replay.kept_requests()
+        );
     }
 }

@@ -15,6 +15,7 @@ use serde_json::Value;
 use url::Url;
 
 use super::form;
+use super::http::Arrived;
 use crate::cassette::RecordedRequest;
 
 /// One HTTP request the replay server received, in canonical form. Headers are not kept (they
@@ -70,7 +71,7 @@ pub enum ReceivedBody {
 }
 
 impl ReceivedRequest {
-    pub(crate) fn from_wiremock(request: &wiremock::Request, replayed: bool) -> ReceivedRequest {
+    pub(crate) fn from_arrived(request: &Arrived, replayed: bool) -> ReceivedRequest {
         let mut query: Vec<(String, String)> = request
             .url
             .query_pairs()
@@ -78,23 +79,18 @@ impl ReceivedRequest {
             .collect();
         // Stable: the values of a repeated key keep their order.
         query.sort_by(|a, b| a.0.cmp(&b.0));
-        let content_type = request
-            .headers
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or_default();
         let body = if request.body.is_empty() {
             ReceivedBody::Empty
-        } else if let Some(form) = form::parse(content_type, &request.body) {
+        } else if let Some(form) = form::parse(&request.content_type, &request.body) {
             ReceivedBody::Form(form)
         } else {
             match serde_json::from_slice(&request.body) {
                 Ok(json) => ReceivedBody::Json(json),
-                Err(_) => ReceivedBody::Other(request.body.clone()),
+                Err(_) => ReceivedBody::Other(request.body.to_vec()),
             }
         };
         ReceivedRequest {
-            method: request.method.as_str().to_ascii_uppercase(),
+            method: request.method.clone(),
             path: request.url.path().to_owned(),
             query,
             body,
@@ -140,7 +136,7 @@ impl fmt::Display for ReceivedRequest {
     }
 }
 
-/// A recorded request in canonical form: what one replay mock matches.
+/// A recorded request in canonical form: what one replay sequence matches.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct RequestKey {
     pub(crate) method: String,

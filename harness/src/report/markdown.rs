@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use crate::measure::budget::{Budget, Usage};
 use crate::measure::catalogue::Definition;
-use crate::tokens::{Delta, PerUnit, Tokens, grouped as num};
+use crate::tokens::{Counter, Delta, PerUnit, Tokens, grouped as num};
 
 use super::{Evidence, ModuleReport, Side, Summary};
 
@@ -23,6 +23,24 @@ pub(crate) fn signed(x: f64, decimals: usize) -> String {
 /// Primary-counter tokens of a size.
 pub(crate) fn tok(t: &Tokens) -> String {
     num(t.primary, 1)
+}
+
+/// A size under `k`.
+fn tok_k(k: Counter, t: &Tokens) -> String {
+    num(k.tokens(t), 1)
+}
+
+/// A mean under `k`.
+fn per_k(k: Counter, p: &Option<PerUnit>) -> String {
+    p.map_or("n/a".into(), |p| num(k.per(&p), 1))
+}
+
+/// `+12.3 (+4.5%)` under `k`.
+fn delta_k(k: Counter, d: &Delta) -> String {
+    match d.percent {
+        Some(p) => format!("{} ({}%)", signed(k.delta(d), 1), signed(k.percent(&p), 1)),
+        None => signed(k.delta(d), 1),
+    }
 }
 
 fn per(p: &Option<PerUnit>) -> String {
@@ -69,12 +87,23 @@ pub(super) fn module(r: &ModuleReport, budget: Option<&Budget>) -> String {
         "- **Before**: {}.\n- **After**: {}.\n- Each server ran as a child process, spoken to in raw JSON-RPC over stdio with MCP protocol `{}`. **Sizes**: {}.",
         r.compared.before, r.compared.after, r.protocol_version, r.compared.sizes
     );
-    let _ = writeln!(
-        out,
-        "- **Counters**: `chars/2.902` is the primary counter (Unicode characters / 2.902, a field measurement with the model's own tokenizer); \
+    let k = r.counters.headline;
+    if k == Counter::Chars {
+        let _ = writeln!(
+            out,
+            "- **Counters**: `chars/2.902` is the primary counter (Unicode characters / 2.902, a field measurement with the model's own tokenizer on this server's JSON); \
 `o200k_base` and `cl100k_base` are real BPE counts (tiktoken). Every figure names its counter; `chars` are characters. \
 Tables without a counter in their header use `chars/2.902`."
-    );
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "- **Counters**: the tables and charts read `{}` (a real BPE tokenizer, tiktoken); `chars/2.902` (Unicode characters / 2.902) was calibrated on another server's JSON \
+with one model's tokenizer and is given for comparison only; every figure in the JSON carries all three. Tables without a counter in their header use `{}`.",
+            k.name(),
+            k.name()
+        );
+    }
     let _ = writeln!(
         out,
         "- **Context and wire**: the *context* is what a model sees when the client drops the output schema (each tool's `name`, `title`, `description`, `inputSchema`, `annotations`); \
@@ -120,9 +149,10 @@ fn pct(b: Option<f64>, a: Option<f64>) -> String {
 }
 
 fn summary_section(out: &mut String, r: &ModuleReport) {
+    let k = r.counters.headline;
     let s = &r.summary;
     let c = &r.catalogue;
-    let _ = writeln!(out, "## Summary (chars/2.902)\n");
+    let _ = writeln!(out, "## Summary ({})\n", k.name());
     let _ = writeln!(
         out,
         "| figure | before | after | change |\n|---|---:|---:|---:|"
@@ -132,18 +162,18 @@ fn summary_section(out: &mut String, r: &ModuleReport) {
         "| catalogue in **context** ({} → {} tools; once per session, output schemas dropped) | {} | {} | {} |",
         c.tools_before,
         c.tools_after,
-        tok(&c.context_before),
-        tok(&c.context_after),
-        delta(&c.context_delta)
+        tok_k(k, &c.context_before),
+        tok_k(k, &c.context_after),
+        delta_k(k, &c.context_delta)
     );
     let _ = writeln!(
         out,
         "| catalogue on the **wire** (the `tools` array as sent) | {} | {} | {} |",
-        tok(&c.wire_before),
-        tok(&c.wire_after),
-        delta(&c.wire_delta)
+        tok_k(k, &c.wire_before),
+        tok_k(k, &c.wire_after),
+        delta_k(k, &c.wire_delta)
     );
-    let per_tool = |t: &super::SlotTotals| t.output_schema_per_tool.map(|p| p.primary);
+    let per_tool = |t: &super::SlotTotals| t.output_schema_per_tool.map(|p| k.per(&p));
     let _ = writeln!(
         out,
         "| **output schema per tool** (wire only; {} of {} tools publish one after) | {} | {} | {} |",
@@ -156,25 +186,95 @@ fn summary_section(out: &mut String, r: &ModuleReport) {
             _ => "n/a".into(),
         }
     );
+    for (what, before, after) in [
+        (
+            "server **instructions** (`initialize`; a client that forwards them sends them in every request)",
+            c.extras_before.instructions,
+            c.extras_after.instructions,
+        ),
+        (
+            "**prompts** list (`prompts/list`)",
+            c.extras_before.prompts,
+            c.extras_after.prompts,
+        ),
+        (
+            "**resources** list (`resources/list`)",
+            c.extras_before.resources,
+            c.extras_after.resources,
+        ),
+    ] {
+        if before.is_none() && after.is_none() {
+            continue;
+        }
+        let shown = |t: Option<Tokens>| t.map_or("none".into(), |t| tok_k(k, &t));
+        let change = match (before, after) {
+            (Some(b), Some(a)) => signed(k.tokens(&a) - k.tokens(&b), 1),
+            _ => "n/a".into(),
+        };
+        let _ = writeln!(
+            out,
+            "| {what} | {} | {} | {change} |",
+            shown(before),
+            shown(after)
+        );
+    }
+    for row in &s.by_outcome {
+        let what = match row.outcome.as_str() {
+            "success" => format!(
+                "mean `content[].text` per call, **successes** ({} scenarios that succeed on both sides)",
+                row.calls
+            ),
+            "error" => format!(
+                "mean `content[].text` per call, **errors** ({} scenarios that fail on both sides)",
+                row.calls
+            ),
+            "control" => format!(
+                "mean `content[].text` per call, **refusals** (`control` after; {} scenarios)",
+                row.calls
+            ),
+            _ => format!(
+                "mean `content[].text` per call, **all calls** ({} scenarios measured on both sides, whatever the outcome; what the profiles price)",
+                row.calls
+            ),
+        };
+        let _ = writeln!(
+            out,
+            "| {what} | {} | {} | {} |",
+            per_k(k, &row.text_before),
+            per_k(k, &row.text_after),
+            pct(
+                row.text_before.map(|p| k.per(&p)),
+                row.text_after.map(|p| k.per(&p))
+            )
+        );
+    }
+    if s.by_outcome.is_empty() {
+        let _ = writeln!(
+            out,
+            "| mean `content[].text` per call ({} scenarios measured on both sides with outcome success) | {} | {} | {} |",
+            s.comparable_calls,
+            per_k(k, &s.text_per_call_before),
+            per_k(k, &s.text_per_call_after),
+            pct(
+                s.text_per_call_before.map(|p| k.per(&p)),
+                s.text_per_call_after.map(|p| k.per(&p))
+            )
+        );
+    }
     let _ = writeln!(
         out,
-        "| mean `content[].text` per call ({} scenarios measured on both sides with outcome success) | {} | {} | {} |",
-        s.comparable_calls,
-        per(&s.text_per_call_before),
-        per(&s.text_per_call_after),
-        pct(
-            s.text_per_call_before.map(|p| p.primary),
-            s.text_per_call_after.map(|p| p.primary)
-        )
+        "| mean per call after, every scenario measured after ({}, whatever the outcome; the budget's `text_per_call`) | — | {} | — |",
+        s.measured_after,
+        per_k(k, &s.text_per_call_measured_after),
     );
     let _ = writeln!(
         out,
-        "| mean per call, a client forwarding text and structuredContent | {} | {} | {} |",
-        per(&s.text_per_call_before),
-        per(&s.both_per_call_after),
+        "| mean per call, successes, a client forwarding text and structuredContent | {} | {} | {} |",
+        per_k(k, &s.text_per_call_before),
+        per_k(k, &s.both_per_call_after),
         pct(
-            s.text_per_call_before.map(|p| p.primary),
-            s.both_per_call_after.map(|p| p.primary)
+            s.text_per_call_before.map(|p| k.per(&p)),
+            s.both_per_call_after.map(|p| k.per(&p))
         )
     );
     if let Some(p) = &r.projection
@@ -184,24 +284,35 @@ fn summary_section(out: &mut String, r: &ModuleReport) {
             out,
             "| projection, {} (N+1 path vs `fields`, text) | {} | {} | {} |",
             all.case,
-            tok(&all.before.text),
-            tok(&all.after.text),
-            delta(&all.delta_text)
+            tok_k(k, &all.before.text),
+            tok_k(k, &all.after.text),
+            delta_k(k, &all.delta_text)
+        );
+    }
+    let disagree = sign_disagreements(r);
+    if !disagree.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n**The counters disagree on the sign of a change**, so read these with the counter that matches your model: {}.",
+            disagree.join("; ")
         );
     }
     let _ = writeln!(
         out,
-        "\nBreak-even per client profile: the catalogue is paid once per session, the calls every time; the break-even is the number of calls after which the session after is cheaper.\n\n\
-| profile | catalogue it prices | basis | break-even, calls (chars/2.902) |\n|---|---|---|---:|"
+        "\nBreak-even per client profile, over every call measured on both sides: **billed input** counts what the client sends, summed over a session's requests \
+(every request re-sends the catalogue and every result so far, so a session of n calls bills (n + 1) catalogues and n(n + 1)/2 mean results); \
+**final context** is what the model's context ends with (one catalogue, n results). Each is the number of calls after which the session after costs less.\n\n\
+| profile | catalogue it prices | basis | break-even by billed input, calls | by final context, calls |\n|---|---|---|---:|---:|"
     );
     for p in &r.profiles {
         let _ = writeln!(
             out,
-            "| `{}` | {} | {} | {} |",
+            "| `{}` | {} | {} | **{}** | {} |",
             p.profile,
             p.catalogue.label(),
             p.evidence.label(),
-            calls(p.break_even_calls.primary)
+            calls(p.billed_break_even_calls.under(k)),
+            calls(p.break_even_calls.under(k))
         );
     }
     let m = &r.module;
@@ -211,38 +322,89 @@ fn summary_section(out: &mut String, r: &ModuleReport) {
     );
 }
 
+/// The headline changes whose sign differs between the counters, each with its three figures.
+fn sign_disagreements(r: &ModuleReport) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut check = |what: &str, changes: [f64; 3]| {
+        let positive = changes.iter().filter(|c| **c > 0.0).count();
+        let negative = changes.iter().filter(|c| **c < 0.0).count();
+        if positive > 0 && negative > 0 {
+            out.push(format!(
+                "{what} (chars/2.902 {}, o200k_base {}, cl100k_base {})",
+                signed(changes[0], 1),
+                signed(changes[1], 1),
+                signed(changes[2], 1)
+            ));
+        }
+    };
+    let c = &r.catalogue;
+    for (what, d) in [
+        ("catalogue in context", &c.context_delta),
+        ("catalogue on the wire", &c.wire_delta),
+    ] {
+        check(what, Counter::ALL.map(|k| k.delta(d)));
+    }
+    for row in &r.summary.by_outcome {
+        if let (Some(b), Some(a)) = (row.text_before, row.text_after) {
+            check(
+                &format!("mean text per call, {}", row.outcome),
+                Counter::ALL.map(|k| k.per(&a) - k.per(&b)),
+            );
+        }
+    }
+    for p in &r.profiles {
+        if let (Some(b), Some(a)) = (p.per_call_before, p.per_call_after) {
+            check(
+                &format!("per call under the `{}` profile", p.profile),
+                Counter::ALL.map(|k| k.per(&a) - k.per(&b)),
+            );
+        }
+    }
+    out
+}
+
 fn profiles_section(out: &mut String, r: &ModuleReport) {
+    let k = r.counters.headline;
     let _ = writeln!(
         out,
-        "## Per-client profiles\n\nWhat a session costs in the model's context under each client behaviour. The catalogue, in the view the profile names, is paid once per session; \
-the per-call figure is the mean over the {} scenarios measured on both sides with outcome success. \
-Break-even is the number of calls after which the session after is cheaper (never: the calls after are not cheaper).\n\n\
-An `assumed` profile prices a behaviour on the catalogue view it names (`context`: no output schemas; `wire`: the tools array as sent). \
-A `measured` profile comes from running that client (`make clients`, [clients.md](clients.md)): its catalogue is `captured`, what the client put in the model's context once per session \
+        "## Per-client profiles\n\nWhat a session costs under each client behaviour. The catalogue, in the view the profile names, is in every request; \
+the per-call figure is the mean over the {} scenarios measured on both sides, whatever their outcome (errors and refusals are turns too). \
+Break-even is the number of calls after which the session after costs less (never: the calls after are not cheaper): by billed input \
+(summed over the session's requests), then by final context.\n\n\
+An `assumed` profile prices a behaviour on the catalogue view it names (`context`: no output schemas; `wire`: the tools array as sent).{}\n",
+        r.profiles.first().map_or(0, |p| p.calls),
+        if ours(r) {
+            " A `measured` profile comes from running that client (`make clients`, [clients.md](clients.md)): its catalogue is `captured`, what the client put in the model's context from our server \
 (for Claude Code: the deferred tool names, our instructions and the definitions of the tools the session used, without output schema), its per-call figure the results as it forwarded them, \
-over that session's calls.\n",
-        r.profiles.first().map_or(0, |p| p.calls)
+over that session's calls."
+        } else {
+            ""
+        }
     );
     let _ = writeln!(
         out,
-        "| profile | behaviour | catalogue | basis | catalogue before → after (chars/2.902) | per call before → after (chars/2.902) | change per call | break-even calls (chars/2.902 / o200k_base / cl100k_base) |\n|---|---|---|---|---:|---:|---:|---:|"
+        "| profile | behaviour | catalogue | basis | catalogue before → after ({0}) | per call before → after ({0}) | change per call ({0}) | break-even by billed input (chars/2.902 / o200k_base / cl100k_base) | by final context |\n|---|---|---|---|---:|---:|---:|---:|---:|",
+        k.name()
     );
     let short = |n: Option<u64>| n.map_or("never".into(), int);
     for p in &r.profiles {
         let _ = writeln!(
             out,
-            "| `{}` | {} | {} | {} | {} → {} | {} → {} | {} | {} / {} / {} |",
+            "| `{}` | {} | {} | {} | {} → {} | {} → {} | {} | {} / {} / {} | {} / {} / {} |",
             p.profile,
             cell(&p.behaviour),
             p.catalogue.label(),
             cell(&p.evidence.label()),
-            tok(&p.catalogue_before),
-            tok(&p.catalogue_after),
-            per(&p.per_call_before),
-            per(&p.per_call_after),
+            tok_k(k, &p.catalogue_before),
+            tok_k(k, &p.catalogue_after),
+            per_k(k, &p.per_call_before),
+            per_k(k, &p.per_call_after),
             p.per_call_percent
                 .map_or("n/a".into(), |x| format!("{}%", signed(x, 1))),
-            short(p.break_even_calls.primary),
+            short(p.billed_break_even_calls.under(k)),
+            short(p.billed_break_even_calls.o200k_base),
+            short(p.billed_break_even_calls.cl100k_base),
+            short(p.break_even_calls.under(k)),
             short(p.break_even_calls.o200k_base),
             short(p.break_even_calls.cl100k_base),
         );
@@ -250,12 +412,27 @@ over that session's calls.\n",
     let _ = writeln!(out, "\nWhat each profile rests on:\n");
     for p in &r.profiles {
         let basis = match &p.evidence {
+            // Our reports point at the measurements; another server's points at no file of ours.
+            Evidence::Assumed { modelled_on } if ours(r) && modelled_on.contains("measured") => {
+                format!("assumed; {modelled_on} ([clients.md](clients.md))")
+            }
             Evidence::Assumed { modelled_on } => format!("assumed; {modelled_on}"),
             other => other.label(),
         };
         let _ = writeln!(out, "- `{}`: {basis}.", p.profile);
     }
     out.push('\n');
+}
+
+/// A limit's use in percent; a limit of zero is no share of anything: `over a limit of 0`.
+fn used(u: &Usage) -> String {
+    if u.limit > 0.0 {
+        format!("{}%", num(u.percent(), 1))
+    } else if u.measured > 0.0 {
+        "over a limit of 0".into()
+    } else {
+        "0%".into()
+    }
 }
 
 fn budget_section(out: &mut String, r: &ModuleReport, budget: &Budget) {
@@ -266,7 +443,9 @@ fn budget_section(out: &mut String, r: &ModuleReport, budget: &Budget) {
     let _ = writeln!(
         out,
         "## Budget\n\nThe limits set in the budget file (tokens, chars/2.902), which `modyo-lab measure --check` and `make test` hold every measurement to. \
-The module's figures, then the ten tool figures closest to their limit.\n"
+The module's figures, then the ten tool figures closest to their limit. Its `mean text per call` averages every scenario measured after, \
+whatever the outcome ({} for the module), so it differs from the summary's per-outcome rows, which average only scenarios measured on both sides.\n",
+        r.summary.measured_after
     );
     let _ = writeln!(
         out,
@@ -275,7 +454,7 @@ The module's figures, then the ten tool figures closest to their limit.\n"
     let row = |out: &mut String, u: &Usage| {
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {}% |",
+            "| {} | {} | {} | {} | {} |",
             match &u.place.tool {
                 Some(tool) => format!("`{tool}`"),
                 None => "module".into(),
@@ -283,7 +462,7 @@ The module's figures, then the ten tool figures closest to their limit.\n"
             u.figure.label(),
             num(u.measured, 1),
             num(u.limit, 1),
-            num(u.percent(), 1)
+            used(u)
         );
     };
     for u in usage.iter().filter(|u| u.place.tool.is_none()) {
@@ -303,6 +482,7 @@ The module's figures, then the ten tool figures closest to their limit.\n"
 }
 
 fn catalogue_section(out: &mut String, r: &ModuleReport) {
+    let k = r.counters.headline;
     let c = &r.catalogue;
     let m = &r.module;
     let _ = writeln!(
@@ -329,7 +509,7 @@ fn catalogue_section(out: &mut String, r: &ModuleReport) {
                 out,
                 "| {view} {label} | {tools} | {} | {} | {} | {} |",
                 int(t.chars),
-                tok(t),
+                tok_k(k, t),
                 int(t.o200k_base),
                 int(t.cl100k_base)
             );
@@ -365,8 +545,8 @@ fn catalogue_section(out: &mut String, r: &ModuleReport) {
         let _ = writeln!(
             out,
             "| {slot} | {} | {} | {} | {} / {} |",
-            tok(before),
-            tok(after),
+            tok_k(k, before),
+            tok_k(k, after),
             signed(crate::tokens::round1(after.primary - before.primary), 1),
             int(after.o200k_base),
             int(after.cl100k_base)
@@ -409,11 +589,13 @@ fn def_cell(d: Option<&Definition>, f: impl Fn(&Definition) -> Option<Tokens>) -
 }
 
 fn tools_section(out: &mut String, r: &ModuleReport) {
+    let k = r.counters.headline;
     let m = &r.module;
     let _ = writeln!(
         out,
-        "## Per tool, worst first (chars/2.902)\n\nEvery tool's definition after, ranked by its size on the wire; each slot is the member with its key, \
-and `rest` is the name, title, annotations and braces, so the four add up to the wire. — means not listed (or no output schema).\n"
+        "## Per tool, worst first ({})\n\nEvery tool's definition after, ranked by its size on the wire; each slot is the member with its key, \
+and `rest` is the name, title, annotations and braces, so the four add up to the wire. — means not listed (or no output schema).\n",
+        k.name()
     );
     let _ = writeln!(
         out,
@@ -432,7 +614,7 @@ and `rest` is the name, title, annotations and braces, so the four add up to the
             def_cell(a, |d| Some(d.context)),
             def_cell(a, |d| Some(d.wire)),
             def_cell(t.before.as_ref(), |d| Some(d.wire)),
-            t.wire_delta.as_ref().map_or("—".into(), delta),
+            t.wire_delta.as_ref().map_or("—".into(), |d| delta_k(k, d)),
         );
     }
     let _ = writeln!(
@@ -462,6 +644,7 @@ and `rest` is the name, title, annotations and braces, so the four add up to the
 }
 
 fn calls_section(out: &mut String, r: &ModuleReport) {
+    let k = r.counters.headline;
     let m = &r.module;
     let called: Vec<_> = r
         .tools
@@ -473,10 +656,12 @@ fn calls_section(out: &mut String, r: &ModuleReport) {
     }
     let _ = writeln!(
         out,
-        "## Per tool, per call (chars/2.902)\n\nMeans over every scenario of the tool measured on that side, whatever its outcome (the budget's `text_per_call`); \
-the module's figure over the {} scenarios measured after: {}.\n",
+        "## Per tool, per call ({})\n\nMeans over every scenario of the tool measured on that side, whatever its outcome (the budget's `text_per_call`); \
+the module's figure over the {} scenarios measured after: {}. A change is given only where both sides measured the same scenarios \
+(a parameter the legacy tool lacks leaves some unmeasured before).\n",
+        k.name(),
         r.summary.measured_after,
-        per(&r.summary.text_per_call_measured_after)
+        per_k(k, &r.summary.text_per_call_measured_after)
     );
     let _ = writeln!(
         out,
@@ -489,14 +674,18 @@ the module's figure over the {} scenarios measured after: {}.\n",
             t.tool,
             t.calls_before,
             t.calls_after,
-            per(&t.text_per_call_before),
-            per(&t.text_per_call_after),
-            pct(
-                t.text_per_call_before.map(|p| p.primary),
-                t.text_per_call_after.map(|p| p.primary)
-            ),
-            per(&t.structured_per_call_after),
-            per(&t.both_per_call_after),
+            per_k(k, &t.text_per_call_before),
+            per_k(k, &t.text_per_call_after),
+            if t.same_scenarios {
+                pct(
+                    t.text_per_call_before.map(|p| k.per(&p)),
+                    t.text_per_call_after.map(|p| k.per(&p)),
+                )
+            } else {
+                "— (other scenarios)".into()
+            },
+            per_k(k, &t.structured_per_call_after),
+            per_k(k, &t.both_per_call_after),
         );
     }
     let _ = writeln!(
@@ -513,6 +702,7 @@ fn side_cell(side: &Side, f: impl Fn(&super::Measured) -> String) -> String {
 }
 
 fn scenarios_section(out: &mut String, r: &ModuleReport) {
+    let k = r.counters.headline;
     let http = ours(r);
     let (title, what) = if http {
         ("Per scenario", "scenario")
@@ -521,8 +711,9 @@ fn scenarios_section(out: &mut String, r: &ModuleReport) {
     };
     let _ = writeln!(
         out,
-        "## {title} (chars/2.902)\n\n`text` is `content[].text` alone, `structured` is `structuredContent` alone (absent when the server sent none), `both` is what a client that forwards both pays. {}\
+        "## {title} ({})\n\n`text` is `content[].text` alone, `structured` is `structuredContent` alone (absent when the server sent none), `both` is what a client that forwards both pays. {}\
 — means not measured (see the notes).\n",
+        k.name(),
         if http {
             "HTTP is the number of requests the replay server received for the call. "
         } else {
@@ -538,7 +729,7 @@ fn scenarios_section(out: &mut String, r: &ModuleReport) {
     let mut notes = Vec::new();
     for s in &r.scenarios {
         let (dt, db) = s.delta.as_ref().map_or(("—".into(), "—".into()), |d| {
-            (delta(&d.text), delta(&d.both))
+            (delta_k(k, &d.text), delta_k(k, &d.both))
         });
         let requests =
             |m: &super::Measured| m.http_requests.map_or("—".into(), |n| n.to_string());
@@ -552,10 +743,10 @@ fn scenarios_section(out: &mut String, r: &ModuleReport) {
             } else {
                 &s.expect
             },
-            side_cell(&s.before, |m| tok(&m.text)),
-            side_cell(&s.after, |m| tok(&m.text)),
+            side_cell(&s.before, |m| tok_k(k, &m.text)),
+            side_cell(&s.after, |m| tok_k(k, &m.text)),
             side_cell(&s.after, |m| m.structured.as_ref().map_or("—".into(), tok)),
-            side_cell(&s.after, |m| tok(&m.both)),
+            side_cell(&s.after, |m| tok_k(k, &m.both)),
             dt,
             db,
         );
@@ -745,8 +936,9 @@ How to read a report and how to review a change in one: the repository README. H
     );
     out.push_str(
         "The catalogue in **context** is what a model sees when the client drops the output schema (name, title, description, input schema, annotations); \
-on the **wire** it is the whole `tools` array as sent. The output schema per tool is wire only. Text per call is the mean `content[].text` over the scenarios measured on both sides with outcome success.\n\n\
-| module | tools | scenarios | catalogue context before → after | catalogue wire before → after | output schema per tool after | text per call before → after | text + structured per call after | report |\n\
+on the **wire** it is the whole `tools` array as sent. The output schema per tool is wire only. Text per call is the mean `content[].text` over every call measured on both sides, \
+whatever its outcome (errors and refusals are turns too), then over the successes only.\n\n\
+| module | tools | scenarios | catalogue context before → after | catalogue wire before → after | output schema per tool after | text per call, all calls before → after | successes before → after | report |\n\
 |---|---:|---:|---:|---:|---:|---:|---:|---|\n",
     );
     let sum = |f: fn(&Summary) -> Tokens| -> Tokens {
@@ -756,9 +948,10 @@ on the **wire** it is the whole `tools` array as sent. The output schema per too
             .tokens_all()
     };
     for s in &rows {
+        let all = s.by_outcome.iter().find(|r| r.outcome == "all");
         let _ = writeln!(
             out,
-            "| {m} | {} | {} | {} → {} | {} → {} | {} | {} → {} | {} | [{m}.md]({m}.md) |",
+            "| {m} | {} | {} | {} → {} | {} → {} | {} | {} → {} | {} → {} | [{m}.md]({m}.md) |",
             s.tools,
             s.scenarios,
             tok(&s.catalogue_context_before),
@@ -766,9 +959,10 @@ on the **wire** it is the whole `tools` array as sent. The output schema per too
             tok(&s.catalogue_wire_before),
             tok(&s.catalogue_wire_after),
             per(&s.output_schema_per_tool_after),
+            per(&all.and_then(|r| r.text_before)),
+            per(&all.and_then(|r| r.text_after)),
             per(&s.text_per_call_before),
             per(&s.text_per_call_after),
-            per(&s.both_per_call_after),
             m = s.module,
         );
     }
@@ -802,7 +996,8 @@ on the **wire** it is the whole `tools` array as sent. The output schema per too
         }
     }
     out.push_str(
-        "\nBreak-even per client profile: the number of calls after which a session after the change is cheaper than before (chars/2.902; never: the calls after are not cheaper). \
+        "\nBreak-even per client profile: the number of calls after which a session after the change has billed less input than before, summed over its requests \
+(chars/2.902; in brackets: by the context the session ends with; never: the calls after are not cheaper). \
 Each profile prices the catalogue it names; what each one assumes is in the module reports.\n\n| module |",
     );
     for (profile, view) in &profiles {
@@ -814,11 +1009,14 @@ Each profile prices the catalogue it names; what each one assumes is in the modu
     for s in &rows {
         let _ = write!(out, "| {} |", s.module);
         for (profile, _) in &profiles {
-            let cell = s
-                .break_even
-                .iter()
-                .find(|b| b.profile == *profile)
-                .map_or("n/a".into(), |b| b.calls.map_or("never".into(), int));
+            let cell =
+                s.break_even
+                    .iter()
+                    .find(|b| b.profile == *profile)
+                    .map_or("n/a".into(), |b| {
+                        let shown = |n: Option<u64>| n.map_or("never".into(), int);
+                        format!("{} ({})", shown(b.billed_calls), shown(b.calls))
+                    });
             let _ = write!(out, " {cell} |");
         }
         out.push('\n');

@@ -6,11 +6,13 @@
 //! collections, floats rounded to one decimal. The wall time of a run is not part of a report
 //! (see [`last_run`]).
 
-mod chart;
+pub(crate) mod chart;
 pub(crate) mod markdown;
+mod review;
 pub(crate) mod table;
 
 pub use chart::{problems as chart_problems, text_width as chart_text_width};
+pub use review::review;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -92,6 +94,9 @@ pub struct Compared {
 /// The counters every figure names.
 #[derive(Debug, Clone, Serialize)]
 pub struct Counters {
+    /// The counter the report's tables and charts show first: `chars/2.902` for our modules,
+    /// `o200k_base` by default for any other server.
+    pub headline: crate::tokens::Counter,
     /// The primary counter's name.
     pub primary: &'static str,
     /// Characters per token of the primary counter.
@@ -103,6 +108,7 @@ pub struct Counters {
 impl Default for Counters {
     fn default() -> Counters {
         Counters {
+            headline: crate::tokens::Counter::Chars,
             primary: PRIMARY,
             chars_per_token: CHARS_PER_TOKEN,
             bpe: BPE,
@@ -144,6 +150,23 @@ pub struct Summary {
     pub text_per_call_measured_after: Option<PerUnit>,
     /// The break-even call count of every profile (chars/2.902), in profile order.
     pub break_even: Vec<ProfileBreakEven>,
+    /// Mean `content[].text` per call by outcome (successes, errors, refusals, every call),
+    /// over the scenarios measured on both sides, each row saying how many it averages.
+    #[serde(default)]
+    pub by_outcome: Vec<OutcomeMean>,
+}
+
+/// One row of the per-call means by outcome.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct OutcomeMean {
+    /// `success`, `error`, `control`, or `all`.
+    pub outcome: String,
+    /// Scenarios measured on both sides in this row.
+    pub calls: usize,
+    /// Mean `content[].text` before.
+    pub text_before: Option<PerUnit>,
+    /// Mean `content[].text` after.
+    pub text_after: Option<PerUnit>,
 }
 
 /// One profile's break-even, for the summary.
@@ -153,8 +176,13 @@ pub struct ProfileBreakEven {
     pub profile: String,
     /// Which catalogue it prices.
     pub catalogue: CatalogueView,
-    /// Calls after which the session after is cheaper (chars/2.902); `None`: never.
+    /// Calls after which the session after ends with less in the model's context (final
+    /// context, chars/2.902); `None`: never.
     pub calls: Option<u64>,
+    /// Calls after which the session after has billed less input, summed over its requests
+    /// (chars/2.902); `None`: never. The headline.
+    #[serde(default)]
+    pub billed_calls: Option<u64>,
 }
 
 impl ProfileBreakEven {
@@ -164,6 +192,7 @@ impl ProfileBreakEven {
             profile: profile.profile.clone(),
             catalogue: profile.catalogue,
             calls: profile.break_even_calls.primary,
+            billed_calls: profile.billed_break_even_calls.primary,
         }
     }
 }
@@ -201,6 +230,25 @@ pub struct Catalogue {
     pub slot_sum_chars: i64,
     /// `wire_after.chars - wire_before.chars`.
     pub difference_chars: i64,
+    /// The server's instructions, prompts and resources lists, before.
+    pub extras_before: ExtrasCost,
+    /// The same after.
+    pub extras_after: ExtrasCost,
+}
+
+/// What a server's instructions and its prompts and resources lists cost, as sent (absent when
+/// the server has none).
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct ExtrasCost {
+    /// `initialize.result.instructions`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<Tokens>,
+    /// The `prompts/list` array.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompts: Option<Tokens>,
+    /// The `resources/list` array.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resources: Option<Tokens>,
 }
 
 /// Every tool's [`Definition`] summed by slot (each slot's counts are sums of separately
@@ -280,6 +328,9 @@ pub struct ToolReport {
     pub structured_per_call_after: Option<PerUnit>,
     /// Mean text + structuredContent over its scenarios measured after.
     pub both_per_call_after: Option<PerUnit>,
+    /// Both sides measured the same scenarios of it, so its change per call compares like
+    /// with like (a parameter the legacy tool lacks leaves scenarios unmeasured before).
+    pub same_scenarios: bool,
 }
 
 /// One scenario of a cassette, before and after.
@@ -592,8 +643,13 @@ pub struct Profile {
     pub per_call_after: Option<PerUnit>,
     /// Change per call in percent (chars/2.902).
     pub per_call_percent: Option<f64>,
-    /// Calls after which the session after is cheaper, per counter (`null`: never).
+    /// Calls after which the session after ends with less in the model's context (final
+    /// context), per counter (`null`: never).
     pub break_even_calls: BreakEven,
+    /// Calls after which the session after has billed less input, per counter (`null`: never):
+    /// every request re-sends the catalogue and every result so far (see
+    /// [`BreakEven::billed`]).
+    pub billed_break_even_calls: BreakEven,
 }
 
 /// A break-even call count per counter; `None` means the migrated session never pays back.
@@ -609,16 +665,67 @@ pub struct BreakEven {
 }
 
 impl BreakEven {
-    /// The smallest `n` from which on the session after costs no more than before:
-    /// `catalogue_after + m * after <= catalogue_before + m * before` for every `m >= n`, given
-    /// per-call sums over `calls` calls. `None` (never) when the calls after cost more, even if
-    /// the catalogue after is smaller: that session is cheaper only for its first few calls.
+    /// The count under `counter`.
+    pub fn under(&self, counter: crate::tokens::Counter) -> Option<u64> {
+        match counter {
+            crate::tokens::Counter::Chars => self.primary,
+            crate::tokens::Counter::O200k => self.o200k_base,
+            crate::tokens::Counter::Cl100k => self.cl100k_base,
+        }
+    }
+
+    /// The smallest `n` from which on the session after leaves no more in the model's context
+    /// than before: `catalogue_after + m * after <= catalogue_before + m * before` for every
+    /// `m >= n`, given per-call sums over `calls` calls. `None` (never) when the calls after
+    /// cost more, even if the catalogue after is smaller: that session is cheaper only for its
+    /// first few calls.
     pub fn of(
         catalogue_before: Count,
         catalogue_after: Count,
         sum_before: Count,
         sum_after: Count,
         calls: usize,
+    ) -> BreakEven {
+        BreakEven::per_counter(
+            catalogue_before,
+            catalogue_after,
+            sum_before,
+            sum_after,
+            calls,
+            1,
+        )
+    }
+
+    /// The same by billed input: a session of `m` calls sends `m + 1` requests, request `k`
+    /// (from 0) carrying the catalogue and the `k` results so far, so it bills
+    /// `(m + 1) * catalogue + per_call * m * (m + 1) / 2`. The session after bills no more
+    /// once `catalogue_after - catalogue_before <= (before - after) * m / 2` (per-call means):
+    /// twice the final-context count, because the catalogue is paid again on every request
+    /// while each call's saving is paid back only by the requests after it.
+    pub fn billed(
+        catalogue_before: Count,
+        catalogue_after: Count,
+        sum_before: Count,
+        sum_after: Count,
+        calls: usize,
+    ) -> BreakEven {
+        BreakEven::per_counter(
+            catalogue_before,
+            catalogue_after,
+            sum_before,
+            sum_after,
+            calls,
+            2,
+        )
+    }
+
+    fn per_counter(
+        catalogue_before: Count,
+        catalogue_after: Count,
+        sum_before: Count,
+        sum_after: Count,
+        calls: usize,
+        factor: u128,
     ) -> BreakEven {
         let one = |cb: u64, ca: u64, sb: u64, sa: u64| -> Option<u64> {
             if sa > sb {
@@ -630,8 +737,8 @@ impl BreakEven {
             if calls == 0 || sa == sb {
                 return None;
             }
-            // n >= (ca - cb) / ((sb - sa) / calls)
-            let need = (ca - cb) as u128 * calls as u128;
+            // n >= factor * (ca - cb) / ((sb - sa) / calls)
+            let need = factor * (ca - cb) as u128 * calls as u128;
             let saving = (sb - sa) as u128;
             Some(need.div_ceil(saving) as u64)
         };
@@ -656,6 +763,13 @@ impl BreakEven {
             ),
         }
     }
+}
+
+/// What a session of `calls` calls bills, summed over its `calls + 1` requests: each request
+/// carries `catalogue` and the results so far, each result costing `per_call`.
+pub fn billed_input(catalogue: f64, per_call: f64, calls: u64) -> f64 {
+    let n = calls as f64;
+    (n + 1.0) * catalogue + per_call * n * (n + 1.0) / 2.0
 }
 
 /// The charts of a module report, by file suffix: `<module>-<kind>.svg`.

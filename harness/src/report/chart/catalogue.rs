@@ -4,6 +4,7 @@
 
 use super::canvas::{Anchor, Label, Svg, short, ticks, whole};
 use crate::report::{ModuleReport, SlotTotals};
+use crate::tokens::Counter;
 
 /// The slots in stacking order (context first, the output schema last) and their colours.
 pub(super) const SLOTS: [(&str, &str); 4] = [
@@ -13,13 +14,13 @@ pub(super) const SLOTS: [(&str, &str); 4] = [
     ("output schema (wire only)", "#f58518"),
 ];
 
-/// A definition's slots in [`SLOTS`] order, in tokens (chars/2.902).
-pub(super) fn values(totals: &SlotTotals) -> [f64; 4] {
+/// A definition's slots in [`SLOTS`] order, in tokens under `k`.
+pub(super) fn values(k: Counter, totals: &SlotTotals) -> [f64; 4] {
     [
-        totals.description.primary,
-        totals.input_schema.primary,
-        totals.other.primary,
-        totals.output_schema.primary,
+        k.tokens(&totals.description),
+        k.tokens(&totals.input_schema),
+        k.tokens(&totals.other),
+        k.tokens(&totals.output_schema),
     ]
 }
 
@@ -59,19 +60,20 @@ pub(super) fn legend(svg: &mut Svg, left: f64, y: f64, width: f64) -> f64 {
 /// The chart.
 pub(super) fn chart(report: &ModuleReport) -> String {
     let c = &report.catalogue;
+    let k = report.counters.headline;
     let width = 900.0;
     let bars = [
         (
             format!("before ({} tools)", c.tools_before),
-            values(&c.by_slot_before),
-            c.context_before.primary,
-            c.wire_before.primary,
+            values(k, &c.by_slot_before),
+            k.tokens(&c.context_before),
+            k.tokens(&c.wire_before),
         ),
         (
             format!("after ({} tools)", c.tools_after),
-            values(&c.by_slot_after),
-            c.context_after.primary,
-            c.wire_after.primary,
+            values(k, &c.by_slot_after),
+            k.tokens(&c.context_after),
+            k.tokens(&c.wire_after),
         ),
     ];
     let label_width = bars
@@ -94,8 +96,9 @@ pub(super) fn chart(report: &ModuleReport) -> String {
     let x = |v: f64| plot_left + (plot_right - plot_left) * v / x_max;
     let mut svg = Svg::new(width, 190.0);
     let title = format!(
-        "{}: tools/list by slot, before and after (tokens, chars/2.902)",
-        report.module
+        "{}: tools/list by slot, before and after (tokens, {})",
+        report.module,
+        k.name()
     );
     svg.heading(&title);
     let top = legend(&mut svg, 10.0, 42.0, width - 20.0) + 6.0;

@@ -12,10 +12,11 @@
 mod calls;
 mod canvas;
 mod catalogue;
-mod session;
+pub(crate) mod session;
 mod tools;
 
 pub use canvas::{problems, text_width};
+pub(crate) use session::panels as session_panels;
 
 use super::ModuleReport;
 

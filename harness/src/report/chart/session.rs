@@ -1,9 +1,12 @@
-//! The session chart: what a session costs against the number of calls, before and after, one
-//! panel per client profile. Each line starts at the catalogue the profile puts in context and
-//! rises by its mean cost per call; where the lines cross is the break-even.
+//! The session chart: what a session bills against the number of calls, before and after, one
+//! panel per client profile, every panel on the same axes so they compare at a glance. A
+//! session of n calls sends n + 1 requests, each with the catalogue the profile puts in context
+//! and every result so far, so each curve starts at one catalogue and bends upwards; where the
+//! curves cross is the break-even by billed input.
 
 use super::canvas::{Anchor, Label, Svg, short, ticks, whole, whole_ticks};
-use crate::report::{ModuleReport, Profile};
+use crate::report::{ModuleReport, Profile, billed_input};
+use crate::tokens::Counter;
 
 const PANEL_WIDTH: f64 = 450.0;
 const PANEL_HEIGHT: f64 = 280.0;
@@ -15,34 +18,59 @@ const AFTER: &str = "#1f77b4";
 /// How far the x axis of a panel reaches without a crossing to show: a long session.
 const SESSION: f64 = 100.0;
 
-/// How far the x axis of a panel reaches: past the break-even when there is one.
-fn reach(profile: &Profile) -> f64 {
-    match profile.break_even_calls.primary {
+/// How far the x axis must reach for a profile: past its break-even when there is one.
+fn reach(k: Counter, profile: &Profile) -> f64 {
+    match profile.billed_break_even_calls.under(k) {
         Some(n) if n > 0 => (n as f64 * 1.6).max(10.0),
         _ => SESSION,
     }
 }
 
-fn break_even_text(profile: &Profile) -> String {
+/// What a profile's session bills after `n` calls, before or after.
+fn bill(k: Counter, profile: &Profile, after: bool, n: f64) -> Option<f64> {
+    let (catalogue, per_call) = if after {
+        (
+            k.tokens(&profile.catalogue_after),
+            k.per(&profile.per_call_after?),
+        )
+    } else {
+        (
+            k.tokens(&profile.catalogue_before),
+            k.per(&profile.per_call_before?),
+        )
+    };
+    Some(billed_input(catalogue, per_call, n.round() as u64))
+}
+
+/// The axes every panel shares: calls up to the furthest break-even worth showing, tokens up
+/// to the largest bill at that many calls.
+struct Axes {
+    k: Counter,
+    x_max: f64,
+    y_max: f64,
+}
+
+fn break_even_text(k: Counter, profile: &Profile) -> String {
     let (Some(before), Some(after)) = (profile.per_call_before, profile.per_call_after) else {
         return "no call measured on both sides".into();
     };
-    match profile.break_even_calls.primary {
-        Some(0) => "after is cheaper from the first call".into(),
-        Some(1) => "break-even: 1 call".into(),
-        Some(n) => format!("break-even: {} calls", whole(n as f64)),
+    match profile.billed_break_even_calls.under(k) {
+        Some(0) => "after bills less from the first call".into(),
+        Some(1) => "break-even by billed input: 1 call".into(),
+        Some(n) => format!("break-even by billed input: {} calls", whole(n as f64)),
         None => {
-            // Dearer per call; a smaller catalogue keeps it cheaper for the first calls only.
-            let saved = profile.catalogue_before.primary - profile.catalogue_after.primary;
-            let extra = after.primary - before.primary;
+            // Dearer per call; a smaller catalogue keeps it cheaper for the first calls only:
+            // the bills differ by (m + 1) * (saved - extra * m / 2).
+            let saved = k.tokens(&profile.catalogue_before) - k.tokens(&profile.catalogue_after);
+            let extra = k.per(&after) - k.per(&before);
             let first = if extra > 0.0 {
-                (saved / extra).ceil() - 1.0
+                (2.0 * saved / extra).ceil() - 1.0
             } else {
                 0.0
             };
             if saved > 0.0 && first >= 1.0 {
                 format!(
-                    "never breaks even: after is cheaper for the first {} call(s) only",
+                    "never breaks even: after bills less for the first {} call(s) only",
                     whole(first)
                 )
             } else {
@@ -52,7 +80,8 @@ fn break_even_text(profile: &Profile) -> String {
     }
 }
 
-fn panel(svg: &mut Svg, profile: &Profile, left: f64, top: f64) {
+fn panel(svg: &mut Svg, profile: &Profile, axes: &Axes, left: f64, top: f64) {
+    let k = axes.k;
     let room = PANEL_WIDTH - 24.0;
     let title = format!(
         "{}: {} catalogue",
@@ -67,29 +96,17 @@ fn panel(svg: &mut Svg, profile: &Profile, left: f64, top: f64) {
             .fit(room),
     );
     svg.text(
-        Label::new(left + 8.0, top + 43.0, break_even_text(profile))
+        Label::new(left + 8.0, top + 43.0, break_even_text(k, profile))
             .fill("#b01f1f")
             .fit(room),
     );
     let (Some(before), Some(after)) = (profile.per_call_before, profile.per_call_after) else {
         return;
     };
-    let (cb, ca) = (
-        profile.catalogue_before.primary,
-        profile.catalogue_after.primary,
-    );
-    let x_ticks = whole_ticks(reach(profile), 5);
+    let _ = (before, after);
+    let x_ticks = whole_ticks(axes.x_max, 5);
     let x_max = x_ticks.last().copied().unwrap_or(1.0);
-    let cost = |catalogue: f64, per_call: f64, n: f64| catalogue + per_call * n;
-    let top_value = [
-        cost(cb, before.primary, x_max),
-        cost(ca, after.primary, x_max),
-        cb,
-        ca,
-    ]
-    .into_iter()
-    .fold(1.0_f64, f64::max);
-    let y_ticks = ticks(top_value, 5);
+    let y_ticks = ticks(axes.y_max, 5);
     let y_max = y_ticks.last().copied().unwrap_or(1.0);
     let y_labels: Vec<String> = y_ticks.iter().map(|v| short(*v)).collect();
     let label_width = y_labels
@@ -145,43 +162,61 @@ fn panel(svg: &mut Svg, profile: &Profile, left: f64, top: f64) {
         .anchor(Anchor::Middle)
         .fill("#444"),
     );
-    for (catalogue, per_call, color, width) in [
-        (cb, before.primary, BEFORE, "2"),
-        (ca, after.primary, AFTER, "2.5"),
-    ] {
-        svg.line(
-            (x(0.0), y(catalogue)),
-            (x(x_max), y(cost(catalogue, per_call, x_max))),
-            color,
-            &format!(r#" stroke-width="{width}""#),
-        );
+    // Each curve as a polyline of one point per call step (a bill is quadratic in calls).
+    let steps = 40;
+    for (after, color, width) in [(false, BEFORE, "2"), (true, AFTER, "2.5")] {
+        let mut last: Option<(f64, f64)> = None;
+        for i in 0..=steps {
+            let n = (x_max * i as f64 / steps as f64).round();
+            let Some(v) = bill(k, profile, after, n) else {
+                break;
+            };
+            let point = (x(n), y(v.min(y_max)));
+            if let Some(from) = last {
+                svg.line(from, point, color, &format!(r#" stroke-width="{width}""#));
+            }
+            last = Some(point);
+        }
     }
-    if let Some(n) = profile.break_even_calls.primary.filter(|n| *n > 0) {
+    if let Some(n) = profile.billed_break_even_calls.under(k).filter(|n| *n > 0) {
         let n = n as f64;
-        let at = (x(n), y(cost(ca, after.primary, n)));
-        svg.line(
-            (at.0, at.1),
-            (at.0, plot_bottom),
-            "#d62728",
-            r#" stroke-dasharray="3,3""#,
-        );
-        svg.circle(
-            at,
-            4.0,
-            "#d62728",
-            &format!(
-                "{}: {} tokens at {} calls",
-                profile.profile,
-                whole(cost(ca, after.primary, n)),
-                whole(n)
-            ),
-        );
+        if let Some(v) = bill(k, profile, true, n).filter(|_| n <= x_max) {
+            let at = (x(n), y(v.min(y_max)));
+            svg.line(
+                (at.0, at.1),
+                (at.0, plot_bottom),
+                "#d62728",
+                r#" stroke-dasharray="3,3""#,
+            );
+            svg.circle(
+                at,
+                4.0,
+                "#d62728",
+                &format!(
+                    "{}: {} tokens billed at {} calls",
+                    profile.profile,
+                    whole(v),
+                    whole(n)
+                ),
+            );
+        }
     }
 }
 
 /// The chart, or `None` when the report has no profiles.
 pub(super) fn chart(report: &ModuleReport) -> Option<String> {
-    let profiles = &report.profiles;
+    let k = report.counters.headline;
+    let title = format!(
+        "{}: input billed against calls in a session, per client profile (tokens, {})",
+        report.module,
+        k.name()
+    );
+    panels(&title, k, &report.profiles)
+}
+
+/// Panels of `profiles` on shared axes under `title` (also the clients report's chart, one
+/// panel per client), or `None` without profiles.
+pub(crate) fn panels(title: &str, k: Counter, profiles: &[Profile]) -> Option<String> {
     if profiles.is_empty() {
         return None;
     }
@@ -189,11 +224,17 @@ pub(super) fn chart(report: &ModuleReport) -> Option<String> {
     let width = PANEL_WIDTH * COLUMNS as f64 + 20.0;
     let height = HEADER + PANEL_HEIGHT * rows as f64 + 10.0;
     let mut svg = Svg::new(width, height);
-    let title = format!(
-        "{}: session cost against calls, per client profile (tokens, chars/2.902)",
-        report.module
-    );
-    svg.heading(&title);
+    let x_max = profiles
+        .iter()
+        .map(|p| reach(k, p))
+        .fold(10.0_f64, f64::max);
+    let y_max = profiles
+        .iter()
+        .flat_map(|p| [bill(k, p, false, x_max), bill(k, p, true, x_max)])
+        .flatten()
+        .fold(1.0_f64, f64::max);
+    let axes = Axes { k, x_max, y_max };
+    svg.heading(title);
     let mut lx = 10.0;
     for (name, color) in [
         ("before", BEFORE),
@@ -206,12 +247,13 @@ pub(super) fn chart(report: &ModuleReport) -> Option<String> {
         svg.text(label);
         lx += 20.0 + w + 22.0;
     }
-    let note = "Each line starts at the catalogue the profile puts in context.";
+    let note =
+        "Every request re-sends the catalogue and the results so far; all panels share their axes.";
     svg.note(lx, 38.0, note);
     for (i, profile) in profiles.iter().enumerate() {
         let left = 10.0 + PANEL_WIDTH * (i % COLUMNS) as f64;
         let top = HEADER + PANEL_HEIGHT * (i / COLUMNS) as f64;
-        panel(&mut svg, profile, left, top);
+        panel(&mut svg, profile, &axes, left, top);
     }
-    Some(svg.finish(&title))
+    Some(svg.finish(title))
 }

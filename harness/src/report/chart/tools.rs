@@ -5,31 +5,32 @@ use super::canvas::{Anchor, Label, Svg, short, ticks, whole};
 use super::catalogue::{SLOTS, legend, legend_bottom};
 use crate::measure::catalogue::Definition;
 use crate::report::ModuleReport;
+use crate::tokens::Counter;
 
 /// The widest a tool name may be before it is cut (the full name is in each bar's tooltip).
 const MAX_LABEL: f64 = 320.0;
 const BAR: f64 = 10.0;
 const ROW: f64 = 2.0 * BAR + 10.0;
 
-fn values(definition: &Definition) -> [f64; 4] {
+fn values(k: Counter, definition: &Definition) -> [f64; 4] {
     [
-        definition.description.primary,
-        definition.input_schema.primary,
-        definition.other.primary,
-        definition.output_schema.map_or(0.0, |t| t.primary),
+        k.tokens(&definition.description),
+        k.tokens(&definition.input_schema),
+        k.tokens(&definition.other),
+        definition.output_schema.map_or(0.0, |t| k.tokens(&t)),
     ]
 }
 
-fn total_text(definition: Option<&Definition>) -> String {
+fn total_text(k: Counter, definition: Option<&Definition>) -> String {
     match definition {
         None => "not listed".into(),
         Some(d) => match d.output_schema {
             Some(schema) => format!(
                 "{} (output schema {})",
-                whole(d.wire.primary),
-                whole(schema.primary)
+                whole(k.tokens(&d.wire)),
+                whole(k.tokens(&schema))
             ),
-            None => whole(d.wire.primary),
+            None => whole(k.tokens(&d.wire)),
         },
     }
 }
@@ -40,6 +41,7 @@ pub(super) fn chart(report: &ModuleReport) -> Option<String> {
     if tools.is_empty() {
         return None;
     }
+    let k = report.counters.headline;
     let width = 980.0;
     let names: Vec<Label> = tools
         .iter()
@@ -48,7 +50,12 @@ pub(super) fn chart(report: &ModuleReport) -> Option<String> {
     let label_width = names.iter().map(Label::width).fold(0.0, f64::max);
     let totals: Vec<[String; 2]> = tools
         .iter()
-        .map(|t| [total_text(t.before.as_ref()), total_text(t.after.as_ref())])
+        .map(|t| {
+            [
+                total_text(k, t.before.as_ref()),
+                total_text(k, t.after.as_ref()),
+            ]
+        })
         .collect();
     let total_width = totals
         .iter()
@@ -61,7 +68,7 @@ pub(super) fn chart(report: &ModuleReport) -> Option<String> {
         .iter()
         .flat_map(|t| [t.before, t.after])
         .flatten()
-        .map(|d| d.wire.primary)
+        .map(|d| k.tokens(&d.wire))
         .fold(1.0, f64::max);
     let grid = ticks(max, 6);
     let x_max = grid.last().copied().unwrap_or(1.0);
@@ -71,8 +78,9 @@ pub(super) fn chart(report: &ModuleReport) -> Option<String> {
     let height = bottom + 44.0;
     let mut svg = Svg::new(width, height);
     let title = format!(
-        "{}: each tool's definition, before (upper bar) and after, worst first (tokens, chars/2.902)",
-        report.module
+        "{}: each tool's definition, before (upper bar) and after, worst first (tokens, {})",
+        report.module,
+        k.name()
     );
     svg.heading(&title);
     svg.note(10.0, 38.0, "Ranked by the definition on the wire after; the figure at the end of a bar is its total, the output schema's share in brackets.");
@@ -102,7 +110,7 @@ pub(super) fn chart(report: &ModuleReport) -> Option<String> {
             let by = y + BAR * j as f64;
             if let Some(d) = definition {
                 let mut at = 0.0;
-                for (value, (slot, color)) in values(&d).iter().zip(SLOTS) {
+                for (value, (slot, color)) in values(k, &d).iter().zip(SLOTS) {
                     let side = if fade { "before" } else { "after" };
                     svg.rect(
                         x(at),
@@ -115,7 +123,7 @@ pub(super) fn chart(report: &ModuleReport) -> Option<String> {
                     at += value;
                 }
             }
-            let end = definition.map_or(plot_left, |d| x(d.wire.primary));
+            let end = definition.map_or(plot_left, |d| x(k.tokens(&d.wire)));
             svg.text(
                 Label::new(end + 4.0, by + BAR - 1.5, total[j].clone())
                     .size(8.0)

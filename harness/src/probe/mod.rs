@@ -29,8 +29,11 @@ pub const PROTOCOL_VERSION: &str = "2025-06-18";
 /// The server binary's name.
 pub const SERVER_BINARY: &str = "modyo-mcp";
 
-/// How long one request may take before the probe gives up on the child.
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
+/// How long one request may take before the probe gives up on the server, unless told
+/// otherwise ([`Probe::start_command_within`], [`Probe::connect_http`]).
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
+
+mod http;
 
 /// How much of the child's stderr is kept for diagnostics.
 const STDERR_TAIL: usize = 4096;
@@ -69,10 +72,20 @@ pub enum ProbeError {
         stderr: String,
     },
     /// The child did not answer in time.
-    #[error("the server did not answer {method} within {REQUEST_TIMEOUT:?}")]
+    #[error("the server did not answer {method} within {} s (--timeout)", after.as_secs_f64())]
     Timeout {
         /// The request.
         method: String,
+        /// How long it was given.
+        after: Duration,
+    },
+    /// An HTTP server answered a message with an error status or could not be reached.
+    #[error("{method} over HTTP: {reason}")]
+    Http {
+        /// The request.
+        method: String,
+        /// What went wrong.
+        reason: String,
     },
     /// A line on stdout is not a JSON-RPC message the probe understands.
     #[error("malformed response to {method}: {reason}")]
@@ -145,13 +158,28 @@ struct Head {
     method: Option<IgnoredAny>,
 }
 
-/// A running server child speaking JSON-RPC on its stdio, initialized.
+/// How the probe reaches its server.
+// One per probe, so the stdio variant's size (its buffered reader) costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
+enum Io {
+    /// A child speaking newline-delimited JSON-RPC on its stdio.
+    Stdio {
+        child: Child,
+        stdin: ChildStdin,
+        stdout: BufReader<ChildStdout>,
+        stderr: Arc<Mutex<VecDeque<u8>>>,
+    },
+    /// A streamable HTTP endpoint.
+    Http(http::HttpIo),
+}
+
+/// A running MCP server, reached on a child's stdio or over streamable HTTP, initialized.
 #[derive(Debug)]
 pub struct Probe {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    stderr: Arc<Mutex<VecDeque<u8>>>,
+    io: Io,
+    /// How long one request may take.
+    timeout: Duration,
     next_id: u64,
     /// Whether a non-canonical response line is an error (our server) or only counted.
     exact: bool,
@@ -179,24 +207,41 @@ impl Probe {
             .args(args)
             .env_clear()
             .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-        Probe::spawn(command, server, true).await
+        Probe::spawn(command, server, true, REQUEST_TIMEOUT).await
     }
 
     /// Any stdio MCP server: `command` with the caller's environment (less the variables it
     /// removes). Its response lines need not be canonical JSON (see [`Probe::non_canonical`]).
     pub async fn start_command(command: &crate::lint::ServerCommand) -> Result<Probe, ProbeError> {
+        Probe::start_command_within(command, REQUEST_TIMEOUT).await
+    }
+
+    /// [`Probe::start_command`], each request given at most `timeout`.
+    pub async fn start_command_within(
+        command: &crate::lint::ServerCommand,
+        timeout: Duration,
+    ) -> Result<Probe, ProbeError> {
         let mut child = tokio::process::Command::new(&command.program);
         child.args(&command.args);
         for key in &command.env_remove {
             child.env_remove(key);
         }
-        Probe::spawn(child, Path::new(&command.program), false).await
+        child.envs(command.env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        Probe::spawn(child, Path::new(&command.program), false, timeout).await
+    }
+
+    /// Any MCP server over streamable HTTP at `url` (`http://127.0.0.1:8808/mcp`), each request
+    /// given at most `timeout`. Its messages need not be canonical JSON.
+    pub async fn connect_http(url: &str, timeout: Duration) -> Result<Probe, ProbeError> {
+        let io = Io::Http(http::HttpIo::new(url, timeout)?);
+        Probe::initialized(io, false, timeout).await
     }
 
     async fn spawn(
         mut command: tokio::process::Command,
         server: &Path,
         exact: bool,
+        timeout: Duration,
     ) -> Result<Probe, ProbeError> {
         command
             .stdin(Stdio::piped())
@@ -228,11 +273,20 @@ impl Probe {
                 tail.drain(..excess);
             }
         });
-        let mut probe = Probe {
+        let io = Io::Stdio {
             child,
             stdin,
             stdout: BufReader::new(stdout),
             stderr,
+        };
+        Probe::initialized(io, exact, timeout).await
+    }
+
+    /// Completes the MCP handshake at [`PROTOCOL_VERSION`] over `io`.
+    async fn initialized(io: Io, exact: bool, timeout: Duration) -> Result<Probe, ProbeError> {
+        let mut probe = Probe {
+            io,
+            timeout,
             next_id: 1,
             exact,
             lines: 0,
@@ -256,17 +310,30 @@ impl Probe {
         Ok(probe)
     }
 
+    /// Sends a message that gets no answer (a notification).
     async fn send(&mut self, message: &Value) -> Result<(), ProbeError> {
-        let mut line = message.to_string();
-        line.push('\n');
-        self.stdin.write_all(line.as_bytes()).await?;
-        self.stdin.flush().await?;
+        match &mut self.io {
+            Io::Stdio { stdin, .. } => {
+                let mut line = message.to_string();
+                line.push('\n');
+                stdin.write_all(line.as_bytes()).await?;
+                stdin.flush().await?;
+            }
+            Io::Http(http) => {
+                http.post(message, "notification").await?;
+            }
+        }
         Ok(())
     }
 
     fn stderr_tail(&self) -> String {
-        let tail = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
-        String::from_utf8_lossy(&tail.iter().copied().collect::<Vec<u8>>()).into_owned()
+        match &self.io {
+            Io::Stdio { stderr, .. } => {
+                let tail = stderr.lock().unwrap_or_else(|e| e.into_inner());
+                String::from_utf8_lossy(&tail.iter().copied().collect::<Vec<u8>>()).into_owned()
+            }
+            Io::Http(_) => String::new(),
+        }
     }
 
     /// Sends a request and returns the response with the same id (server notifications and
@@ -284,18 +351,48 @@ impl Probe {
         let started = Instant::now();
         let id = self.next_id;
         self.next_id += 1;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
-            .await?;
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        if let Io::Http(http) = &mut self.io {
+            // One POST: its answer (JSON, or an event stream) holds the response.
+            for line in http.post(&request, method).await? {
+                let head: Head =
+                    serde_json::from_str(&line).map_err(|e| ProbeError::Malformed {
+                        method: method.to_owned(),
+                        reason: format!("not JSON ({e}): {}", excerpt(&line)),
+                    })?;
+                if head.id == Some(json!(id)) && head.method.is_none() {
+                    return Ok(Answered {
+                        method: method.to_owned(),
+                        line,
+                        elapsed: started.elapsed(),
+                    });
+                }
+            }
+            return Err(ProbeError::Malformed {
+                method: method.to_owned(),
+                reason: "the HTTP answer held no response to the request".into(),
+            });
+        }
+        self.send(&request).await?;
+        let timeout = self.timeout;
         loop {
+            let Io::Stdio { stdout, child, .. } = &mut self.io else {
+                unreachable_http();
+                return Err(ProbeError::Closed {
+                    method: method.to_owned(),
+                    stderr: String::new(),
+                });
+            };
             let mut line = String::new();
-            let read = tokio::time::timeout(REQUEST_TIMEOUT, self.stdout.read_line(&mut line))
+            let read = tokio::time::timeout(timeout, stdout.read_line(&mut line))
                 .await
                 .map_err(|_| ProbeError::Timeout {
                     method: method.to_owned(),
+                    after: timeout,
                 })??;
             if read == 0 {
                 // Give the stderr reader a moment to drain what the child wrote before dying.
-                let _ = tokio::time::timeout(Duration::from_millis(200), self.child.wait()).await;
+                let _ = tokio::time::timeout(Duration::from_millis(200), child.wait()).await;
                 tokio::task::yield_now().await;
                 return Err(ProbeError::Closed {
                     method: method.to_owned(),
@@ -387,9 +484,12 @@ impl Probe {
         (self.non_canonical, self.lines)
     }
 
-    /// The child's process id (while it runs).
+    /// The child's process id (while it runs; none over HTTP).
     pub fn pid(&self) -> Option<u32> {
-        self.child.id()
+        match &self.io {
+            Io::Stdio { child, .. } => child.id(),
+            Io::Http(_) => None,
+        }
     }
 
     /// `tools/call`.
@@ -419,15 +519,24 @@ impl Probe {
 
     /// [`Probe::close`], waiting up to `patience` before killing the child (a profiler
     /// wrapping the server writes its data after the server exits).
-    pub async fn close_within(mut self, patience: Duration) {
-        drop(self.stdin);
-        if tokio::time::timeout(patience, self.child.wait())
-            .await
-            .is_err()
-        {
-            let _ = self.child.kill().await;
+    pub async fn close_within(self, patience: Duration) {
+        match self.io {
+            Io::Stdio {
+                mut child, stdin, ..
+            } => {
+                drop(stdin);
+                if tokio::time::timeout(patience, child.wait()).await.is_err() {
+                    let _ = child.kill().await;
+                }
+            }
+            Io::Http(mut http) => http.close().await,
         }
     }
+}
+
+/// The HTTP side answers in [`Probe::send_request`] before the stdio loop; never reached.
+fn unreachable_http() {
+    debug_assert!(false, "the stdio loop runs for a stdio probe only");
 }
 
 fn required<'a>(method: &str, response: &'a Response) -> Result<&'a Value, ProbeError> {

@@ -3,12 +3,17 @@
 //! Everything the recorder writes (cassettes, reports, logs) goes through one [`Redactor`]
 //! first. It replaces, with stable placeholders that replay still matches:
 //!
-//! - the value of every sensitive key (case and `_`/`-` ignored, a trailing `[]` ignored) in
-//!   query strings, JSON bodies, scenario arguments and URL query strings inside any text,
-//!   with [`PLACEHOLDER`] (`token`, `access_token`, `api_key`, `password`, `secret`,
-//!   `delivery_token`... see [`DEFAULT_KEYS`], extended with [`Redactor::key`]);
-//! - every literal secret ([`Redactor::secret`]: the value of `MODYO_TOKEN`, and its
-//!   URL-encoded form) wherever it appears: path, query, bodies, headers;
+//! - the value of every sensitive key in query strings, JSON bodies (at any depth, embedded
+//!   JSON text included), scenario arguments and `key=value` pairs inside any text (URL query
+//!   strings, presigned URLs, HTML with `&amp;`), with [`PLACEHOLDER`]. A key is sensitive when,
+//!   without case, `_`, `-` or a trailing `[]`, it is a known key ([`DEFAULT_KEYS`], extended
+//!   with [`Redactor::key`]) or names a secret by its last word (`*token`, `*secret`,
+//!   `*signature`, `*apikey`, `*sessionid`, `jwt`...): the words, and the Modyo keys that only
+//!   look like secrets and stay readable (`token_type`, `tokens_count`, `token_endpoint`...),
+//!   are in [`keys`];
+//! - every literal secret ([`Redactor::secret`]: the value of `MODYO_TOKEN`) wherever it
+//!   appears (path, query, bodies, headers) in any URL spelling: as it is, form-encoded,
+//!   `%20`-encoded, with upper- or lower-case hex (see `redact/literal.rs`);
 //! - the account host when asked ([`Redactor::host`]): `https://acme.modyo.cloud` becomes
 //!   [`HOST_ORIGIN_PLACEHOLDER`] and the bare `acme.modyo.cloud` [`HOST_PLACEHOLDER`].
 //!
@@ -16,10 +21,17 @@
 //! ([`STORED_RESPONSE_HEADERS`]). Redaction is idempotent: redacting a redacted value changes
 //! nothing, so a request redacted at record time and one redacted at replay time are equal.
 
+pub mod keys;
+mod literal;
+
 use std::fmt;
 
 use serde_json::Value;
 use url::Url;
+
+pub use keys::{DEFAULT_KEYS, SENSITIVE_ENDINGS};
+use keys::{names_a_secret, normalize};
+use literal::Literal;
 
 use crate::cassette::{Interaction, OrderedMap, RecordedRequest, RecordedResponse, ResponseBody};
 
@@ -35,25 +47,6 @@ pub const HOST_ORIGIN_PLACEHOLDER: &str = "https://account.example";
 /// What the bare account host (`acme.modyo.cloud`) becomes with host redaction.
 pub const HOST_PLACEHOLDER: &str = "account.example";
 
-/// Keys whose values are secrets by default (compared without case, `_` or `-`).
-pub const DEFAULT_KEYS: [&str; 15] = [
-    "token",
-    "access_token",
-    "refresh_token",
-    "id_token",
-    "delivery_token",
-    "api_key",
-    "password",
-    "password_confirmation",
-    "current_password",
-    "secret",
-    "client_secret",
-    "private_key",
-    "authorization",
-    "cookie",
-    "set_cookie",
-];
-
 /// The response headers a cassette keeps (everything else, `set-cookie` first, is dropped).
 pub const STORED_RESPONSE_HEADERS: [&str; 4] = [
     "content-type",
@@ -62,13 +55,16 @@ pub const STORED_RESPONSE_HEADERS: [&str; 4] = [
     "content-disposition",
 ];
 
-/// Replaces secrets with placeholders. Its `Debug` never shows a secret.
+/// Replaces secrets with placeholders. Its `Debug` never shows a secret. The default redacts
+/// nothing; [`Redactor::new`] has the default keys and words.
 #[derive(Clone, Default)]
 pub struct Redactor {
     /// Normalized sensitive keys.
     keys: Vec<String>,
-    /// Literal secrets (and their encoded forms), longest first.
-    secrets: Vec<String>,
+    /// Whether a key that ends with a word of [`SENSITIVE_ENDINGS`] is sensitive too.
+    words: bool,
+    /// Literal secrets, longest first, each found in any URL spelling.
+    secrets: Vec<Literal>,
     /// `(origin, host)` of the account, when host redaction is on.
     host: Option<(String, String)>,
 }
@@ -77,6 +73,7 @@ impl fmt::Debug for Redactor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Redactor")
             .field("keys", &self.keys)
+            .field("words", &self.words)
             .field(
                 "secrets",
                 &format_args!("[{} redacted]", self.secrets.len()),
@@ -86,20 +83,13 @@ impl fmt::Debug for Redactor {
     }
 }
 
-/// `Access-Token`, `accessToken`, `access_token[]` all normalize to `accesstoken`.
-fn normalize(key: &str) -> String {
-    key.trim_end_matches("[]")
-        .chars()
-        .filter(|c| *c != '_' && *c != '-')
-        .flat_map(char::to_lowercase)
-        .collect()
-}
-
 impl Redactor {
-    /// A redactor with the [`DEFAULT_KEYS`], no literal secret and no host redaction.
+    /// A redactor with the [`DEFAULT_KEYS`] and the [`SENSITIVE_ENDINGS`], no literal secret
+    /// and no host redaction.
     pub fn new() -> Redactor {
         Redactor {
             keys: DEFAULT_KEYS.iter().map(|k| normalize(k)).collect(),
+            words: true,
             secrets: Vec::new(),
             host: None,
         }
@@ -114,18 +104,13 @@ impl Redactor {
         self
     }
 
-    /// Replaces this literal value (and its URL-encoded form) wherever it appears. An empty
-    /// value is ignored.
+    /// Replaces this literal value wherever it appears, in any URL spelling (as it is,
+    /// form-encoded, `%20`-encoded, either case of hex). An empty value is ignored.
     pub fn secret(mut self, value: &str) -> Redactor {
-        if value.is_empty() {
+        if value.is_empty() || self.secrets.iter().any(|s| s.as_str() == value) {
             return self;
         }
-        let encoded: String = url::form_urlencoded::byte_serialize(value.as_bytes()).collect();
-        for form in [value.to_owned(), encoded] {
-            if !self.secrets.contains(&form) {
-                self.secrets.push(form);
-            }
-        }
+        self.secrets.push(Literal::new(value));
         // Longest first, so a secret that contains another is replaced whole.
         self.secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
         self
@@ -140,24 +125,27 @@ impl Redactor {
         self
     }
 
-    /// Whether values under `key` are secrets.
+    /// Whether values under `key` are secrets (see [`keys`]).
     pub fn is_sensitive_key(&self, key: &str) -> bool {
         let key = normalize(key);
-        !key.is_empty() && self.keys.contains(&key)
+        !key.is_empty() && (self.keys.contains(&key) || (self.words && names_a_secret(&key)))
     }
 
-    /// Whether `text` contains a literal secret.
+    /// Whether `text` contains a literal secret, in any URL spelling.
     pub fn contains_secret(&self, text: &str) -> bool {
-        self.secrets.iter().any(|s| text.contains(s.as_str()))
+        self.secrets.iter().any(|s| s.is_in(text.as_bytes()))
     }
 
-    /// The text with literal secrets, the account host and sensitive URL query parameters
-    /// replaced.
+    /// The text with literal secrets, the account host and the values of sensitive
+    /// `key=value` pairs replaced.
     pub fn text(&self, text: &str) -> String {
         let mut out = text.to_owned();
         for secret in &self.secrets {
-            if out.contains(secret.as_str()) {
-                out = out.replace(secret.as_str(), PLACEHOLDER);
+            if let Some(replaced) = secret.replace(out.as_bytes(), PLACEHOLDER.as_bytes()) {
+                // A match starts and ends on character boundaries of valid UTF-8 (see
+                // `literal`), so this never loses a character.
+                out = String::from_utf8(replaced)
+                    .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
             }
         }
         if let Some((origin, host)) = &self.host {
@@ -175,7 +163,9 @@ impl Redactor {
         }
         let mut out = bytes.to_vec();
         for secret in &self.secrets {
-            out = replace_bytes(&out, secret.as_bytes(), PLACEHOLDER.as_bytes());
+            if let Some(replaced) = secret.replace(&out, PLACEHOLDER.as_bytes()) {
+                out = replaced;
+            }
         }
         out
     }
@@ -269,42 +259,49 @@ impl Redactor {
         )
     }
 
-    /// Replaces the values of sensitive parameters in URL query strings inside `text`
-    /// (`...?token=abc&page=1` becomes `...?token=<redacted>&page=1`).
+    /// Replaces the values of sensitive `key=value` pairs inside `text`: URL query strings
+    /// (`...?token=abc&page=1` becomes `...?token=<redacted>&page=1`), HTML-escaped ones
+    /// (`&amp;X-Amz-Signature=...`), form bodies and cookies (`session_id=abc; Path=/`). A key
+    /// is the run of key characters (ASCII letters, digits, `_-.[]`) just before an `=`; its
+    /// value runs to the next `&`, `;`, `#`, quote, `<`, `>` or whitespace.
     fn url_params(&self, text: &str) -> String {
         if !text.contains('=') {
             return text.to_owned();
         }
+        let bytes = text.as_bytes();
         let mut out = String::with_capacity(text.len());
-        let mut rest = text;
-        while let Some(at) = rest.find(['?', '&']) {
-            out.push_str(&rest[..=at]);
-            rest = &rest[at + 1..];
-            let key_len = rest
-                .find(|c: char| {
-                    !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '[' | ']' | '.'))
-                })
-                .unwrap_or(rest.len());
-            let (key, after) = rest.split_at(key_len);
-            if !after.starts_with('=') || !self.is_sensitive_key(key) {
+        let mut copied = 0;
+        let mut from = 0;
+        while let Some(eq) = text[from..].find('=').map(|i| from + i) {
+            from = eq + 1;
+            let mut start = eq;
+            while start > copied && is_key_byte(bytes[start - 1]) {
+                start -= 1;
+            }
+            if start == eq || !self.is_sensitive_key(&text[start..eq]) {
                 continue;
             }
-            out.push_str(key);
-            out.push('=');
-            let value = &after[1..];
+            let value = &text[eq + 1..];
             let end = value
                 .find(|c: char| {
-                    matches!(c, '&' | '#' | '"' | '\'' | '<' | '>') || c.is_whitespace()
+                    matches!(c, '&' | ';' | '#' | '"' | '\'' | '<' | '>') || c.is_whitespace()
                 })
                 .unwrap_or(value.len());
             if end > 0 {
+                out.push_str(&text[copied..=eq]);
                 out.push_str(PLACEHOLDER);
+                copied = eq + 1 + end;
+                from = copied;
             }
-            rest = &value[end..];
         }
-        out.push_str(rest);
+        out.push_str(&text[copied..]);
         out
     }
+}
+
+/// A byte of a `key` in `key=value` (all ASCII: a multi-byte character ends a key).
+fn is_key_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'[' | b']' | b'.')
 }
 
 /// Under a sensitive key: every string or number becomes the placeholder (empty strings,
@@ -335,24 +332,6 @@ pub(crate) fn is_placeholder(value: &Value) -> bool {
         Value::Array(items) => items.iter().all(is_placeholder),
         Value::Bool(_) | Value::Null => true,
     }
-}
-
-fn replace_bytes(haystack: &[u8], needle: &[u8], with: &[u8]) -> Vec<u8> {
-    if needle.is_empty() || haystack.len() < needle.len() {
-        return haystack.to_vec();
-    }
-    let mut out = Vec::with_capacity(haystack.len());
-    let mut i = 0;
-    while i < haystack.len() {
-        if haystack[i..].starts_with(needle) {
-            out.extend_from_slice(with);
-            i += needle.len();
-        } else {
-            out.push(haystack[i]);
-            i += 1;
-        }
-    }
-    out
 }
 
 #[cfg(test)]
@@ -420,6 +399,18 @@ mod tests {
         let encoded: String = url::form_urlencoded::byte_serialize(SECRET.as_bytes()).collect();
         assert_ne!(encoded, SECRET);
         assert_eq!(r.text(&format!("a{encoded}b")), "a<redacted>b");
+        for spelling in [
+            "s3cr3t%2Ft0ken%2Bvalue",
+            "s3cr3t%2ft0ken%2bvalue",
+            "s3cr3t/t0ken%2bvalue",
+        ] {
+            assert_eq!(
+                r.text(&format!("a{spelling}b")),
+                "a<redacted>b",
+                "{spelling}"
+            );
+            assert!(r.contains_secret(spelling), "{spelling}");
+        }
         let bytes = [&[0xff, 0x00][..], SECRET.as_bytes(), &[0xfe]].concat();
         let out = r.bytes(&bytes);
         assert!(!out.windows(SECRET.len()).any(|w| w == SECRET.as_bytes()));
@@ -468,6 +459,33 @@ mod tests {
                 &"https://account.example/login?token=<redacted>".to_owned()
             )]
         );
+    }
+
+    #[test]
+    fn sensitive_pairs_are_found_in_any_text() {
+        let r = Redactor::new();
+        for (text, redacted) in [
+            (
+                "<a href=\"https://x/a?b=1&amp;X-Amz-Signature=ab12\">",
+                "<a href=\"https://x/a?b=1&amp;X-Amz-Signature=<redacted>\">",
+            ),
+            (
+                "access_token=abc&token_type=bearer&expires_in=60",
+                "access_token=<redacted>&token_type=bearer&expires_in=60",
+            ),
+            ("session_id=abc; Path=/", "session_id=<redacted>; Path=/"),
+            (
+                "see https://s3.example/f?X-Amz-Date=1&X-Amz-Signature=ff00 now",
+                "see https://s3.example/f?X-Amz-Date=1&X-Amz-Signature=<redacted> now",
+            ),
+            ("ñsignature=abc", "ñsignature=<redacted>"),
+            ("a==b ?token= &page=2", "a==b ?token= &page=2"),
+            ("tokens=3&token_type=x", "tokens=3&token_type=x"),
+        ] {
+            assert_eq!(r.text(text), redacted, "{text}");
+            assert_eq!(r.text(redacted), redacted, "idempotent: {redacted}");
+        }
+        assert_eq!(Redactor::default().text("token=abc"), "token=abc");
     }
 
     #[test]
