@@ -16,6 +16,8 @@
 //! - `core_customers`: classes, the read-only gate, fan-out bulk and legacy mode of two modules;
 //! - `errors`: the upstream error table, timeouts, refused connections, malformed bodies;
 //! - `faults`: every fault kind as a C16 error, for every tool class;
+//! - `forms`: the result forms (C22): every scenario in each form against its whole answer,
+//!   the listing and docs per form, C8 where no schema is listed, legacy modules unchanged;
 //! - `gate`: the read-only gate and the class pins (C18, C19);
 //! - `http`: the streamable HTTP transport (same answers as stdio, DNS-rebinding protection,
 //!   loopback only, both binaries with `--http`, header-read timeout, session cap);
@@ -60,6 +62,7 @@ mod core_customers;
 mod diff;
 mod errors;
 mod faults;
+mod forms;
 mod gate;
 mod http;
 mod identifiers;

@@ -240,11 +240,8 @@ fn minimal(entry: &Value) -> Value {
 echoed! {
     /// The keys of an entry as the API returns it.
     EntryKeys = "entry" {
-        id: i64, uuid: String, name: String, slug: String, content_type_id: i64,
-        content_type_uid: String, content_type_name: String, category_id: i64,
-        category_name: String, tags: List, locale: String, available_locales: List,
-        status: String, published: bool, published_at: String, unpublished_at: String,
-        created_at: String, updated_at: String, author: Object, space_id: i64, version: i64
+        id: i64, uuid: String, name: String, slug: String, content_type_id: i64, locale: String,
+        status: String, published: bool
     }
 }
 
