@@ -34,6 +34,7 @@ fn options(cassettes: &Path) -> Options {
         scenario: None,
         strict_binary: true,
         after_only: false,
+        contract: true,
     }
 }
 

@@ -233,6 +233,7 @@ async fn ours(base: &str, threshold: f64) -> Result<Verdict, DiffError> {
         &tree.join("cassettes"),
         &tree.join("reports"),
         "base",
+        false,
     )
     .await?;
     let head_server = crate::probe::locate_server(None).map_err(MeasureError::from)?;
@@ -241,6 +242,7 @@ async fn ours(base: &str, threshold: f64) -> Result<Verdict, DiffError> {
         &crate::cassette::default_dir(),
         &crate::report::default_dir(),
         "head",
+        true,
     )
     .await?;
     let head = if dirty {
@@ -257,12 +259,15 @@ async fn ours(base: &str, threshold: f64) -> Result<Verdict, DiffError> {
     ))
 }
 
-/// Every module of one build, measured by this lab, with that build's measured clients.
+/// Every module of one build, measured by this lab, with that build's measured clients;
+/// `contract`: hold its answers to this lab's contract checks (the head), or only to its own
+/// cassettes' expected outcomes (the base, built under the contract of its day).
 async fn measure_build(
     server: &Path,
     cassettes: &Path,
     reports: &Path,
     label: &str,
+    contract: bool,
 ) -> Result<Vec<ModuleReport>, DiffError> {
     let options = Options {
         cassettes: cassettes.to_path_buf(),
@@ -271,6 +276,7 @@ async fn measure_build(
         scenario: None,
         strict_binary: false,
         after_only: false,
+        contract,
     };
     let mut measurement = crate::measure::run(&options, &mut |line: &str| {
         eprintln!("diff: {label}: {line}")

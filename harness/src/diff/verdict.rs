@@ -99,8 +99,15 @@ pub struct ToolMove {
 
 impl ToolMove {
     fn weight(&self) -> f64 {
-        let d = |(b, h): (Option<f64>, Option<f64>)| (h.unwrap_or(0.0) - b.unwrap_or(0.0)).abs();
-        d(self.wire).max(d(self.per_call))
+        self.change().abs()
+    }
+
+    /// The larger of its two changes (definition on the wire, text per call), with its sign:
+    /// positive when the tool grew.
+    fn change(&self) -> f64 {
+        let d = |(b, h): (Option<f64>, Option<f64>)| h.unwrap_or(0.0) - b.unwrap_or(0.0);
+        let (wire, call) = (d(self.wire), d(self.per_call));
+        if wire.abs() >= call.abs() { wire } else { call }
     }
 }
 
@@ -364,7 +371,15 @@ fn finish(
         })
         .filter(|t| t.weight() >= threshold || t.wire.0.is_some() != t.wire.1.is_some())
         .collect();
-    tools.sort_by(|a, b| b.weight().total_cmp(&a.weight()).then(a.tool.cmp(&b.tool)));
+    // Worst first: the tools that grew, largest growth first, then those that shrank, largest
+    // saving first.
+    tools.sort_by(|a, b| {
+        let grew = |t: &ToolMove| t.change() > 0.0;
+        grew(b)
+            .cmp(&grew(a))
+            .then(b.weight().total_cmp(&a.weight()))
+            .then(a.tool.cmp(&b.tool))
+    });
     let tools_moved = tools.len();
     tools.truncate(TOOLS_SHOWN);
     let small_moves = rows
@@ -454,7 +469,7 @@ impl Verdict {
         if !self.tools.is_empty() {
             let _ = writeln!(
                 out,
-                "\nTools that moved most ({} of {}), worst first:\n\n| tool | wire base → head | per call base → head |\n|---|---:|---:|",
+                "\nTools that moved most ({} of {}), worst first (growth, then savings, each largest first):\n\n| tool | wire base → head | per call base → head |\n|---|---:|---:|",
                 self.tools.len(),
                 self.tools_moved
             );
@@ -608,6 +623,40 @@ mod tests {
         );
         assert!(parse_limits("wire").is_err());
         assert!(parse_limits("wire=lots").is_err());
+    }
+
+    #[test]
+    fn tools_are_listed_growth_first_then_savings_each_largest_first() {
+        let tools = |pairs: &[(&str, f64, f64)]| -> BTreeMap<String, (Option<f64>, Option<f64>)> {
+            pairs
+                .iter()
+                .map(|(name, wire, call)| ((*name).to_owned(), (Some(*wire), Some(*call))))
+                .collect()
+        };
+        let base = tools(&[
+            ("big-saving", 1000.0, 100.0),
+            ("small-growth", 100.0, 50.0),
+            ("big-growth", 100.0, 50.0),
+            ("small-saving", 100.0, 50.0),
+            ("still", 100.0, 50.0),
+        ]);
+        let head = tools(&[
+            ("big-saving", 700.0, 100.0),
+            ("small-growth", 100.0, 52.0),
+            ("big-growth", 180.0, 40.0),
+            ("small-saving", 90.0, 50.0),
+            ("still", 100.0, 50.2),
+        ]);
+        let verdict = finish("b", "h", Counter::Chars, Vec::new(), &base, &head, 0.5);
+        let order: Vec<&str> = verdict.tools.iter().map(|t| t.tool.as_str()).collect();
+        assert_eq!(
+            order,
+            ["big-growth", "small-growth", "big-saving", "small-saving"]
+        );
+        assert_eq!(
+            verdict.tools_moved, 4,
+            "a move under the threshold is not listed"
+        );
     }
 
     #[test]
