@@ -199,17 +199,6 @@ async fn persisted_entry(
     read_entry(client, space, &id).await
 }
 
-/// Whether the persisted entry is published: its `published` flag, else its `status`.
-fn published_of(detail: &Value) -> Option<bool> {
-    match detail.get("published") {
-        Some(Value::Bool(b)) => Some(*b),
-        _ => detail
-            .get("status")
-            .and_then(Value::as_str)
-            .map(|s| s == "published"),
-    }
-}
-
 /// The write's reply: the entry as `content-entries-get` shows it, its resource, and the
 /// post-condition read from it; the old payload held the API's object.
 async fn write_reply<D: Object>(
@@ -221,7 +210,7 @@ async fn write_reply<D: Object>(
 ) -> Result<Reply<D>, ToolError> {
     let (data, resource) = present(client, space, &detail, content_type).await?;
     let mut post = PostCondition::status(status);
-    if let Some(published) = published_of(&detail) {
+    if let Some(published) = reply::published_of(&detail) {
         post = post.published(published);
     }
     let (word, message) = (status.to_owned(), message.to_owned());
