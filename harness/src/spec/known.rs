@@ -29,7 +29,7 @@ pub struct Known {
 
 /// Every contradiction the cassettes still carry. The conformance work (issues 17 and 18)
 /// emptied it; where Modyo's published text is wrong, `errata.rs` corrects it with evidence.
-/// Importing what the specification marks required (issue 33) found these three, which the
+/// Importing what the specification marks required (issue 33) found two more, which the
 /// server's requests still carry.
 pub const KNOWN_CONTRADICTIONS: &[Known] = &[
     Known {
@@ -45,12 +45,5 @@ pub const KNOWN_CONTRADICTIONS: &[Known] = &[
         kind: Kind::QueryRequired,
         subject: "type",
         reason: "the server walks every version of the account; the operation lists one resource's versions (oid, type)",
-    },
-    Known {
-        tool: "content-entries-manage",
-        endpoint: "POST /api/admin/content/spaces/{space_id}/entries/{entry_id}/publish",
-        kind: Kind::BodyRequired,
-        subject: "$",
-        reason: "the server publishes with no body; the operation requires one (published_immediately, published_at...)",
     },
 ];
