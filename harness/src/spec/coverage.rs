@@ -95,10 +95,16 @@ pub struct ToolCoverage {
 impl ToolCoverage {
     /// Whether any endpoint it calls is undocumented with no public evidence.
     pub fn unconfirmed(&self) -> bool {
-        self.endpoints
-            .iter()
-            .any(|e| e.standing == Standing::Undocumented && e.evidence.iter().any(|v| v == "none"))
+        self.endpoints.iter().any(|e| {
+            e.standing == Standing::Undocumented && e.evidence.iter().any(|v| unsourced(v))
+        })
     }
+}
+
+/// Whether an endpoint's evidence, as the report writes it (`none`, or `none (note)` when the
+/// mark has a note), names no public source.
+fn unsourced(evidence: &str) -> bool {
+    evidence == "none" || evidence.starts_with("none (")
 }
 
 /// One module.
@@ -478,7 +484,7 @@ impl Coverage {
                         .iter()
                         .filter(|e| {
                             e.standing == Standing::Undocumented
-                                && e.evidence.iter().any(|v| v == "none")
+                                && e.evidence.iter().any(|v| unsourced(v))
                         })
                         .map(|e| e.endpoint.as_str())
                         .collect(),
@@ -705,4 +711,21 @@ fn files(coverage: &Coverage, dir: &Path) -> Vec<(PathBuf, String)> {
         (dir.join(format!("{REPORT_STEM}.md")), coverage.markdown()),
         (dir.join(format!("{REPORT_STEM}.json")), coverage.json()),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_note_does_not_hide_a_mark_without_a_source() {
+        assert!(unsourced("none"));
+        assert!(unsourced(
+            "none (the specification documents realm templates only)"
+        ));
+        assert!(!unsourced(
+            "modyo-docs:docs/en/platform/core/api.md (names it)"
+        ));
+        assert!(!unsourced("nonesuch"));
+    }
 }
