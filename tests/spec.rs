@@ -1323,6 +1323,32 @@ async fn spec_pull_fails_clearly_and_without_the_token() {
 // ---------------------------------------------------------------------------------------
 // The coverage report
 
+/// A call a public source contradicts that is kept or refused says so where the model reads it:
+/// each of its tools' descriptions carries the entry's words (and the report lists it).
+#[tokio::test]
+async fn every_contested_call_is_said_in_its_tools_descriptions() {
+    let session = modyo_lab::session::Session::start(&[], &[])
+        .await
+        .expect("a session");
+    let tools = session.tools().await.expect("tools/list");
+    session.close().await;
+    for entry in modyo_lab::spec::contested::CONTESTED {
+        for name in entry.tools {
+            let tool = tools
+                .iter()
+                .find(|t| t.name == *name)
+                .unwrap_or_else(|| panic!("{}: no tool {name}", entry.name));
+            let description = tool.description.as_deref().unwrap_or_default();
+            assert!(
+                description.contains(entry.said),
+                "{}: {name}'s description lacks {:?}: {description}",
+                entry.name,
+                entry.said
+            );
+        }
+    }
+}
+
 #[tokio::test]
 async fn the_committed_api_coverage_report_is_a_regeneration() {
     // Arrange / Act: every scenario replayed, as `make api-coverage` does.
