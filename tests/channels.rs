@@ -1,7 +1,7 @@
 //! The channels module where a scenario's `expect` cannot say enough: what `channels-download`
 //! leaves on disk (files read back; nothing at all when an entry would escape `targetDir`),
-//! that read-only mode sends no write, and the exact `state` of the search, replace and
-//! publish post-conditions.
+//! that read-only mode sends no write, the exact `state` of the search and replace
+//! post-conditions, and the releases refused before any request.
 
 use std::io::Write as _;
 use std::path::Path;
@@ -443,28 +443,42 @@ async fn replace_reports_what_changed_and_names_the_template_only_when_one_did()
 }
 
 #[tokio::test]
-async fn publish_reports_the_post_condition_it_read_back() -> anyhow::Result<()> {
-    let session = session("channels/releases", &[]).await?;
+async fn preview_and_publish_are_refused_before_any_request() -> anyhow::Result<()> {
+    // Arrange: the whole base world, so a request would be answered rather than miss.
+    let session = session_with(Vec::new()).await?;
 
-    let result = session
-        .call("channels-publish", json!({"site": "banco-andino"}))
+    // Act
+    let preview = session
+        .call("channels-preview", json!({"site": "banco-andino"}))
+        .await?;
+    let publish = session
+        .call("channels-publish", json!({"site": "12"}))
         .await?;
 
-    let s = structured(&result);
-    assert_eq!(
-        s["state"],
-        json!({"status": "published", "published": true, "live_version": 58, "pending": false, "affected": 3})
+    // Assert: rejected with the reason, and nothing sent.
+    for (result, tool) in [
+        (&preview, "channels-preview"),
+        (&publish, "channels-publish"),
+    ] {
+        assert_eq!(error_code(result).as_deref(), Some("rejected"), "{tool}");
+        let message = modyo_lab::check::error(result)
+            .and_then(|e| e["message"].as_str().map(str::to_owned))
+            .unwrap_or_default();
+        assert!(
+            message.contains("refused before any request") && message.contains("oid and type"),
+            "{tool}: {message}"
+        );
+    }
+    assert!(
+        session.replay().received().is_empty(),
+        "{:?}",
+        session
+            .replay()
+            .received()
+            .iter()
+            .map(|r| r.line())
+            .collect::<Vec<_>>()
     );
-    assert_eq!(s["data"]["still_pending"], json!([]));
-    assert_eq!(s["data"]["released"].as_array().map(Vec::len), Some(3));
-    let posts: Vec<String> = session
-        .replay()
-        .received()
-        .iter()
-        .filter(|r| r.method == "POST")
-        .map(|r| r.line())
-        .collect();
-    assert_eq!(posts, ["POST /api/admin/sites/12/publish"]);
     session.close().await;
     Ok(())
 }

@@ -1417,7 +1417,9 @@ fn tools_that_derive_from_a_list_are_not_held_to_its_size() {
     let targets = rt
         .block_on(targets(library, "channels-"))
         .expect("targets are discovered");
-    let derived = ["channels-templates-search", "channels-preview"];
+    // channels-preview derived its answer from the versions walk too, until it was refused
+    // before any request (issue 33).
+    let derived = ["channels-templates-search"];
     let mut checked = BTreeSet::new();
     for target in targets.iter().filter(|t| t.coverage_source) {
         let name = target.tool.name.to_string();

@@ -264,14 +264,23 @@ impl Undocumented {
 /// What public source confirms an undocumented endpoint.
 ///
 /// Written as one string: `none`, `modyo-docs:<page>` (a page of the `modyo/modyo-docs`
-/// repository's master branch, `docs/....md`), or `<npm package>@<version>:<file>` for a
-/// published Modyo package (`@modyo/cli@3.6.2:lib/push/publish-widget.js`).
+/// repository's master branch, `docs/....md`), `modyo-docs#<pull request>:<file>` (a file as
+/// an unmerged pull request of that repository has it, `docs/...`: what Modyo's documentation
+/// team wrote, not yet published), or `<npm package>@<version>:<file>` for a published Modyo
+/// package (`@modyo/cli@3.6.2:lib/push/publish-widget.js`).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Evidence {
     /// No public source confirms the endpoint.
     None,
     /// A page of the Modyo documentation (`docs/en/platform/core/api.md`).
     Docs(String),
+    /// A file of an unmerged pull request of the Modyo documentation.
+    DocsPull {
+        /// The pull request's number (`1080`).
+        number: u32,
+        /// The file in it (`docs/en/platform/core/activity-logs.md`).
+        file: String,
+    },
     /// A file of a published Modyo npm package.
     Package {
         /// The package name (`@modyo/cli`).
@@ -296,10 +305,30 @@ impl Evidence {
 
     /// Parses the written form; the error says what is expected.
     pub fn parse(text: &str) -> Result<Evidence, String> {
-        let expected =
-            "expected `none`, `modyo-docs:docs/<page>.md` or `@modyo/<package>@<version>:<file>`";
+        let expected = "expected `none`, `modyo-docs:docs/<page>.md`, `modyo-docs#<pull request>:docs/<file>` or `@modyo/<package>@<version>:<file>`";
         if text == "none" {
             return Ok(Evidence::None);
+        }
+        if let Some(rest) = text.strip_prefix("modyo-docs#")
+            && let Some((number, file)) = rest.split_once(':')
+        {
+            let number = number
+                .parse::<u32>()
+                .ok()
+                .filter(|n| *n > 0 && !number.starts_with('0'));
+            let clean = file.starts_with("docs/")
+                && file
+                    .split('/')
+                    .all(|s| !s.is_empty() && s != "." && s != "..");
+            return match number {
+                Some(number) if clean => Ok(Evidence::DocsPull {
+                    number,
+                    file: file.to_owned(),
+                }),
+                _ => Err(format!(
+                    "'{text}': a pull request's file is `modyo-docs#<number>:docs/<path>`; {expected}"
+                )),
+            };
         }
         if let Some(page) = text.strip_prefix("modyo-docs:") {
             let clean = page.starts_with("docs/")
@@ -340,6 +369,7 @@ impl fmt::Display for Evidence {
         match self {
             Evidence::None => f.write_str("none"),
             Evidence::Docs(page) => write!(f, "modyo-docs:{page}"),
+            Evidence::DocsPull { number, file } => write!(f, "modyo-docs#{number}:{file}"),
             Evidence::Package {
                 name,
                 version,
@@ -968,11 +998,13 @@ mod tests {
     }
 
     #[test]
-    fn evidence_is_none_a_docs_page_or_a_package_file() {
+    fn evidence_is_none_a_docs_page_a_pull_request_s_file_or_a_package_file() {
         for good in [
             "none",
             "modyo-docs:docs/en/platform/core/api.md",
             "@modyo/cli@3.6.2:lib/push/publish-widget.js",
+            "modyo-docs#1080:docs/en/platform/core/activity-logs.md",
+            "modyo-docs#604:docs/.vuepress/public/swagger/json/admin-swagger.json",
         ] {
             let evidence = Evidence::parse(good).expect(good);
             assert_eq!(evidence.to_string(), good);
@@ -996,6 +1028,12 @@ mod tests {
             "@modyo/cli@latest:lib/x.js",
             "@other/cli@1.0.0:lib/x.js",
             "@modyo/cli@3.6.2:",
+            "modyo-docs#:docs/en/x.md",
+            "modyo-docs#0:docs/en/x.md",
+            "modyo-docs#012:docs/en/x.md",
+            "modyo-docs#pr:docs/en/x.md",
+            "modyo-docs#1080:en/x.md",
+            "modyo-docs#1080:docs/../x.md",
         ] {
             assert!(Evidence::parse(bad).is_err(), "{bad:?} accepted");
         }

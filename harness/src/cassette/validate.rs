@@ -152,6 +152,15 @@ impl Cassette {
                     "empty; omit it or say what the evidence shows".into(),
                 );
             }
+            if !mark.evidence.is_none() && mark.note.is_none() {
+                return fail(
+                    at("note"),
+                    format!(
+                        "missing: say what {} shows of the endpoint (and, when it is our inference, that it is one)",
+                        mark.evidence
+                    ),
+                );
+            }
             if !seen.insert((mark.method.as_str(), mark.path.as_str())) {
                 return fail(
                     at("path"),
@@ -335,6 +344,20 @@ mod tests {
         assert_eq!(invalid_at(&c), "undocumented[1].path");
         let c = cassette().undocumented(mark("GET", "/api/x").note(" "));
         assert_eq!(invalid_at(&c), "undocumented[0].note");
+        // A source without what it shows is no evidence a reader can check.
+        let sourced = crate::cassette::Undocumented::new(
+            "GET",
+            "/api/x",
+            crate::cassette::Evidence::docs("docs/en/platform/core/api.md"),
+        );
+        let c = cassette().undocumented(sourced.clone());
+        assert_eq!(invalid_at(&c), "undocumented[0].note");
+        assert!(
+            cassette()
+                .undocumented(sourced.note("names the list"))
+                .validate()
+                .is_ok()
+        );
         let mut c = cassette();
         c.provenance.description = " ".into();
         assert_eq!(invalid_at(&c), "provenance.description");

@@ -11,8 +11,10 @@
 //!    declares the method, `path` when no documented template matches at all.
 //!
 //! A documented request is then held to its operation: every query key a declared parameter
-//! of its declared type (`query_name`, `query_type`), every request body key declared with its
-//! type (`body_key`, `body_type`), the response status declared (`status`) and the response
+//! of its declared type (`query_name`, `query_type`), every query parameter it marks required
+//! sent (`query_required`), every request body key declared with its type (`body_key`,
+//! `body_type`), every body key, form field or body it marks required sent (`body_required`; a
+//! nested key only where its parent is), the response status declared (`status`) and the response
 //! body's types as declared (`response_type`). A value outside the documented enumeration of
 //! its parameter or key is a value not of its declared type, and of the same kinds
 //! (`query_type`, `body_type`, `response_type`, `path_type`). A response key the operation
@@ -33,6 +35,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::fmt::Write as _;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -71,10 +74,15 @@ pub enum Kind {
     /// A query value is not of its parameter's declared type (or not one of its documented
     /// values).
     QueryType,
+    /// A query parameter the operation marks required is not sent.
+    QueryRequired,
     /// A request body key is not declared.
     BodyKey,
     /// A request body value is not of its declared type (or not one of its documented values).
     BodyType,
+    /// A request body key (or form field, or the body itself) the operation marks required is
+    /// not sent.
+    BodyRequired,
     /// The response status is not declared.
     Status,
     /// A response body value is not of its declared type (or not one of its documented
@@ -84,14 +92,16 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in order.
-    pub const ALL: [Kind; 9] = [
+    pub const ALL: [Kind; 11] = [
         Kind::Path,
         Kind::Method,
         Kind::PathType,
         Kind::QueryName,
         Kind::QueryType,
+        Kind::QueryRequired,
         Kind::BodyKey,
         Kind::BodyType,
+        Kind::BodyRequired,
         Kind::Status,
         Kind::ResponseType,
     ];
@@ -104,8 +114,10 @@ impl Kind {
             Kind::PathType => "path_type",
             Kind::QueryName => "query_name",
             Kind::QueryType => "query_type",
+            Kind::QueryRequired => "query_required",
             Kind::BodyKey => "body_key",
             Kind::BodyType => "body_type",
+            Kind::BodyRequired => "body_required",
             Kind::Status => "status",
             Kind::ResponseType => "response_type",
         }
@@ -586,6 +598,19 @@ fn held(
             });
         }
     }
+    for name in &op.required.query {
+        if request.query.get(name).is_none() {
+            contradictions.push(Finding {
+                kind: Kind::QueryRequired,
+                subject: name.clone(),
+                detail: format!(
+                    "{} {} requires the query parameter {name}; not sent",
+                    op.method, op.path
+                ),
+            });
+        }
+    }
+    missing_body_keys(op, request.body.as_ref(), &mut contradictions);
     if let Some(body) = &request.body {
         request_body(op, body, &mut contradictions);
     }
@@ -677,6 +702,108 @@ fn request_body(op: &Operation, body: &Value, contradictions: &mut Vec<Finding<K
         subject: at,
         detail: format!("not a declared key of the {} {} body", op.method, op.path),
     }));
+}
+
+/// Every required body key (or form field) the request leaves out, as `body_required`: `$`
+/// when a required body is absent; a nested key only where its parent is present (each item
+/// of an array).
+fn missing_body_keys(
+    op: &Operation,
+    body: Option<&Value>,
+    contradictions: &mut Vec<Finding<Kind>>,
+) {
+    let body = body.filter(|b| !b.is_null());
+    let required = &op.required;
+    if body.is_none() && required.body.contains("$") {
+        contradictions.push(Finding {
+            kind: Kind::BodyRequired,
+            subject: "$".into(),
+            detail: format!(
+                "{} {} requires a request body; none sent",
+                op.method, op.path
+            ),
+        });
+    }
+    let Some(body) = body else {
+        // Without a body, no key of it can be checked (a required body is reported above).
+        return;
+    };
+    let form = required.form.iter().map(|f| format!("$.{f}"));
+    for path in required.body.iter().cloned().chain(form) {
+        if path == "$" {
+            continue;
+        }
+        let missing = absent(body, &path);
+        let Some(first) = missing.first() else {
+            continue;
+        };
+        let mut detail = format!("{} {} requires {path}; not sent", op.method, op.path);
+        if *first != path {
+            let _ = write!(detail, " (at {first}");
+            if missing.len() > 1 {
+                let _ = write!(detail, " and {} more", missing.len() - 1);
+            }
+            detail.push(')');
+        }
+        contradictions.push(Finding {
+            kind: Kind::BodyRequired,
+            subject: path,
+            detail,
+        });
+    }
+}
+
+/// Where the required key at `path` (`$.steps[].name`) is missing in `body`: the concrete
+/// paths (`$.steps[1].name`) of every present parent object that lacks it. A parent that is
+/// absent or not an object (a wrong type is another contradiction) lacks nothing.
+fn absent(body: &Value, path: &str) -> Vec<String> {
+    // `$.steps[].name` -> ["steps", "[]", "name"]
+    let mut steps: Vec<&str> = Vec::new();
+    for part in path
+        .trim_start_matches('$')
+        .split('.')
+        .filter(|p| !p.is_empty())
+    {
+        let mut rest = part;
+        let name = rest.split("[]").next().unwrap_or_default();
+        if !name.is_empty() {
+            steps.push(name);
+        }
+        rest = &rest[name.len()..];
+        while let Some(more) = rest.strip_prefix("[]") {
+            steps.push("[]");
+            rest = more;
+        }
+    }
+    let mut found = Vec::new();
+    walk_absent(body, &steps, "$".to_owned(), &mut found);
+    found
+}
+
+fn walk_absent(value: &Value, steps: &[&str], at: String, found: &mut Vec<String>) {
+    let Some((step, rest)) = steps.split_first() else {
+        return;
+    };
+    if *step == "[]" {
+        if let Value::Array(items) = value {
+            for (i, item) in items.iter().enumerate() {
+                walk_absent(item, rest, format!("{at}[{i}]"), found);
+            }
+        }
+        return;
+    }
+    let Value::Object(map) = value else {
+        return;
+    };
+    let here = format!("{at}.{step}");
+    match map.get(*step) {
+        None => {
+            if rest.is_empty() {
+                found.push(here);
+            }
+        }
+        Some(next) => walk_absent(next, rest, here, found),
+    }
 }
 
 /// Holds a JSON body to its shape: every type or value mismatch becomes a contradiction of
@@ -778,6 +905,7 @@ mod tests {
             form: BTreeMap::new(),
             unlocated: BTreeMap::new(),
             body: None,
+            required: crate::spec::surface::Required::default(),
             responses: BTreeMap::from([("200".to_owned(), None)]),
         }
     }

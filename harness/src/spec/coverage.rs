@@ -20,8 +20,10 @@ use serde::Serialize;
 
 use super::check::{self, Standing, tool_module};
 use super::conform::{Class, Surfaces};
+use super::contested::CONTESTED;
 use super::errata::ERRATA;
 use super::known::KNOWN_CONTRADICTIONS;
+use super::moved::{CHANGES, DOCS_PLATFORM, PLATFORM_EVIDENCE, SURFACE_PLATFORM};
 use crate::cassette::{Cassette, CassetteError};
 use crate::replay::ReplayOptions;
 use crate::report::table::{
@@ -90,15 +92,25 @@ pub struct ToolCoverage {
     pub documented_only: usize,
     /// The endpoints it calls, sorted.
     pub endpoints: Vec<EndpointUse>,
+    /// What its endpoints were checked against (see [`super::moved::checked_against`]).
+    pub checked_against: Vec<String>,
+    /// The platform changes since the published specification that touch its endpoints.
+    pub may_have_moved: Vec<String>,
 }
 
 impl ToolCoverage {
     /// Whether any endpoint it calls is undocumented with no public evidence.
     pub fn unconfirmed(&self) -> bool {
-        self.endpoints
-            .iter()
-            .any(|e| e.standing == Standing::Undocumented && e.evidence.iter().any(|v| v == "none"))
+        self.endpoints.iter().any(|e| {
+            e.standing == Standing::Undocumented && e.evidence.iter().any(|v| unsourced(v))
+        })
     }
+}
+
+/// Whether an endpoint's evidence, as the report writes it (`none`, or `none (note)` when the
+/// mark has a note), names no public source.
+fn unsourced(evidence: &str) -> bool {
+    evidence == "none" || evidence.starts_with("none (")
 }
 
 /// One module.
@@ -159,6 +171,12 @@ pub struct Coverage {
     pub without_requests: usize,
     /// The corrections of the published specification applied, with their evidence.
     pub errata: Vec<ErratumLine>,
+    /// The calls a public source contradicts, and what was done about each.
+    pub contested: Vec<ContestedLine>,
+    /// What the published specification and the documentation describe.
+    pub platforms: PlatformLine,
+    /// The platform changes since the published specification, with the tools they touch.
+    pub changes: Vec<ChangeLine>,
     /// Per module.
     pub modules: Vec<ModuleCoverage>,
 }
@@ -182,6 +200,49 @@ pub struct ErratumLine {
     pub reason: String,
     /// Contradictions of the published text it resolves in the cassettes (per interaction).
     pub resolved: usize,
+}
+
+/// One contested call as the report shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ContestedLine {
+    /// Its name.
+    pub name: String,
+    /// The tools that make it.
+    pub tools: Vec<String>,
+    /// What the server sends (or sent).
+    pub call: String,
+    /// The evidence, each with what it shows.
+    pub evidence: Vec<String>,
+    /// What was done.
+    pub resolution: super::contested::Resolution,
+    /// The change, or why it is kept or refused.
+    pub why: String,
+    /// What may go wrong on a real account.
+    pub risk: String,
+}
+
+/// The platform versions the sources describe.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PlatformLine {
+    /// The published specification.
+    pub surface: String,
+    /// The documentation's master branch.
+    pub docs: String,
+    /// What shows both.
+    pub evidence: Vec<String>,
+}
+
+/// One platform change since the published specification.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ChangeLine {
+    /// Its name.
+    pub name: String,
+    /// What changed, and when.
+    pub what: String,
+    /// What shows it.
+    pub evidence: Vec<String>,
+    /// The tools that call an endpoint it touches.
+    pub tools: Vec<String>,
 }
 
 /// What one scenario played.
@@ -301,12 +362,24 @@ pub async fn build(
                 e.evidence.clear();
             }
         }
+        let checked_against = super::moved::checked_against(
+            endpoints
+                .iter()
+                .map(|e| (e.standing != Standing::Undocumented, e.evidence.as_slice())),
+        );
+        let may_have_moved = CHANGES
+            .iter()
+            .filter(|c| endpoints.iter().any(|e| c.touches(&e.endpoint)))
+            .map(|c| c.name.to_owned())
+            .collect();
         tools.push(ToolCoverage {
             tool: tool.clone(),
             scenarios: runs.len(),
             without_requests,
             documented_only,
             endpoints,
+            checked_against,
+            may_have_moved,
         });
     }
 
@@ -383,6 +456,37 @@ pub async fn build(
                     .iter()
                     .find(|u| u.name == e.name)
                     .map_or(0, |u| u.resolved),
+            })
+            .collect(),
+        contested: CONTESTED
+            .iter()
+            .map(|c| ContestedLine {
+                name: c.name.to_owned(),
+                tools: c.tools.iter().map(|t| (*t).to_owned()).collect(),
+                call: c.call.to_owned(),
+                evidence: c.evidence.iter().map(ToString::to_string).collect(),
+                resolution: c.resolution,
+                why: c.why.to_owned(),
+                risk: c.risk.to_owned(),
+            })
+            .collect(),
+        platforms: PlatformLine {
+            surface: SURFACE_PLATFORM.to_owned(),
+            docs: DOCS_PLATFORM.to_owned(),
+            evidence: PLATFORM_EVIDENCE.iter().map(ToString::to_string).collect(),
+        },
+        changes: CHANGES
+            .iter()
+            .map(|c| ChangeLine {
+                name: c.name.to_owned(),
+                what: c.what.to_owned(),
+                evidence: c.evidence.iter().map(ToString::to_string).collect(),
+                tools: modules
+                    .iter()
+                    .flat_map(|m| &m.tools)
+                    .filter(|t| t.may_have_moved.iter().any(|n| n == c.name))
+                    .map(|t| t.tool.clone())
+                    .collect(),
             })
             .collect(),
         modules,
@@ -478,7 +582,7 @@ impl Coverage {
                         .iter()
                         .filter(|e| {
                             e.standing == Standing::Undocumented
-                                && e.evidence.iter().any(|v| v == "none")
+                                && e.evidence.iter().any(|v| unsourced(v))
                         })
                         .map(|e| e.endpoint.as_str())
                         .collect(),
@@ -629,6 +733,8 @@ impl Coverage {
                 );
             }
         }
+        self.contested_markdown(&mut out);
+        self.platform_markdown(&mut out);
         for m in &self.modules {
             let _ = write!(out, "\n## {}\n\n", m.module);
             let mut tools = Table::new(&[
@@ -677,6 +783,86 @@ impl Coverage {
     }
 }
 
+impl Coverage {
+    /// The section on the calls public sources contradict.
+    fn contested_markdown(&self, out: &mut String) {
+        out.push_str("\n## Calls public sources contradict\n\n");
+        out.push_str("Read against every public source we could find, these calls would likely fail or do something else on a real account. Each was fixed, refused before any request (the reason in the tool's description), or kept with its evidence and risk stated here and in the tool's description (`harness/src/spec/contested.rs`).\n");
+        for c in &self.contested {
+            let _ = write!(
+                out,
+                "\n### `{}`: {}\n\n- tools: {}\n- call: {}\n- evidence: {}\n- {}: {}\n- risk: {}\n",
+                c.name,
+                c.resolution.as_str(),
+                c.tools
+                    .iter()
+                    .map(|t| format!("`{t}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                c.call,
+                c.evidence.join("; "),
+                match c.resolution {
+                    super::contested::Resolution::Fixed => "fix",
+                    _ => "why",
+                },
+                c.why,
+                c.risk
+            );
+        }
+    }
+
+    /// The sections on platform versions: what each tool was checked against, and the tools
+    /// whose endpoints may have moved since.
+    fn platform_markdown(&self, out: &mut String) {
+        out.push_str("\n## Platform version each tool was checked against\n\n");
+        let _ = write!(
+            out,
+            "A documented endpoint is held to {}. An undocumented one is checked against its mark's evidence: a page of {}, a file of an unmerged documentation pull request, a published Modyo package, or no public source. Evidence: {}.\n\n",
+            self.platforms.surface,
+            self.platforms.docs,
+            self.platforms.evidence.join("; ")
+        );
+        let mut table = Table::new(&[
+            ("tool", Left),
+            ("checked against", Left),
+            ("may have moved since", Left),
+        ]);
+        for t in self.modules.iter().flat_map(|m| &m.tools) {
+            let checked = if t.checked_against.is_empty() {
+                "no API request".to_owned()
+            } else {
+                t.checked_against.join("; ")
+            };
+            table.row([
+                format!("`{}`", t.tool).into(),
+                checked.into(),
+                t.may_have_moved.join(", ").into(),
+            ]);
+        }
+        out.push_str(&table.into_text());
+        out.push_str("\n## Tools whose endpoints may have moved since\n\n");
+        out.push_str("What Modyo changed after the published specification, and the tools that call an endpoint the change touches: their requests were checked against a surface older than the change (or against none), so they may have moved.\n");
+        for c in &self.changes {
+            let _ = write!(
+                out,
+                "\n### `{}`\n\n- what: {}\n- evidence: {}\n- tools: {}\n",
+                c.name,
+                c.what,
+                c.evidence.join("; "),
+                if c.tools.is_empty() {
+                    "none".to_owned()
+                } else {
+                    c.tools
+                        .iter()
+                        .map(|t| format!("`{t}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                }
+            );
+        }
+    }
+}
+
 /// Writes `reports/api-coverage.md` and `.json` into `dir`; returns the paths.
 pub fn write(coverage: &Coverage, dir: &Path) -> Result<Vec<PathBuf>, CoverageError> {
     files(coverage, dir)
@@ -705,4 +891,21 @@ fn files(coverage: &Coverage, dir: &Path) -> Vec<(PathBuf, String)> {
         (dir.join(format!("{REPORT_STEM}.md")), coverage.markdown()),
         (dir.join(format!("{REPORT_STEM}.json")), coverage.json()),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_note_does_not_hide_a_mark_without_a_source() {
+        assert!(unsourced("none"));
+        assert!(unsourced(
+            "none (the specification documents realm templates only)"
+        ));
+        assert!(!unsourced(
+            "modyo-docs:docs/en/platform/core/api.md (names it)"
+        ));
+        assert!(!unsourced("nonesuch"));
+    }
 }

@@ -177,7 +177,7 @@ pub const ERRATA: &[Erratum] = &[
             },
             Evidence::Source {
                 source: "modyo-docs:docs/en/platform/channels/sites.md",
-                shows: "a site's status is one of named states (enabled, editable, disabled)",
+                shows: "a web application is in one of three states named by words: Enabled, Draft and Disabled (besides two transient ones the platform sets while cloning or deleting)",
             },
         ],
         reason: "the same document types a site's status as a string in the sites list (enum enabled, disabled, draft) and in that list's `status` filter; only the single-site definition says integer",

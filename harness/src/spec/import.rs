@@ -22,15 +22,20 @@
 //!   other unknown type names as `any`; a scalar's `enum` (of a parameter, an array's items or
 //!   a body or response key) kept as its documented values, unless it lists both booleans;
 //! - request bodies: Swagger's `in: body` schema, OpenAPI's JSON `requestBody` (a form
-//!   `requestBody` fills `form` instead); responses: each status with its JSON schema.
+//!   `requestBody` fills `form` instead); responses: each status with its JSON schema;
+//! - required: a `query` or `formData` parameter with `required: true` by name, a required body
+//!   (`in: body` or `requestBody` with `required: true`) as `$`, and every key a request body
+//!   schema lists in an object's `required` as its JSON path (`$.steps[].name`); a form body
+//!   schema's top-level required keys as form fields. Path parameters are required by their
+//!   template, and response schemas' `required` lists are not read.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::shape::Shape;
-use super::surface::{Operation, SourceProvenance, Surface, sha256_hex};
+use super::surface::{Operation, Required, SourceProvenance, Surface, sha256_hex};
 use super::{SpecError, Template};
 
 /// The HTTP methods a path item may hold, in the order they are read.
@@ -114,6 +119,8 @@ struct Parameter {
     #[serde(rename = "enum")]
     values: Option<Value>,
     schema: Option<Value>,
+    /// Kept as written: a loose document may write anything here; only `true` requires.
+    required: Option<Value>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -122,6 +129,7 @@ struct RequestBody {
     #[serde(rename = "$ref")]
     reference: Option<String>,
     content: BTreeMap<String, MediaType>,
+    required: Option<Value>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -342,6 +350,7 @@ impl Reader<'_> {
             form: BTreeMap::new(),
             unlocated: BTreeMap::new(),
             body: None,
+            required: Required::default(),
             responses: BTreeMap::new(),
         };
         for ((name, location), parameter) in &parameters {
@@ -370,6 +379,26 @@ impl Reader<'_> {
                     self.shape(&Value::Object(schema), &mut Vec::new())?
                 }
             };
+            let required = parameter.required == Some(Value::Bool(true));
+            if let (Place::Body, Some(schema)) = (place, &parameter.schema) {
+                let mut keys = BTreeSet::new();
+                self.required_keys(schema, "$", &mut Vec::new(), &mut keys);
+                operation.required.body.extend(keys);
+            }
+            if required {
+                match place {
+                    Place::Query => {
+                        operation.required.query.insert(name.clone());
+                    }
+                    Place::Form => {
+                        operation.required.form.insert(name.clone());
+                    }
+                    Place::Body => {
+                        operation.required.body.insert("$".to_owned());
+                    }
+                    Place::Path | Place::Unlocated | Place::Ignored => {}
+                }
+            }
             let name = name.clone();
             match place {
                 Place::Path => {
@@ -434,11 +463,19 @@ impl Reader<'_> {
         Ok(operation)
     }
 
-    /// An OpenAPI 3 request body: JSON into `body`, a form into `form`.
+    /// An OpenAPI 3 request body: JSON into `body`, a form into `form`, with what each marks
+    /// required.
     fn request_body(&self, body: &RequestBody, operation: &mut Operation) -> Result<(), SpecError> {
+        let required = body.required == Some(Value::Bool(true));
         if let Some(media) = json_media(&body.content) {
             if let Some(schema) = &media.schema {
                 operation.body = Some(self.shape(schema, &mut Vec::new())?);
+                let mut keys = BTreeSet::new();
+                self.required_keys(schema, "$", &mut Vec::new(), &mut keys);
+                operation.required.body.extend(keys);
+            }
+            if required {
+                operation.required.body.insert("$".to_owned());
             }
             return Ok(());
         }
@@ -449,7 +486,18 @@ impl Reader<'_> {
         if let Some((_, media)) = form {
             if let Some(schema) = &media.schema {
                 match self.shape(schema, &mut Vec::new())? {
-                    Shape::Object(fields) => operation.form.extend(fields),
+                    Shape::Object(fields) => {
+                        operation.form.extend(fields);
+                        // A form's fields are flat: only its top-level required keys count.
+                        let mut keys = BTreeSet::new();
+                        self.required_keys(schema, "$", &mut Vec::new(), &mut keys);
+                        operation.required.form.extend(
+                            keys.iter()
+                                .filter_map(|k| k.strip_prefix("$."))
+                                .filter(|k| !k.contains(['.', '[']))
+                                .map(str::to_owned),
+                        );
+                    }
                     other => operation.body = Some(other),
                 }
             }
@@ -526,6 +574,55 @@ impl Reader<'_> {
             None if schema.contains_key("items") => self.array(schema, stack)?,
             None => scalar(Shape::Any),
         })
+    }
+
+    /// The JSON paths of the keys a schema marks required (`required: [...]` of an object),
+    /// under `at`: through references (a reference back into itself stops), `allOf` parts,
+    /// object properties and array items (`[]`). `oneOf`/`anyOf` alternatives are not read:
+    /// which one a body follows is not known beforehand, so none of their keys is required.
+    fn required_keys(
+        &self,
+        schema: &Value,
+        at: &str,
+        stack: &mut Vec<String>,
+        out: &mut BTreeSet<String>,
+    ) {
+        let Value::Object(schema) = schema else {
+            return;
+        };
+        if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
+            if stack.iter().any(|r| r == reference) {
+                return;
+            }
+            if let Ok(target) = self.target(reference) {
+                stack.push(reference.to_owned());
+                self.required_keys(target, at, stack, out);
+                stack.pop();
+            }
+            return;
+        }
+        if let Some(Value::Array(parts)) = schema.get("allOf") {
+            for part in parts {
+                self.required_keys(part, at, stack, out);
+            }
+            return;
+        }
+        if let Some(Value::Array(names)) = schema.get("required") {
+            out.extend(
+                names
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(|name| format!("{at}.{name}")),
+            );
+        }
+        if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
+            for (name, property) in properties {
+                self.required_keys(property, &format!("{at}.{name}"), stack, out);
+            }
+        }
+        if let Some(items) = schema.get("items") {
+            self.required_keys(items, &format!("{at}[]"), stack, out);
+        }
     }
 
     fn array(

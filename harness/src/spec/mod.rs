@@ -10,6 +10,9 @@
 //! - [`pull`]: `modyo-lab spec pull`, an account's own specification over HTTP;
 //! - [`conform`]: one interaction judged against the surfaces;
 //! - [`errata`]: the corrections of the published specification, each with its evidence;
+//! - [`contested`]: the calls a public source contradicts, and what was done about each;
+//! - [`moved`]: the platform version each source describes, and what Modyo changed since the
+//!   published specification;
 //! - [`check`]: every cassette judged, the shrink-only list of [`known`] contradictions applied
 //!   (part of `modyo-lab cassettes check`);
 //! - [`command`]: the `modyo-lab spec` subcommands;
@@ -19,10 +22,12 @@
 pub mod check;
 pub mod command;
 pub mod conform;
+pub mod contested;
 pub mod coverage;
 pub mod errata;
 pub mod import;
 pub mod known;
+pub mod moved;
 pub mod pull;
 pub mod shape;
 pub mod source;

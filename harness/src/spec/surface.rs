@@ -1,13 +1,16 @@
 //! The API surface files under `harness/spec/`: one per API (`admin.json`, `content.json`,
-//! `customers.json`), format `modyo-api-surface/2`, written by `modyo-lab spec import`.
+//! `customers.json`), format `modyo-api-surface/3`, written by `modyo-lab spec import`.
 //! Format 2 added the enumerated form of a scalar type (`{"string": ["a", "b"]}`, see
-//! `shape.rs`); a build that reads format 1 refuses these files by their `format` key instead of
-//! misreading them, and this build refuses format 1 files (regenerate them with `spec import`).
+//! `shape.rs`); format 3 added what the document marks required (`required`: query parameters,
+//! form fields, JSON body keys), so a file without it no longer means "nothing is required". A
+//! build that reads an older format refuses these files by their `format` key instead of
+//! misreading them, and this build refuses older files (regenerate them with `spec import`).
 //!
 //! A surface holds only the facts of an interface: for each operation its method, its path
 //! template (relative to the API's `base_path`), its path, query and form parameters with their
 //! types, the request body as a tree of keys and types, and each response status with its body
-//! tree; a type carries the values the document enumerates for it, when it does. No description,
+//! tree; a type carries the values the document enumerates for it, when it does; the query
+//! parameters, form fields and body keys it marks required are listed apart. No description,
 //! summary or example of the source document is kept. `provenance` says
 //! which document it was made from (repository, ref, commit, path, date) and the SHA-256 of
 //! that document's bytes, so a regeneration can prove it read the same input.
@@ -15,7 +18,7 @@
 //! The writer is canonical: operations sorted by path then method, every map sorted by key,
 //! 2-space pretty JSON with a trailing newline. The same document always gives the same bytes.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -27,7 +30,7 @@ use super::shape::Shape;
 use super::{SpecError, Template};
 
 /// The value of the `format` key of every surface file.
-pub const SURFACE_FORMAT: &str = "modyo-api-surface/2";
+pub const SURFACE_FORMAT: &str = "modyo-api-surface/3";
 
 /// One API's surface: every documented operation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -121,9 +124,38 @@ pub struct Operation {
     /// The JSON request body.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub body: Option<Shape>,
+    /// What the document marks required (none when it marks nothing).
+    #[serde(default, skip_serializing_if = "Required::is_empty")]
+    pub required: Required,
     /// Declared statuses (`200`, `404`, `default`) and their body, `null` when none is
     /// described.
     pub responses: BTreeMap<String, Option<Shape>>,
+}
+
+/// What an operation's document marks required. Path parameters are not listed: a template's
+/// variables are required by the template itself (a request without one does not match it),
+/// and Swagger 2.0 requires `required: true` of every path parameter anyway. Nor are parameters
+/// declared where no request can carry them (`unlocated`): no request could satisfy them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Required {
+    /// Query parameters, by name as sent (`states[]`).
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub query: BTreeSet<String>,
+    /// Form fields of a multipart or url-encoded body, by name.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub form: BTreeSet<String>,
+    /// JSON body keys, as JSON paths (`$.name`, `$.steps[].name`); `$` itself when the body
+    /// must be sent. A nested key is required only where its parent is present.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub body: BTreeSet<String>,
+}
+
+impl Required {
+    /// Whether nothing is required.
+    pub fn is_empty(&self) -> bool {
+        self.query.is_empty() && self.form.is_empty() && self.body.is_empty()
+    }
 }
 
 impl Operation {
@@ -275,6 +307,7 @@ mod tests {
             form: BTreeMap::new(),
             unlocated: BTreeMap::new(),
             body: None,
+            required: Required::default(),
             responses: status
                 .iter()
                 .map(|s| ((*s).to_owned(), Some(Shape::String)))
@@ -317,7 +350,7 @@ mod tests {
         let back = Surface::parse(Path::new("demo.json"), &text).expect("parses");
         assert_eq!(back, surface);
         assert_eq!(back.to_json(), text);
-        let err = Surface::parse(Path::new("x.json"), &text.replace("surface/2", "surface/1"))
+        let err = Surface::parse(Path::new("x.json"), &text.replace("surface/3", "surface/2"))
             .expect_err("bad format");
         assert!(err.to_string().contains("unsupported format"), "{err}");
     }

@@ -73,7 +73,8 @@ pub(crate) fn download_tool() -> ToolDef {
         .describe(
             "Download a custom widget's code (ZIP) and unpack it into targetDir on this machine. Entries that would \
 escape targetDir, links, and existing files (unless overwrite) refuse the call before anything is written. data: \
-the directory and the files written, read back from disk; state.affected: files written.",
+the directory and the files written, read back from disk; state.affected: files written. \
+The platform rebuilds the ZIP: <uuid>.js/.css/.html, chunks without folders, source maps; not redeployable.",
         )
         .resource()
         .state()

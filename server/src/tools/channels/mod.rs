@@ -1,5 +1,6 @@
 //! The channels module: sites, pages, widget definitions, templates, menus, variables, locks,
-//! site assets, account templates, releases (preview and publish) and widget downloads.
+//! site assets, account templates, releases (preview and publish, both refused: see
+//! [`releases`]) and widget downloads.
 //!
 //! Site-scoped paths sit under `/api/admin/sites/{site_id}/...`; [`resolve_site`] turns the
 //! `site` argument (an id, a host, a uuid or a name) into one site and the `resource` that
@@ -144,11 +145,6 @@ impl Site {
             Some(object) => Resource::from_object("site", object, Some("host")).id(self.id),
             None => Resource::new("site").id(self.id),
         }
-    }
-
-    /// `/api/admin/sites/{id}`.
-    pub(crate) fn path(&self) -> String {
-        format!("{SITES}/{}", self.id)
     }
 
     /// `/api/admin/sites/{id}/{rest}`.

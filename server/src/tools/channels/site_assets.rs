@@ -1,15 +1,21 @@
 //! Site assets (files a site's templates reference): `channels-site-assets-manage` under
 //! `/api/admin/sites/{site_id}/site_assets`.
 //!
-//! Upload sends the file as JSON (`data` in base64, with `file_name` and `content_type`): the
-//! path is synthetic and its body undocumented, and a JSON body is what the replay harness can
-//! match exactly. The bytes come from a local file (`path`) or inline (`data_base64`).
+//! Upload sends the file as `multipart/form-data`, like every upload Modyo documents (the
+//! content asset upload, `POST /api/admin/content/assets`, takes its file in the form field
+//! `data`): the file in `data` (with its file name and content type), `name` and, when given,
+//! `description` as text fields. The path is synthetic and no source shows this form's fields:
+//! they are our inference from the documented upload. (It was base64 in a JSON body until
+//! issue 33, chosen so the replay could match it; replay matches forms too.) The bytes come
+//! from a local file (`path`) or inline (`data_base64`).
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
+use reqwest::Method;
+use reqwest::multipart::{Form, Part};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::in_site;
 use crate::config::Module;
@@ -130,6 +136,29 @@ async fn upload_bytes(
     }
 }
 
+/// The upload form: the file in `data` (its name and content type, `application/octet-stream`
+/// when none is given), then `name` and `description` from `described` as text fields.
+fn upload_form(bytes: Vec<u8>, described: &Value) -> Result<Form, ToolError> {
+    let text = |key: &str| {
+        described
+            .get(key)
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    let mime = text("content_type").unwrap_or_else(|| "application/octet-stream".into());
+    let part = Part::bytes(bytes)
+        .file_name(text("file_name").unwrap_or_else(|| "upload".into()))
+        .mime_str(&mime)
+        .map_err(|e| ToolError::invalid_parameters(format!("bad content_type {mime}: {e}")))?;
+    let mut form = Form::new().part("data", part);
+    for key in ["name", "description"] {
+        if let Some(value) = text(key) {
+            form = form.text(key, value);
+        }
+    }
+    Ok(form)
+}
+
 async fn upload(ctx: Ctx<ManageArgs, SiteAsset>) -> Answer<Managed<SiteAsset>> {
     let args = &ctx.args;
     let (bytes, file_name) = upload_bytes(args, &ctx.call.app.config.upload_roots).await?;
@@ -144,18 +173,21 @@ async fn upload(ctx: Ctx<ManageArgs, SiteAsset>) -> Answer<Managed<SiteAsset>> {
         ("file_name", Some(Value::from(file_name))),
         ("content_type", args.content_type.clone().map(Value::from)),
     ]);
-    let mut sent = described.clone();
-    sent["data"] = json!(BASE64.encode(&bytes));
-    let object = persist::create(ctx.client()?, &ctx.coll.path, &sent, SiteAsset::NAME).await?;
+    let size = bytes.len() as u64;
+    let form = upload_form(bytes, &described)?;
+    let response = ctx
+        .client()?
+        .send_multipart(Method::POST, &ctx.coll.path, form)
+        .await?;
+    let object = persist::created(response, SiteAsset::NAME)?;
     persist::check_sent(SiteAsset::NAME, &object, &described)?;
-    if let Some(size) = object.get("size").and_then(Value::as_u64)
-        && size != bytes.len() as u64
+    if let Some(stored) = object.get("size").and_then(Value::as_u64)
+        && stored != size
     {
         return Err(ToolError::new(
             ErrorCode::PersistedMismatch,
             format!(
-                "the site asset was uploaded, but the API stored {size} bytes of the {} sent; upload it again",
-                bytes.len()
+                "the site asset was uploaded, but the API stored {stored} bytes of the {size} sent; upload it again"
             ),
         )
         .into());

@@ -154,7 +154,8 @@ pub(crate) fn manage_tool() -> ToolDef {
         .describe(
             "List, inspect, create, update or delete sites. list: data.sites + coverage; get (default): the site \
 with its stages and data.counts of pages, templates, widgets, menus; create/update: the site as persisted; \
-delete (confirmDelete: true): data null, state.status deleted.",
+delete (confirmDelete: true): data null, state.status deleted. \
+Unverified delete: a bare DELETE; the product confirms by name and deletes in the background (deleted may precede the end).",
         )
         .target("site", "id, host, uuid or name")
         .resolve(site)

@@ -74,7 +74,8 @@ pub(crate) fn manage_tool() -> ToolDef {
     manage::<ManageArgs, Variable>("channels-variables-manage", Module::Channels, scope)
         .describe(
             "List, get, create, update or delete global variables of the account, or of a site when site is given. \
-list: data.variables + coverage; get/create/update: the variable as persisted; delete (confirmDelete: true): data null.",
+list: data.variables + coverage; get/create/update: the variable as persisted; delete (confirmDelete: true): data null. \
+Unverified: one value and description per variable; docs: one value per language (es/en/pt, one default), scopes account/app/widget.",
         )
         .target("variable_id", "the variable's id")
         .fields(&["name", "value", "description"])

@@ -58,7 +58,8 @@ pub(crate) fn list_tool() -> ToolDef {
     tool("customers-submissions-list", Module::Customers, ToolClass::Read)
         .describe(
             "List the submissions of one origination (id or name; filters date_range, updated_date_range) or of \
-one end user (id or email), one page at a time. resource is the origination or the user.",
+one end user (id or email), one page at a time. resource is the origination or the user. \
+Unverified: paths use the numeric id; a docs PR says the API resolves originations by origination_uid.",
         )
         .resource()
         .state()
@@ -184,7 +185,8 @@ pub(crate) fn bulk_tool() -> ToolDef {
             "Change many submissions of a realm, one request each, 4 at a time; never stops at a failure. \
 set_status: completed or canceled (canceled needs cancellation_reason); assign: a user, a group, or a user within \
 a group, checked against the origination's assignees; extend_due: due_extension_days. data.succeeded: submission \
-ids; data.failed: [{index, error{code, message}}]; state.affected: successes.",
+ids; data.failed: [{index, error{code, message}}]; state.affected: successes. \
+Unverified: PUT /customers/{realm}/submissions/{id}; public paths nest submissions under their origination. Unverified: paths use the numeric id; a docs PR says the API resolves originations by origination_uid.",
         )
         .state()
         .handle(bulk)

@@ -34,7 +34,8 @@ pub(crate) fn copy_tool() -> ToolDef {
     tool("customers-originations-copy", Module::Customers, ToolClass::Mutation)
         .describe(
             "Copy an origination with its steps and rules (rules re-pointed at the copied steps) within its realm. \
-data is the copy as re-read after the copy; resource is the copy; state.affected = steps + rules created.",
+data is the copy as re-read after the copy; resource is the copy; state.affected = steps + rules created. \
+Unverified: paths use the numeric id; a docs PR says the API resolves originations by origination_uid. Unverified model: one form per step, rules with skip_to_step/end; docs describe steps of tasks and Show/Hide rules.",
         )
         .resource()
         .state()

@@ -124,7 +124,8 @@ pub(crate) fn manage_tool() -> ToolDef {
             "List, get, create, update or delete a realm's originations. origination: id or name. list: \
 data.originations + coverage, resource = the realm; get: the origination with its steps and rules; \
 create/update: data as persisted; delete needs confirmDelete: true. Steps and rules: the -steps-edit and \
--rules-edit tools.",
+-rules-edit tools. \
+Unverified: paths use the numeric id; a docs PR says the API resolves originations by origination_uid.",
         )
         .target("origination", "id or name")
         .fields(&["name", "description"])

@@ -106,7 +106,8 @@ pub(crate) fn rules_edit_tool() -> ToolDef {
     .describe(
         "Add, update or remove an origination's rules: when question_id <operator> value, effect \
 (show_step, hide_step, skip_to_step, end) on target_step_id. add/update: data is the rule as persisted; remove \
-(confirmDelete: true): data null.",
+(confirmDelete: true): data null. \
+Unverified: paths use the numeric id; a docs PR says the API resolves originations by origination_uid. Unverified model: one form per step, rules with skip_to_step/end; docs describe steps of tasks and Show/Hide rules.",
     )
     .resource()
     .state()

@@ -81,7 +81,8 @@ pub(crate) fn steps_edit_tool() -> ToolDef {
     .describe(
         "Add, update, remove or reorder an origination's steps (read them with customers-originations-manage get). \
 add/update: data is the step as persisted; remove (confirmDelete: true): data null; reorder (order: every step id): \
-data is the origination with its steps as persisted, state.affected = steps moved.",
+data is the origination with its steps as persisted, state.affected = steps moved. \
+Unverified: paths use the numeric id; a docs PR says the API resolves originations by origination_uid. Unverified model: one form per step, rules with skip_to_step/end; docs describe steps of tasks and Show/Hide rules.",
     )
     .resource()
     .state()
@@ -231,7 +232,8 @@ pub(crate) fn steps_clone_tool() -> ToolDef {
     )
     .describe(
         "Clone one step (same form, same settings) at the end of its origination or of another one in the realm. \
-data is the clone as persisted; resource is the clone.",
+data is the clone as persisted; resource is the clone. \
+Unverified: paths use the numeric id; a docs PR says the API resolves originations by origination_uid. Unverified model: one form per step, rules with skip_to_step/end; docs describe steps of tasks and Show/Hide rules.",
     )
     .resource()
     .state()

@@ -61,7 +61,8 @@ pub(crate) fn validate_tool() -> ToolDef {
             "Check an origination's structure without writing: empty steps, steps nothing reaches, steps whose form \
 is missing, rules on missing questions or steps, questions bound to missing data sets. data: the problems \
 [{code, message, step_id?, rule_id?, form_id?, question_id?, data_set_id?}], empty when sound; \
-state.searched: steps + rules checked.",
+state.searched: steps + rules checked. \
+Unverified: paths use the numeric id; a docs PR says the API resolves originations by origination_uid. Unverified model: one form per step, rules with skip_to_step/end; docs describe steps of tasks and Show/Hide rules.",
         )
         .resource()
         .state()

@@ -6,6 +6,12 @@
 //! ([`find_entry`]), its field values are written by name through its content type, and each
 //! write answers the entry as persisted (C7). Publish and unpublish are the documented
 //! `POST .../entries/{id}/publish|unpublish`; archive is the documented `archived` attribute.
+//! The publish operation requires a body (keys `published_immediately`, `published_at`,
+//! `unpublished_at`, `unpublish_scheduled`, `force_publish`); the server sends
+//! `{"published_immediately": true}`. That the key means "publish now" is our reading of its
+//! name and of the entries page (`docs/en/platform/content/entries.md`: the publish window
+//! offers **Publish now**, "published immediately", or a scheduled date); no source shows the
+//! body a publish sends.
 
 use reqwest::Method;
 use schemars::JsonSchema;
@@ -221,6 +227,12 @@ async fn transition(ctx: Entries) -> Answered {
     let path = ctx.coll.item(&id);
     let (method, to, body) = match ctx.action {
         "archive" => (Method::PUT, path, Some(json!({"archived": true}))),
+        // The operation requires a body: publish now (module doc).
+        "publish" => (
+            Method::POST,
+            format!("{path}/publish"),
+            Some(json!({"published_immediately": true})),
+        ),
         word => (Method::POST, format!("{path}/{word}"), None),
     };
     let response = client
