@@ -99,27 +99,45 @@ measure:
 	$(CARGO) build --release --locked -p modyo-mcp -p modyo-lab
 	$(CARGO) run --release --locked -q -p modyo-lab -- measure $(ARGS)
 
-## Run real MCP clients headless and offline (Claude Code and the @google/genai SDK, pinned in
-## tests/clients/) against the offline server and a scripted model on a loopback port; write the
-## captures (reports/clients/*.jsonl) and reports/clients.md + clients.json, then the module
-## reports, whose profile tables show the measured profiles. Only the npm registry is reached
-## (to install). Extra arguments: make clients ARGS="--client claude-code --module widgets".
+## Run real MCP clients headless and offline (each pinned in its own folder of tests/clients/:
+## npm clients by package.json + package-lock.json, PyPI clients by requirements.txt) against the
+## lab's marker server (the fingerprints) and the offline server per module, before and after,
+## with a scripted model on a loopback port; write the fingerprints and captures
+## (reports/clients/), reports/clients.md + clients.json, then the module reports, whose profile
+## tables show the measured profiles. Only the npm and PyPI registries are reached (to install).
+## Extra arguments: make clients ARGS="--client claude-code --module widgets".
 clients: node-tools client-tools
 	$(CARGO) build --release --locked -p modyo-mcp -p modyo-lab
 	$(CARGO) run --release --locked -q -p modyo-lab -- clients $(ARGS)
 	$(CARGO) run --release --locked -q -p modyo-lab -- measure
 
-## The measured clients (tests/clients/package.json + package-lock.json) into .tools/clients
-## (`npm ci`, no install scripts); tests/clients/node_modules links to it.
-client-tools: $(CLIENT_TOOLS)/.installed
+## The measured clients, one folder each under tests/clients/, installed into .tools/clients/<id>/:
+## an npm client with `npm ci` (no install scripts) from its committed lock, linked back as
+## tests/clients/<id>/node_modules so its driver script resolves it; a PyPI client into a venv
+## (.tools/clients/<id>/venv) from its requirements.txt of exact versions. A version bump is its
+## pin: edit the line in package.json (the lock is refreshed from the registry here, because it is
+## older than package.json) or requirements.txt, and run make clients again.
+NPM_CLIENTS := $(patsubst $(CLIENTS)/%/package.json,%,$(wildcard $(CLIENTS)/*/package.json))
+PYPI_CLIENTS := $(patsubst $(CLIENTS)/%/requirements.txt,%,$(wildcard $(CLIENTS)/*/requirements.txt))
 
-$(CLIENT_TOOLS)/.installed: $(CLIENTS)/package.json $(CLIENTS)/package-lock.json
-	rm -rf $(CLIENT_TOOLS)
-	mkdir -p $(CLIENT_TOOLS)
-	cp $(CLIENTS)/package.json $(CLIENTS)/package-lock.json $(CLIENT_TOOLS)/
-	cd $(CLIENT_TOOLS) && $(NPM) ci --ignore-scripts --no-audit --no-fund --loglevel=error
-	rm -rf $(CLIENTS)/node_modules
-	ln -s ../../$(CLIENT_TOOLS)/node_modules $(CLIENTS)/node_modules
+client-tools: $(NPM_CLIENTS:%=$(CLIENT_TOOLS)/%/.npm-installed) $(PYPI_CLIENTS:%=$(CLIENT_TOOLS)/%/.pip-installed)
+
+$(CLIENTS)/%/package-lock.json: $(CLIENTS)/%/package.json
+	cd $(CLIENTS)/$* && $(NPM) install --package-lock-only --ignore-scripts --no-audit --no-fund --loglevel=error
+
+$(CLIENT_TOOLS)/%/.npm-installed: $(CLIENTS)/%/package.json $(CLIENTS)/%/package-lock.json
+	rm -rf $(CLIENT_TOOLS)/$*
+	mkdir -p $(CLIENT_TOOLS)/$*
+	cp $(CLIENTS)/$*/package.json $(CLIENTS)/$*/package-lock.json $(CLIENT_TOOLS)/$*/
+	cd $(CLIENT_TOOLS)/$* && $(NPM) ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	rm -rf $(CLIENTS)/$*/node_modules
+	ln -s ../../../$(CLIENT_TOOLS)/$*/node_modules $(CLIENTS)/$*/node_modules
+	touch $@
+
+$(CLIENT_TOOLS)/%/.pip-installed: $(CLIENTS)/%/requirements.txt
+	rm -rf $(CLIENT_TOOLS)/$*
+	$(PYTHON) -m venv $(CLIENT_TOOLS)/$*/venv
+	$(CLIENT_TOOLS)/$*/venv/bin/pip install --quiet --disable-pip-version-check -r $(CLIENTS)/$*/requirements.txt
 	touch $@
 
 ## Benchmarks: the criterion benches of the hot pieces, then `modyo-lab bench`, which measures
@@ -192,4 +210,4 @@ generate:
 	$(CARGO) run --locked -q -p modyo-lab -- generate pilot
 
 clean-tools:
-	rm -rf $(TOOLS) $(NODE_PEERS)/node_modules $(CLIENTS)/node_modules
+	rm -rf $(TOOLS) $(NODE_PEERS)/node_modules $(CLIENTS)/*/node_modules

@@ -1,12 +1,15 @@
 //! The committed client captures (`reports/clients/*.jsonl`, written by `make clients`): they
-//! parse, the committed `clients.md` and `clients.json` are byte for byte a rebuild from them,
-//! they still match what the server as built answers, and the module reports mark the
-//! measured profiles. No client runs here: CI needs neither Node nor Claude Code.
+//! parse, the committed `clients.md` and `clients.json` are byte for byte a rebuild from them
+//! and the fingerprints, they still match what the server as built answers, and the module
+//! reports mark the measured profiles; every committed fingerprint is what its committed
+//! marker capture shows, and says of the clients what was observed of them. No client runs
+//! here: CI needs neither Node nor Python clients.
 
 use std::path::Path;
 
-use modyo_lab::clients::capture::Forwarded;
-use modyo_lab::clients::{self, Side};
+use modyo_lab::clients::capture::{Forwarded, Outcome};
+use modyo_lab::clients::fingerprint::{Definitions, Part, ResultForm, Timing};
+use modyo_lab::clients::{self, Client, Fingerprint, Side};
 
 fn reports() -> std::path::PathBuf {
     modyo_lab::report::default_dir()
@@ -96,8 +99,11 @@ fn every_module_has_both_sides_in_every_capture_and_nothing_of_the_clients_own()
     }
 }
 
+/// Claude Code sends the model our results' text as is: for a migrated result that string is
+/// also the compact JSON of its structuredContent, so which of the two it reads is the
+/// fingerprint's to say (`the_fingerprints_say_what_the_clients_were_seen_doing`).
 #[test]
-fn claude_code_defers_definitions_drops_output_schemas_and_forwards_text() {
+fn claude_code_defers_definitions_drops_output_schemas_and_sends_our_text_as_is() {
     let capture = capture("claude-code");
     for s in &capture.sessions {
         let label = format!("{} {}", s.module, s.side.as_str());
@@ -113,6 +119,39 @@ fn claude_code_defers_definitions_drops_output_schemas_and_forwards_text() {
             s.results.iter().all(|r| r.forwarded == Forwarded::Text),
             "{label}: text only"
         );
+    }
+}
+
+#[test]
+fn every_session_calls_errors_and_refusals_too_and_prices_them_apart() {
+    let report: clients::ClientsReport = serde_json::from_str(
+        &std::fs::read_to_string(reports().join(clients::REPORT_JSON)).expect("clients.json"),
+    )
+    .expect("clients.json parses");
+    for (file, capture) in captures() {
+        for s in &capture.sessions {
+            let label = format!("{file} {} {}", s.module, s.side.as_str());
+            let of = |outcome: Outcome| s.calls.iter().filter(|c| c.outcome == outcome).count();
+            assert!(of(Outcome::Success) > 0, "{label}: no success");
+            assert!(of(Outcome::Error) > 0, "{label}: no error call");
+            // widgets has no refusal scenario; every other module has some.
+            if s.module != "widgets" {
+                assert!(of(Outcome::Control) > 0, "{label}: no refusal");
+            }
+        }
+        let client = report
+            .clients
+            .iter()
+            .find(|c| c.client == capture.header.client)
+            .expect("every capture is in clients.json");
+        for m in &client.modules {
+            let calls: usize = m.outcomes.iter().map(|o| o.calls).sum();
+            assert_eq!(
+                calls, m.calls,
+                "{file} {}: the outcome rows cover every call",
+                m.module
+            );
+        }
     }
 }
 
@@ -142,7 +181,7 @@ fn the_module_reports_say_which_profiles_are_measured() {
     // A measured profile names its catalogue view (`captured`) and its basis, like the assumed
     // ones name theirs.
     let mark = format!(
-        "| captured | measured ({} {}, {}) |",
+        "| captured | measured ({} {}, {}; fingerprint `clients/claude-code.fingerprint.json`) |",
         claude.header.name, claude.header.version, claude.header.date
     );
     for module in ["channels", "content", "core", "customers", "widgets"] {
@@ -151,7 +190,13 @@ fn the_module_reports_say_which_profiles_are_measured() {
         assert!(
             text.lines()
                 .any(|l| l.starts_with("| `claude-code` |") && l.contains(&mark)),
-            "{module}.md lacks the measured Claude Code row: run make measure"
+            "{module}.md lacks the measured Claude Code row naming its fingerprint: run make measure"
+        );
+        // What it forwards per call is the fingerprint's word, not the capture's.
+        assert!(
+            text.lines().any(|l| l.starts_with("| `claude-code` |")
+                && l.contains("per call: structuredContent as compact JSON")),
+            "{module}.md: Claude Code's row does not say it forwards structuredContent"
         );
         assert!(
             text.contains("| `text` | forwards content[].text only | context | assumed |"),
@@ -163,4 +208,133 @@ fn the_module_reports_say_which_profiles_are_measured() {
         summary.contains("`claude-code` (captured)"),
         "the summary's break-even table lacks the measured Claude Code column: run make measure"
     );
+}
+
+fn fingerprint(id: &str) -> Fingerprint {
+    clients::load_fingerprints(&reports())
+        .expect("the fingerprints parse")
+        .into_iter()
+        .find(|f| f.subject.client == id)
+        .unwrap_or_else(|| panic!("no committed fingerprint of {id}: run make clients"))
+}
+
+#[test]
+fn every_fingerprint_is_what_its_marker_capture_shows() {
+    let problems = clients::stale_fingerprints(&reports()).expect("the marker captures parse");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    let markers = clients::load_marker_captures(&reports()).expect("they parse");
+    assert_eq!(
+        markers.len(),
+        Client::ALL.len(),
+        "every client has a marker capture: run make clients"
+    );
+    for (client, capture) in markers {
+        let file = client.marker_file();
+        let text = std::fs::read_to_string(reports().join(&file)).expect("readable");
+        assert_eq!(
+            capture.to_jsonl(),
+            text,
+            "{file} is not in the writer's layout"
+        );
+        // Nothing of the run's machine: its temporary home, the endpoint's port, this checkout.
+        for foreign in ["/tmp/", "127.0.0.1:", "/.tmp"] {
+            assert!(!text.contains(foreign), "{file} holds {foreign}");
+        }
+        assert!(
+            !text.contains(&*Path::new(env!("CARGO_MANIFEST_DIR")).to_string_lossy()),
+            "{file} holds an absolute path"
+        );
+        assert!(
+            text.len() < 64 * 1024,
+            "{file}: the marker-bearing parts only ({} bytes)",
+            text.len()
+        );
+    }
+}
+
+#[test]
+fn the_fingerprints_say_what_the_clients_were_seen_doing() {
+    // Claude Code: names and instructions from the first request, definitions once loaded,
+    // structuredContent instead of the text, the error flagged (is_error).
+    let claude = fingerprint("claude-code");
+    assert_eq!(
+        claude.definitions,
+        Definitions::OnDemand { names_first: true }
+    );
+    assert_eq!(claude.result, ResultForm::StructuredElseText);
+    assert!(claude.error_flag);
+    assert_eq!(
+        claude.seen(Part::Instructions).map(|s| s.timing),
+        Some(Timing::Every)
+    );
+    assert!(!claude.reached(Part::OutputSchema) && !claude.reached(Part::Text));
+    // It marks prompt-cache breakpoints; the Agent SDK, its engine, too; no other client does.
+    for id in Client::ALL.map(|c| c.id()) {
+        let marks = fingerprint(id).cache_marks.any();
+        assert_eq!(
+            marks,
+            matches!(id, "claude-code" | "claude-agent-sdk"),
+            "{id}: cache marks {marks}"
+        );
+    }
+    // The genai SDK: every definition with its output schema, the whole result.
+    let genai = fingerprint("genai");
+    assert_eq!(genai.definitions, Definitions::EveryRequest);
+    assert!(genai.reached(Part::OutputSchema) && !genai.reached(Part::Instructions));
+    assert_eq!(genai.result, ResultForm::WholeResult);
+    // Codex with tool search: nothing of the server's tools before the search.
+    let search = fingerprint("codex-search");
+    assert_eq!(
+        search.definitions,
+        Definitions::OnDemand { names_first: false }
+    );
+    // No client forwards a tool's title, annotations or _meta, nor the server's title.
+    for id in Client::ALL.map(|c| c.id()) {
+        let f = fingerprint(id);
+        for part in [
+            Part::Title,
+            Part::Annotations,
+            Part::ToolMeta,
+            Part::ServerTitle,
+        ] {
+            assert!(!f.reached(part), "{id} forwards {}", part.label());
+        }
+    }
+}
+
+#[test]
+fn clients_md_says_what_claude_code_forwards_from_its_fingerprint() {
+    let md = std::fs::read_to_string(reports().join(clients::REPORT_MD)).expect("clients.md");
+    let claude = capture("claude-code");
+    let heading = format!("## {} {}\n", claude.header.name, claude.header.version);
+    let at = md.find(&heading).expect("Claude Code's section");
+    let section = &md[at..];
+    let section = &section[..section[3..].find("\n## ").map_or(section.len(), |e| e + 3)];
+    assert!(
+        section.contains("from the fingerprint ([clients/claude-code.fingerprint.json](clients/claude-code.fingerprint.json)): the compact JSON of structuredContent, without the text"),
+        "{section}"
+    );
+    assert!(
+        section.contains("Prompt-cache breakpoints, from the fingerprint: marked (`cache_control`"),
+        "{section}"
+    );
+    // The capture alone once made it say so: our text is that same compact JSON.
+    assert!(!section.contains("content[].text only for"), "{section}");
+}
+
+#[test]
+fn every_priced_client_has_a_capture() {
+    let captured: Vec<String> = captures()
+        .into_iter()
+        .map(|(_, c)| c.header.client)
+        .collect();
+    for client in Client::ALL {
+        if client.not_priced().is_none() {
+            assert!(
+                captured.iter().any(|c| c == client.id()),
+                "no capture of {}: run make clients",
+                client.id()
+            );
+        }
+    }
 }

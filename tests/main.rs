@@ -10,6 +10,9 @@
 //!   build-machine paths;
 //! - `client_captures`: the committed captures of real clients (`make clients`) rebuild the
 //!   committed `clients.md`/`clients.json`, still match the server, and mark the module reports;
+//!   every committed fingerprint is what its marker capture shows;
+//! - `client_lab`: the marker server over stdio, a foreign server's reference, and
+//!   `clients --server` without any client installed;
 //! - `channels`: what channels scenarios cannot express (files on disk, no writes when read-only);
 //! - `content`: the content module's classes, read-only gate, coverage, C7 and bulk work;
 //! - `contract`: the contract rules of the foundation through the real server (C1-C21);
@@ -56,6 +59,7 @@ mod cassettes;
 mod channels;
 mod cli;
 mod client_captures;
+mod client_lab;
 mod content;
 mod contract;
 mod core_customers;

@@ -30,8 +30,9 @@
 //! - [`perf`]: `modyo-lab bench`, the performance report against the floor and mcp-recorder;
 //! - [`workspace`]: the checkout whose `cassettes/` and `reports/` are the defaults, found at
 //!   run time.
-//! - [`clients`]: `modyo-lab clients`, real MCP clients run headless against the offline server
-//!   and a scripted model, and what they put in the model's context.
+//! - [`clients`]: `modyo-lab clients`, real MCP clients run headless against the marker server
+//!   (`modyo-lab marker`: their fingerprints) and the offline server with a scripted model, and
+//!   what they put in the model's context.
 //!
 //! # Example
 //!

@@ -252,9 +252,14 @@ enum Command {
     Lint(LintArgs),
     /// Benchmark against the physical floor and mcp-recorder; write reports/performance.md.
     Bench(modyo_lab::perf::BenchArgs),
-    /// Run real MCP clients (Claude Code, the genai SDK) headless against the offline server
-    /// and a scripted model; write reports/clients/*.jsonl, clients.md and clients.json.
+    /// Run real MCP clients headless against the marker server (fingerprints) and the offline
+    /// server (per module, before and after) with a scripted model; write reports/clients/
+    /// (captures, fingerprints), clients.md and clients.json. `--server CMD`: against any
+    /// stdio MCP server.
     Clients(modyo_lab::clients::ClientsArgs),
+    /// The marker MCP server on stdio: every part a client could forward to a model carries a
+    /// marker of its own (what `clients` fingerprints the clients with).
+    Marker,
     /// Record tool calls against the live account (MODYO_URL, MODYO_TOKEN) into a cassette,
     /// redacted; or, with `--mode none --diff`, report how the live API drifted from it.
     ///
@@ -315,6 +320,10 @@ async fn main() -> ExitCode {
         Command::Diff(args) => modyo_lab::diff::command(args).await.map_err(Into::into),
         Command::Bench(args) => modyo_lab::perf::command(args).await.map_err(Into::into),
         Command::Clients(args) => modyo_lab::clients::command(args).await.map_err(Into::into),
+        Command::Marker => {
+            modyo_lab::clients::marker::serve(std::io::stdin().lock(), std::io::stdout().lock())
+                .map_err(Into::into)
+        }
         Command::Record(args) if args.suite.suite.is_some() => return suite(*args).await,
         Command::Record(args) => record(args.options).await,
         Command::Cassettes(CassettesCommand::Check(options)) => check_cassettes(options).await,

@@ -15,6 +15,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use crate::cassette::Outcome;
+
 /// The format tag of a capture file.
 pub const FORMAT: &str = "modyo-lab-capture/1";
 
@@ -70,6 +72,9 @@ pub struct Call {
     pub tool: String,
     /// The scenario's arguments.
     pub arguments: Value,
+    /// What the scenario expects, and both sides answered: a success, an error (`isError`) or
+    /// a control (the migrated side's refusal, a plain success text on the legacy side).
+    pub outcome: Outcome,
 }
 
 /// A scenario of the module the session did not call, and why.
@@ -90,6 +95,14 @@ pub struct Shape {
     pub definitions: usize,
     /// Results of our calls.
     pub results: usize,
+    /// Copies of our server's instructions (absent from the file when none, and in captures
+    /// written before it was recorded).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub instructions: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// One of our tools' definitions as the client sent it.
@@ -112,19 +125,23 @@ pub enum Forwarded {
     Text,
     /// The whole result object: `content[]`, and `structuredContent` when there is one.
     Result,
-    /// Something else (truncated, rewritten, cleared).
+    /// Something else that still holds our answer (rewritten, prefixed, cut).
     Other,
+    /// None of our answer: the client sent the model a text of its own instead (it refused
+    /// the call's arguments before calling, or replaced an error with its own message).
+    Replaced,
 }
 
 impl Forwarded {
     /// How reports name it.
     pub fn describe(self) -> &'static str {
         match self {
-            Forwarded::Text => "content[].text only",
+            Forwarded::Text => "our content[].text as is",
             Forwarded::Result => {
                 "the whole result object (content[], and structuredContent when there is one)"
             }
-            Forwarded::Other => "something else than the result (rewritten or cut)",
+            Forwarded::Other => "our answer in another form (rewritten, prefixed or cut)",
+            Forwarded::Replaced => "a text of the client's own instead of our answer",
         }
     }
 }
@@ -391,17 +408,20 @@ mod tests {
                     scenario: "widgets/patterns#all".into(),
                     tool: "widgets-list-patterns".into(),
                     arguments: json!({}),
+                    outcome: Outcome::Success,
                 }],
                 requests: vec![
                     Shape {
                         names: 5,
                         definitions: 0,
                         results: 0,
+                        instructions: 1,
                     },
                     Shape {
                         names: 5,
                         definitions: 1,
                         results: 1,
+                        instructions: 0,
                     },
                 ],
                 names: vec!["mcp__modyo-offline__widgets-list-patterns".into()],

@@ -1,6 +1,6 @@
 //! The capture endpoint: a wiremock server on `127.0.0.1` (random port) that stands in for a
 //! model API. Every request is kept (path and body; headers, and so the dummy key, are never
-//! read) and answered by a [`Script`], a pure function of the request, so the same
+//! read) and answered by a [`Model`], a pure function of the request, so the same
 //! conversation gets the same answers whatever the timing.
 
 use serde_json::Value;
@@ -62,12 +62,18 @@ impl Answer {
 }
 
 /// The scripted model: the answer to one request, from its path and body alone.
-pub(crate) trait Script: Send + Sync + 'static {
+pub(crate) trait Model: Send + Sync + 'static {
     /// Answers one request.
     fn answer(&self, path: &str, body: &Value) -> Answer;
 }
 
-struct Scripted(Box<dyn Script>);
+impl Model for super::api::Script {
+    fn answer(&self, path: &str, body: &Value) -> Answer {
+        super::api::Script::answer(self, path, body)
+    }
+}
+
+struct Scripted(Box<dyn Model>);
 
 impl Respond for Scripted {
     fn respond(&self, request: &Request) -> ResponseTemplate {
@@ -84,7 +90,7 @@ pub(crate) struct Endpoint {
 
 impl Endpoint {
     /// Binds a random loopback port and serves `script`.
-    pub(crate) async fn start(script: Box<dyn Script>) -> Endpoint {
+    pub(crate) async fn start(script: Box<dyn Model>) -> Endpoint {
         let server = MockServer::start().await;
         Mock::given(any())
             .respond_with(Scripted(script))
@@ -117,7 +123,7 @@ mod tests {
 
     struct Echo;
 
-    impl Script for Echo {
+    impl Model for Echo {
         fn answer(&self, path: &str, body: &Value) -> Answer {
             Answer::json(200, &json!({"path": path, "got": body}))
         }

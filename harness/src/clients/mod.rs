@@ -1,49 +1,67 @@
 //! `modyo-lab clients`: what real MCP clients put in the model's context, measured by running
 //! them.
 //!
-//! Each client runs headless and offline against our offline server (`modyo-lab serve`, one
-//! module per session, legacy "before" and migrated "after") with its model API replaced by a
-//! capture endpoint on a loopback port (`endpoint`) whose scripted model loads and calls the
-//! module's tools with the cassette scenarios' arguments, one call per turn, then stops. The
-//! requests the client sent are compared with what our server listed and answered (the
-//! `reference`, the same calls made in-process), and only our parts are kept: a
-//! [`capture`] per client, committed under `reports/clients/`. The [`report`] prices the
-//! captures with the lab's counters, per module, before and after, with the break-even, and
-//! the module reports add the measured profiles ([`measured_profiles`]).
+//! Each client runs headless and offline with its model API replaced by a capture endpoint on
+//! a loopback port (`endpoint`) whose scripted model ([`api`]) loads the tools the way the
+//! client requires, calls the plan's calls one per turn, then says `done`. A client is a
+//! driver (`driver`: how it is installed-checked, started and read) speaking one [`api::Api`]
+//! (Anthropic Messages, Gemini, OpenAI Responses, Chat Completions), whose requests the
+//! extraction (`extract`) reads by content, whatever the API.
 //!
-//! - `anthropic`: Claude Code (npm `@anthropic-ai/claude-code`), behind a stand-in Messages
-//!   API answered as server-sent events;
-//! - `gemini`: the `@google/genai` SDK's MCP adapter, behind a stand-in Gemini API;
-//! - `run`: a session's process: temporary home, our server registered by a file of its own,
-//!   a dummy key, nothing of the caller's environment.
+//! Two kinds of session:
 //!
-//! `--report-only` rebuilds the report from the committed captures without running a client;
-//! `--check` also re-runs the reference and says which captures are stale (what CI runs,
-//! through the tests, without Node or the clients).
+//! - the **marker session**, against the lab's marker server ([`marker`], `modyo-lab marker`):
+//!   every part of the server carries its own marker, so searching the requests says which
+//!   parts reach the model, when and in which form: the client's [`fingerprint`], committed as
+//!   `reports/clients/<client>.fingerprint.json` beside the marker-bearing parts of the
+//!   requests it was derived from (`<client>.marker.jsonl`);
+//! - the **module sessions**, against our offline server (`modyo-lab serve`, one module per
+//!   session, legacy "before" and migrated "after"), calling the module's cassette scenarios.
+//!   The requests are compared with what our server listed and answered (the [`reference`](mod@reference),
+//!   the same calls made in-process), and only our parts are kept: a [`capture`] per client,
+//!   committed under `reports/clients/`. The [`report`] prices the captures with the lab's
+//!   counters, per module, before and after, with the break-even, and the module reports add
+//!   the measured profiles ([`measured_profiles`]).
+//!
+//! `--report-only` rebuilds the report from the committed files without running a client;
+//! `--check` also re-runs the reference, re-derives every fingerprint from its marker capture
+//! and says what is stale (what CI runs, through the tests, without Node or the clients).
+//! `--server CMD` runs the same clients against any stdio MCP server ([`foreign`]).
 
-mod anthropic;
+pub mod api;
+mod args;
 pub mod capture;
+mod check;
+mod client;
+mod driver;
 mod endpoint;
 mod extract;
-mod gemini;
-mod reference;
+pub mod fingerprint;
+pub mod foreign;
+pub mod marker;
+pub mod reference;
 pub mod report;
-mod run;
+mod runs;
+mod server;
+mod summary;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use modyo_mcp::Module;
 
+pub use args::ClientsArgs;
 pub use capture::{Capture, CaptureError, Side};
+pub use check::{fingerprints as stale_fingerprints, stale};
+pub use client::Client;
+pub use fingerprint::{Fingerprint, MarkerCapture, MarkerError};
 pub use report::{ClientsReport, ModuleProfile, PriceError};
 
 use crate::report::{CatalogueView, Evidence, Profile};
 
 use crate::cassette::CassetteError;
 use crate::serve::ServeError;
-use crate::session::Library;
 
 /// The name our server is registered under in every client.
 pub const SERVER_NAME: &str = "modyo-offline";
@@ -89,6 +107,15 @@ pub enum ClientsError {
         #[source]
         source: CaptureError,
     },
+    /// A marker capture does not parse.
+    #[error("{file}: {source}")]
+    Marker {
+        /// The file.
+        file: String,
+        /// Why.
+        #[source]
+        source: MarkerError,
+    },
     /// A capture cannot be priced.
     #[error(transparent)]
     Price(#[from] PriceError),
@@ -101,133 +128,29 @@ pub enum ClientsError {
     /// Captures that no longer match the server (`--check`).
     #[error("stale captures (run make clients):\n{}", .0.join("\n"))]
     Stale(Vec<String>),
+    /// Clients that failed while the others ran.
+    #[error("clients failed (the others' files were written):\n{}", .0.join("\n"))]
+    Failed(Vec<String>),
+    /// A usage error.
+    #[error("{0}")]
+    Usage(String),
     /// Reading or writing files.
     #[error(transparent)]
     Io(#[from] std::io::Error),
 }
 
-/// The clients the lab can run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
-pub enum Client {
-    /// Claude Code, npm `@anthropic-ai/claude-code`.
-    ClaudeCode,
-    /// The `@google/genai` SDK's MCP adapter (`mcpToTool`), npm `@google/genai`.
-    Genai,
-}
-
-impl Client {
-    /// Every client, in report order.
-    pub const ALL: [Client; 2] = [Client::ClaudeCode, Client::Genai];
-
-    /// The short id: the capture's file name.
-    pub fn id(self) -> &'static str {
-        match self {
-            Client::ClaudeCode => "claude-code",
-            Client::Genai => "genai",
-        }
-    }
-
-    /// As people name it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Client::ClaudeCode => "Claude Code",
-            Client::Genai => "@google/genai (mcpToTool)",
-        }
-    }
-
-    /// The npm package.
-    pub fn package(self) -> &'static str {
-        match self {
-            Client::ClaudeCode => "@anthropic-ai/claude-code",
-            Client::Genai => "@google/genai",
-        }
-    }
-
-    /// The client with this short id.
-    pub fn from_id(id: &str) -> Option<Client> {
-        Client::ALL.into_iter().find(|c| c.id() == id)
-    }
-
-    /// How `modyo-lab clients` runs it, in a sentence (the reports print it).
-    pub fn method(self) -> &'static str {
-        match self {
-            Client::ClaudeCode => {
-                "`claude -p` through the package's own fallback launcher (`cli-wrapper.cjs`; install scripts are off), \
-a temporary `HOME` and `CLAUDE_CONFIG_DIR`, our server from `--mcp-config` with `--strict-mcp-config`, `--allowedTools mcp__modyo-offline`, \
-`--no-session-persistence`; `ANTHROPIC_BASE_URL` at the capture endpoint (the Messages API, answered as server-sent events), a dummy \
-`ANTHROPIC_API_KEY`, `CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1`. The scripted model loads the session's tools with `ToolSearch` \
-(`select:<names>`), then calls them."
-            }
-            Client::Genai => {
-                "`tests/clients/genai.mjs`: the MCP TypeScript SDK's client starts our server over stdio and `mcpToTool(client)` hands \
-its tools to `ai.models.generateContent` with automatic function calling; `httpOptions.baseUrl` at the capture endpoint (Gemini's \
-`generateContent`, answered as JSON), a dummy key."
-            }
-        }
-    }
-
-    /// The capture file, relative to the reports directory.
-    pub fn capture_file(self) -> String {
-        format!("clients/{}.jsonl", self.id())
-    }
-}
-
-/// The help of an option whose default is `path` under the workspace.
-fn path_help(what: &str, path: &str) -> String {
-    format!(
-        "{what} [default: {path} of the workspace this binary stands in, else of the workspace \
-         around the current directory, else ./{path}]"
-    )
-}
-
-/// The arguments of `modyo-lab clients`.
-#[derive(Debug, Clone, clap::Args)]
-pub struct ClientsArgs {
-    /// Only this client (repeatable; default: every client).
-    #[arg(long = "client", value_enum)]
-    pub clients: Vec<Client>,
-    /// Only this module's sessions (the capture keeps the other modules' sessions).
-    #[arg(long)]
-    pub module: Option<String>,
-    /// Run no client: rebuild the report from the captures.
-    #[arg(long, conflicts_with = "check")]
-    pub report_only: bool,
-    /// Run no client: fail if a capture no longer matches what the server answers, or the
-    /// report differs from a rebuild.
-    #[arg(long)]
-    pub check: bool,
-    /// The Node binary that runs the clients.
-    #[arg(long, default_value_os_t = crate::workspace::dir(".tools/node/node_modules/.bin/node"), hide_default_value = true,
-        help = path_help("The Node binary that runs the clients.", ".tools/node/node_modules/.bin/node"))]
-    pub node: PathBuf,
-    /// The clients' installed packages (`make clients` installs them).
-    #[arg(long, default_value_os_t = crate::workspace::dir(".tools/clients/node_modules"), hide_default_value = true,
-        help = path_help("The clients' installed packages (`make clients` installs them).", ".tools/clients/node_modules"))]
-    pub node_modules: PathBuf,
-    /// The genai session script.
-    #[arg(long, default_value_os_t = crate::workspace::dir("tests/clients/genai.mjs"), hide_default_value = true,
-        help = path_help("The genai session script.", "tests/clients/genai.mjs"))]
-    pub genai_script: PathBuf,
-    /// Where the reports and captures are (default: the workspace's reports/).
-    #[arg(long)]
-    pub reports: Option<PathBuf>,
-    /// The cassettes directory.
-    #[arg(long, default_value_os_t = crate::cassette::default_dir(), hide_default_value = true,
-        help = crate::workspace::cassettes_help("The cassettes directory."))]
-    pub cassettes: PathBuf,
-    /// Seconds one session may take.
-    #[arg(long, default_value_t = 600)]
-    pub timeout: u64,
-}
-
 /// `modyo-lab clients`.
 pub async fn command(args: ClientsArgs) -> Result<(), ClientsError> {
+    if args.server.is_some() {
+        return foreign::command(&args).await;
+    }
     let dir = args
         .reports
         .clone()
         .unwrap_or_else(crate::report::default_dir);
     if args.check {
         let mut problems = stale(&dir, &args.cassettes).await?;
+        problems.extend(stale_fingerprints(&dir)?);
         let files = regenerate(&dir)?;
         for (name, text) in &files {
             if std::fs::read_to_string(dir.join(name)).ok().as_deref() != Some(text.as_str()) {
@@ -237,112 +160,93 @@ pub async fn command(args: ClientsArgs) -> Result<(), ClientsError> {
         if !problems.is_empty() {
             return Err(ClientsError::Stale(problems));
         }
-        eprintln!("clients: captures and report are current");
+        eprintln!("clients: captures, fingerprints and report are current");
         return Ok(());
     }
+    let mut failures = Vec::new();
     if !args.report_only {
-        capture_all(&args, &dir).await?;
+        run_all(&args, &dir, &mut failures).await?;
     }
     for (name, text) in regenerate(&dir)? {
         std::fs::write(dir.join(&name), text)?;
         eprintln!("clients: wrote {name}");
     }
-    Ok(())
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(ClientsError::Failed(failures))
+    }
 }
 
-/// Runs the clients and writes their captures.
-async fn capture_all(args: &ClientsArgs, dir: &Path) -> Result<(), ClientsError> {
+/// The lab a run uses: the clients' tools, this binary, the cassettes.
+fn lab(args: &ClientsArgs) -> Result<runs::Lab, ClientsError> {
+    Ok(runs::Lab {
+        tools: driver::Tools {
+            node: args.node.clone(),
+            installed: std::path::absolute(&args.tools)?,
+            scripts: std::path::absolute(&args.scripts)?,
+            timeout: Duration::from_secs(args.timeout),
+            keep: args.keep_requests.clone(),
+        },
+        lab: std::env::current_exe()?,
+        cassettes: std::path::absolute(&args.cassettes)?,
+    })
+}
+
+/// Runs the clients (marker sessions, then module sessions) and writes their files; a client
+/// that fails is named in `failures` and the others go on.
+async fn run_all(
+    args: &ClientsArgs,
+    dir: &Path,
+    failures: &mut Vec<String>,
+) -> Result<(), ClientsError> {
     let only = match &args.module {
         Some(name) => {
             Some(Module::parse(name).ok_or_else(|| ClientsError::UnknownModule(name.clone()))?)
         }
         None => None,
     };
-    let clients = if args.clients.is_empty() {
+    let selected = if args.clients.is_empty() {
         Client::ALL.to_vec()
     } else {
         args.clients.clone()
     };
-    let setup = run::Setup {
-        node: args.node.clone(),
-        node_modules: args.node_modules.clone(),
-        genai_script: args.genai_script.clone(),
-        lab: std::env::current_exe()?,
-        cassettes: std::path::absolute(&args.cassettes)?,
-        timeout: Duration::from_secs(args.timeout),
-    };
+    let lab = lab(args)?;
     let mut versions = BTreeMap::new();
-    for client in &clients {
-        versions.insert(*client, setup.version(*client).await?);
+    for client in &selected {
+        match client.driver().version(&lab.tools) {
+            Ok(version) => {
+                versions.insert(*client, version);
+            }
+            Err(e) => failures.push(format!("{}: {e}", client.id())),
+        }
     }
-    let library = Library::load(&args.cassettes)?;
-    let mut sessions: BTreeMap<Client, Vec<capture::Session>> = BTreeMap::new();
-    for module in Module::ALL {
-        if only.is_some_and(|m| m != module) {
-            continue;
-        }
-        eprintln!("clients: {}: planning", module.as_str());
-        let plan = reference::plan(&library, &args.cassettes, module).await?;
-        if plan.calls.is_empty() {
-            eprintln!("clients: {}: no scenario to call", module.as_str());
-            continue;
-        }
+    let clients: Vec<Client> = selected
+        .into_iter()
+        .filter(|c| versions.contains_key(c))
+        .collect();
+    if !args.no_fingerprints {
         for client in &clients {
-            for side in Side::BOTH {
-                eprintln!(
-                    "clients: {} {} {}: {} calls",
-                    client.id(),
-                    module.as_str(),
-                    side.as_str(),
-                    plan.calls.len()
-                );
-                let captured = setup.session(*client, &plan, side).await?;
-                let session = match client {
-                    Client::ClaudeCode => anthropic::extract(&captured, &plan, side, SERVER_NAME)?,
-                    Client::Genai => gemini::extract(&captured, &plan, side)?,
-                };
-                sessions.entry(*client).or_default().push(session);
+            eprintln!("clients: {}: marker session", client.id());
+            match runs::fingerprint(&lab, *client, &versions[client]).await {
+                Ok((capture, _)) => {
+                    runs::write_fingerprint(dir, *client, capture)?;
+                    eprintln!("clients: wrote {}", client.fingerprint_file());
+                }
+                Err(e) => failures.push(format!("{} (marker session): {e}", client.id())),
             }
         }
     }
-    std::fs::create_dir_all(dir.join("clients"))?;
-    for client in clients {
-        let path = dir.join(client.capture_file());
-        let previous = match std::fs::read_to_string(&path) {
-            Ok(text) => Some(parse(&path, &text)?),
-            Err(_) => None,
-        };
-        let version = versions[&client].clone();
-        let mut fresh = sessions.remove(&client).unwrap_or_default();
-        if let (Some(_), Some(previous)) = (only, &previous) {
-            if previous.header.version != version {
-                return Err(ClientsError::VersionMix(path.display().to_string()));
-            }
-            let kept: Vec<capture::Session> = previous
-                .sessions
-                .iter()
-                .filter(|s| !fresh.iter().any(|f| f.module == s.module))
-                .cloned()
-                .collect();
-            fresh.extend(kept);
-        }
-        let mut capture = Capture {
-            header: capture::Header {
-                format: capture::FORMAT.into(),
-                client: client.id().into(),
-                name: client.name().into(),
-                package: client.package().into(),
-                version,
-                date: crate::record::today(),
-                server: SERVER_NAME.into(),
-            },
-            sessions: fresh,
-        };
-        if let Some(previous) = &previous {
-            capture.keep_date_of(previous);
-        }
-        std::fs::write(&path, capture.to_jsonl())?;
-        eprintln!("clients: wrote {}", client.capture_file());
+    if args.fingerprints_only {
+        return Ok(());
+    }
+    let priced: Vec<Client> = clients
+        .into_iter()
+        .filter(|c| c.not_priced().is_none())
+        .collect();
+    let sessions = runs::module_sessions(&lab, &priced, only, failures).await?;
+    for (client, fresh) in sessions {
+        runs::write_capture(dir, client, &versions[&client], fresh, only)?;
     }
     Ok(())
 }
@@ -368,110 +272,57 @@ pub fn load_captures(dir: &Path) -> Result<Vec<(String, Capture)>, ClientsError>
     Ok(out)
 }
 
-/// The report files (`clients.json`, `clients.md`) rebuilt from the captures in `dir`.
+/// The marker captures found in `dir` (`clients/<client>.marker.jsonl`), in report order.
+pub fn load_marker_captures(dir: &Path) -> Result<Vec<(Client, MarkerCapture)>, ClientsError> {
+    let mut out = Vec::new();
+    for client in Client::ALL {
+        let path = dir.join(client.marker_file());
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let capture = MarkerCapture::parse(&text).map_err(|source| ClientsError::Marker {
+            file: path.display().to_string(),
+            source,
+        })?;
+        out.push((client, capture));
+    }
+    Ok(out)
+}
+
+/// The committed fingerprints in `dir` (`clients/<client>.fingerprint.json`), in report order;
+/// a file that does not parse is an error.
+pub fn load_fingerprints(dir: &Path) -> Result<Vec<Fingerprint>, ClientsError> {
+    let mut out = Vec::new();
+    for client in Client::ALL {
+        let path = dir.join(client.fingerprint_file());
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let fingerprint = serde_json::from_str(&text).map_err(|e| {
+            ClientsError::Usage(format!("{}: not a fingerprint: {e}", path.display()))
+        })?;
+        out.push(fingerprint);
+    }
+    Ok(out)
+}
+
+/// The report files (`clients.json`, `clients.md` and, when a client was priced,
+/// `clients-billed.svg`) rebuilt from the captures and fingerprints in `dir`.
 pub fn regenerate(dir: &Path) -> Result<BTreeMap<String, String>, ClientsError> {
     let captures = load_captures(dir)?;
-    let report = report::build(&captures)?;
-    let not_run: Vec<(String, String)> = Client::ALL
-        .into_iter()
-        .filter(|c| !captures.iter().any(|(_, cap)| cap.header.client == c.id()))
-        .map(|c| {
-            (
-                c.name().to_owned(),
-                format!(
-                    "No capture yet (`{}`): run `make clients`.",
-                    c.capture_file()
-                ),
-            )
-        })
-        .collect();
+    let fingerprints = load_fingerprints(dir)?;
+    let report = report::build(&captures, &fingerprints)?;
+    let not_run = summary::not_run(&captures, &fingerprints);
+    let markdown = summary::markdown(&report, &fingerprints, &not_run);
+    let json = summary::json(&report, &fingerprints);
     let mut files = BTreeMap::from([
-        (REPORT_JSON.to_owned(), report::json(&report)),
-        (REPORT_MD.to_owned(), report::markdown(&report, &not_run)),
+        (REPORT_JSON.to_owned(), json),
+        (REPORT_MD.to_owned(), markdown),
     ]);
     if let Some(svg) = report::billed_chart(&report) {
         files.insert(REPORT_CHART.to_owned(), svg);
     }
     Ok(files)
-}
-
-/// What no longer matches between the captures in `dir` and our server as built now, served
-/// from `cassettes`: the calls a session would make, the tools listed, the instructions, and
-/// what each definition and result is of ours. Empty when every capture is current.
-pub async fn stale(dir: &Path, cassettes: &Path) -> Result<Vec<String>, ClientsError> {
-    let captures = load_captures(dir)?;
-    let library = Library::load(cassettes)?;
-    let mut plans = BTreeMap::new();
-    let mut problems = Vec::new();
-    for (file, capture) in &captures {
-        for session in &capture.sessions {
-            let label = format!("{file}: {} {}", session.module, session.side.as_str());
-            let Some(module) = Module::parse(&session.module) else {
-                problems.push(format!("{label}: no such module"));
-                continue;
-            };
-            let plan = match plans.entry(module) {
-                std::collections::btree_map::Entry::Occupied(plan) => plan.into_mut(),
-                std::collections::btree_map::Entry::Vacant(slot) => {
-                    slot.insert(reference::plan(&library, cassettes, module).await?)
-                }
-            };
-            problems.extend(
-                session_drift(session, plan)
-                    .into_iter()
-                    .map(|p| format!("{label}: {p}")),
-            );
-        }
-    }
-    Ok(problems)
-}
-
-/// How a captured session differs from what the plan's reference would give it now.
-fn session_drift(session: &capture::Session, plan: &reference::Plan) -> Vec<String> {
-    let reference = plan.reference(session.side);
-    let mut problems = Vec::new();
-    if session.calls != plan.calls || session.left_out != plan.left_out {
-        problems.push("the module's scenarios changed (calls or left-out list)".to_owned());
-        return problems;
-    }
-    if session.listed != reference.tools.len() {
-        problems.push(format!(
-            "{} tools listed, the server lists {}",
-            session.listed,
-            reference.tools.len()
-        ));
-    }
-    if session
-        .instructions
-        .iter()
-        .any(|i| *i != reference.instructions)
-    {
-        problems.push("the server's instructions changed".to_owned());
-    }
-    for d in &session.definitions {
-        let now = reference
-            .tool(&d.tool)
-            .map(|t| extract::carries(t, &d.sent))
-            .unwrap_or_default();
-        if now != d.carries {
-            problems.push(format!("{}'s definition changed", d.tool));
-        }
-    }
-    for r in &session.results {
-        let now = reference
-            .results
-            .get(r.call)
-            .map_or(capture::Forwarded::Other, |result| {
-                extract::forwarded(result, &r.sent)
-            });
-        if now != r.forwarded {
-            problems.push(format!(
-                "the result of {} changed",
-                session.calls[r.call].scenario
-            ));
-        }
-    }
-    problems
 }
 
 /// The profiles of `module` measured by running clients, from `dir`'s `clients.json` (none
@@ -505,6 +356,7 @@ pub fn measured_profiles(dir: &Path, module: &str) -> Vec<Profile> {
                         client: c.name.clone(),
                         version: c.version.clone(),
                         date: c.date.clone(),
+                        fingerprint: c.fingerprint.clone(),
                     },
                     catalogue_before: m.before.once,
                     catalogue_after: m.after.once,

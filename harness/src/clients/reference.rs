@@ -2,13 +2,17 @@
 //! cassette scenarios a module's session calls) and the reference (the same calls made
 //! in-process, against the same cassettes, in the same order).
 //!
-//! A session calls every scenario of the module's own cassettes (`cassettes/<module>/`) that
-//! expects success, needs no extra server environment and can be made on both sides (the legacy
-//! tool has every parameter it passes), sorted by scenario id. The client's server serves every
-//! cassette at once (`modyo-lab serve`), so a scenario whose answer there is not a success on
-//! both sides (another cassette answers the same request) is left out and listed. The reference
-//! is what the extraction compares the client's requests with, so it knows which parts are ours
-//! and what of our answer the client forwarded.
+//! A session calls every scenario of the module's own cassettes (`cassettes/<module>/`),
+//! successes, errors and controls alike (an error or a refusal is a turn the user pays for too),
+//! that needs no extra server environment and can be made on both sides (the legacy tool has
+//! every parameter it passes), sorted by scenario id. The client's server serves every cassette
+//! at once (`modyo-lab serve`), so a scenario whose answer there is not the one it expects on
+//! both sides (another cassette answers the same request; a JSON-RPC error, which a client
+//! reports as its own failure rather than a result) is left out and listed. What a side must
+//! answer is what `measure` holds it to: after, the expected kind of result; before, `isError`
+//! exactly when an error is expected (the legacy tools have no controls: a refusal was a plain
+//! text). The reference is what the extraction compares the client's requests with, so it
+//! knows which parts are ours and what of our answer the client forwarded.
 
 use std::path::Path;
 
@@ -19,31 +23,31 @@ use rmcp::service::ServiceError;
 use serde_json::{Value, json};
 
 use super::ClientsError;
-use super::capture::{Call, LeftOut, Side};
+use super::capture::{Call, LeftOut, Outcome, Side};
 use crate::serve::{Offline, ServeOptions};
 use crate::session::Library;
 
 /// What our server published and answered on one side of one module's session.
 #[derive(Debug, Clone)]
-pub(crate) struct Reference {
+pub struct Reference {
     /// `tools/list`, as JSON.
-    pub(crate) tools: Vec<Value>,
+    pub tools: Vec<Value>,
     /// The server's instructions.
-    pub(crate) instructions: String,
+    pub instructions: String,
     /// The result of each call, as JSON, in call order.
-    pub(crate) results: Vec<Value>,
+    pub results: Vec<Value>,
 }
 
 impl Reference {
     /// Our tool listed under `name`.
-    pub(crate) fn tool(&self, name: &str) -> Option<&Value> {
+    pub fn tool(&self, name: &str) -> Option<&Value> {
         self.tools
             .iter()
             .find(|t| t.get("name").and_then(Value::as_str) == Some(name))
     }
 
     /// Every tool name, as listed.
-    pub(crate) fn tool_names(&self) -> Vec<&str> {
+    pub fn tool_names(&self) -> Vec<&str> {
         self.tools
             .iter()
             .filter_map(|t| t.get("name").and_then(Value::as_str))
@@ -94,7 +98,6 @@ pub(crate) async fn plan(
     for (cassette, scenario) in library.scenarios() {
         if cassette.name().split('/').next() != Some(module.as_str())
             || crate::measure::module_of(&scenario.tool) != Some(module)
-            || scenario.expect.outcome != crate::cassette::Outcome::Success
         {
             continue;
         }
@@ -110,10 +113,11 @@ pub(crate) async fn plan(
             scenario: id,
             tool: scenario.tool.clone(),
             arguments: scenario.arguments.clone(),
+            outcome: scenario.expect.outcome,
         });
     }
-    // First pass: which calls the legacy tools accept, and which succeed on both sides when
-    // every cassette is served at once.
+    // First pass: which calls the legacy tools accept, and which answer as expected on both
+    // sides when every cassette is served at once.
     let before = reference(cassettes, module, Side::Before, &candidates).await?;
     let after = reference(cassettes, module, Side::After, &candidates).await?;
     let mut calls = Vec::new();
@@ -125,14 +129,13 @@ pub(crate) async fn plan(
             });
             continue;
         }
-        match (outcome(&before.results[i]), outcome(&after.results[i])) {
-            (None, None) => calls.push(call),
-            (b, a) => left_out.push(LeftOut {
+        let unexpected = unexpected(call.outcome, Side::Before, &before.results[i])
+            .or_else(|| unexpected(call.outcome, Side::After, &after.results[i]));
+        match unexpected {
+            None => calls.push(call),
+            Some(why) => left_out.push(LeftOut {
                 scenario: call.scenario,
-                why: format!(
-                    "served with every cassette, it does not succeed ({})",
-                    b.or(a).unwrap_or_default()
-                ),
+                why: format!("served with every cassette, {why}"),
             }),
         }
     }
@@ -143,11 +146,10 @@ pub(crate) async fn plan(
     ];
     for (side, reference) in Side::BOTH.iter().zip(&references) {
         for (call, result) in calls.iter().zip(&reference.results) {
-            if let Some(why) = outcome(result) {
+            if let Some(why) = unexpected(call.outcome, *side, result) {
                 return Err(ClientsError::Plan(format!(
-                    "{} {}: {why} (it succeeded in the first pass: the order of calls changes its answer)",
+                    "{}: {why} (it answered as expected in the first pass: the order of calls changes its answer)",
                     call.scenario,
-                    side.as_str()
                 )));
             }
         }
@@ -170,6 +172,42 @@ fn missing_parameters(reference: &Reference, call: &Call) -> Option<String> {
 
 /// The key under which the reference keeps a JSON-RPC error instead of a result.
 const JSONRPC_ERROR: &str = "jsonrpcError";
+
+/// Why `side`'s `result` is not the answer a scenario expecting `expected` must get there, or
+/// `None` when it is: a JSON-RPC error never is; after, the kind of result must be the one
+/// expected; before, `isError` must be set exactly when an error is expected (a legacy refusal
+/// is a plain success).
+fn unexpected(expected: Outcome, side: Side, result: &Value) -> Option<String> {
+    let got = outcome(result);
+    if result.get(JSONRPC_ERROR).is_some() {
+        return got;
+    }
+    let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
+    let fits = match (side, expected) {
+        (Side::Before, Outcome::Error) => is_error,
+        (Side::Before, Outcome::Success | Outcome::Control) => !is_error,
+        (Side::After, Outcome::Success) => got.is_none(),
+        (Side::After, Outcome::Error) => is_error,
+        (Side::After, Outcome::Control) => !is_error && got.is_some(),
+    };
+    (!fits).then(|| {
+        format!(
+            "{} expects {}, got {}",
+            side.as_str(),
+            label(expected),
+            got.unwrap_or_else(|| "a success".into())
+        )
+    })
+}
+
+/// `success`, `error` or `control`.
+pub(crate) fn label(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Success => "success",
+        Outcome::Error => "error",
+        Outcome::Control => "control",
+    }
+}
 
 /// Why a result is not a success (an error or a control), or `None` for a success.
 fn outcome(result: &Value) -> Option<String> {
@@ -265,6 +303,7 @@ mod tests {
             scenario: "content/entries#x".into(),
             tool: "content-entries-list".into(),
             arguments,
+            outcome: Outcome::Success,
         };
         assert_eq!(
             missing_parameters(&reference, &call(json!({"space": "blog"}))),
@@ -274,6 +313,36 @@ mod tests {
             missing_parameters(&reference, &call(json!({"space": "blog", "fields": ["a"]}))),
             Some("fields".into())
         );
+    }
+
+    #[test]
+    fn each_side_must_answer_what_the_scenario_expects() {
+        let success = json!({"content": [{"type": "text", "text": "{}"}]});
+        let error = json!({"isError": true, "content": [{"type": "text", "text": "not found"}]});
+        let control = json!({"structuredContent": {"control": {"outcome": "needs_confirmation"}}});
+        let refused = json!({JSONRPC_ERROR: "Invalid arguments"});
+        for side in Side::BOTH {
+            assert_eq!(unexpected(Outcome::Success, side, &success), None);
+            assert_eq!(unexpected(Outcome::Error, side, &error), None);
+            assert!(unexpected(Outcome::Error, side, &success).is_some());
+            assert!(unexpected(Outcome::Success, side, &error).is_some());
+            for expected in [Outcome::Success, Outcome::Error, Outcome::Control] {
+                let why = unexpected(expected, side, &refused).expect("never a JSON-RPC error");
+                assert!(why.starts_with("JSON-RPC error"), "{why}");
+            }
+        }
+        // The legacy tools refused with a plain success text; the migrated ones with a control.
+        assert_eq!(unexpected(Outcome::Control, Side::Before, &success), None);
+        assert_eq!(unexpected(Outcome::Control, Side::After, &control), None);
+        assert_eq!(
+            unexpected(Outcome::Control, Side::After, &success),
+            Some("after expects control, got a success".into())
+        );
+        assert_eq!(
+            unexpected(Outcome::Success, Side::After, &control),
+            Some("after expects success, got control: needs_confirmation".into())
+        );
+        assert!(unexpected(Outcome::Control, Side::Before, &error).is_some());
     }
 
     #[test]

@@ -13,7 +13,8 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::capture::{Capture, Forwarded, LeftOut, Session, Side};
+use super::capture::{Capture, Forwarded, LeftOut, Outcome, Session, Side};
+use super::fingerprint::{Fingerprint, ResultForm};
 use crate::report::markdown::{delta, signed, tok};
 use crate::report::table::{
     Align::{Left, Right},
@@ -54,7 +55,12 @@ pub struct ClientReport {
     pub capture: String,
     /// How the lab ran it.
     pub method: String,
-    /// What reached the model, in words, derived from the capture.
+    /// The client's fingerprint file, relative to the reports directory, when it has one:
+    /// what it forwards of a result is read there, not guessed from our results, whose text is
+    /// the compact JSON of their structured content.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<String>,
+    /// What reached the model, in words, derived from the capture and the fingerprint.
     pub observed: Vec<String>,
     /// What a session pays once, in a phrase.
     pub once: String,
@@ -100,6 +106,25 @@ pub struct ModuleProfile {
     /// Calls after which the migrated session has billed less input, summed over its
     /// requests, with the session's once-paid parts in every request (`null`: never).
     pub billed_break_even_calls: BreakEven,
+    /// The calls by the outcome they expect (successes, errors, controls), each priced per
+    /// call: what the all-calls figures above average.
+    #[serde(default)]
+    pub outcomes: Vec<OutcomeCost>,
+}
+
+/// The calls of one outcome in a module's sessions, priced per call as forwarded.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct OutcomeCost {
+    /// `success`, `error` or `control`.
+    pub outcome: String,
+    /// How many of the session's calls expect it.
+    pub calls: usize,
+    /// Mean result per call before.
+    pub per_call_before: PerUnit,
+    /// Mean result per call after.
+    pub per_call_after: PerUnit,
+    /// Change per call in percent (chars/2.902).
+    pub per_call_percent: Option<f64>,
 }
 
 /// After minus before, as [`Delta`] (which only serializes).
@@ -155,7 +180,7 @@ pub struct SessionCost {
 }
 
 /// What a forwarded value costs: its text when it is text, else its compact JSON.
-fn priced(sent: &Value) -> Count {
+pub(crate) fn priced(sent: &Value) -> Count {
     match sent {
         Value::String(s) => Count::of(s),
         Value::Array(blocks)
@@ -181,7 +206,8 @@ struct Priced {
 
 fn price(session: &Session) -> Priced {
     let names = Count::of(&session.names.join("\n"));
-    let instructions: Count = session.instructions.iter().map(|i| Count::of(i)).sum();
+    let copies: Vec<Count> = session.instructions.iter().map(|i| Count::of(i)).collect();
+    let instructions: Count = copies.iter().copied().sum();
     let definitions: Vec<Count> = session
         .definitions
         .iter()
@@ -190,7 +216,7 @@ fn price(session: &Session) -> Priced {
     let results: Vec<Count> = session.results.iter().map(|r| priced(&r.sent)).collect();
     let once = names + instructions + definitions.iter().copied().sum::<Count>();
     let all_results: Count = results.iter().copied().sum();
-    let billed = billed(session, names, instructions, &definitions, &results);
+    let billed = billed(session, names, &copies, &definitions, &results);
     let total = once + all_results;
     Priced {
         once,
@@ -209,12 +235,12 @@ fn price(session: &Session) -> Priced {
 }
 
 /// What the session's requests carried of ours, summed: each request's [`Shape`] says how many
-/// names, definitions (the first ones, in arrival order) and results (the first ones) it
-/// held; our instructions are counted in every request of a session that carried them.
+/// names, copies of our instructions, definitions (the first ones, in arrival order) and
+/// results (the first ones) it held.
 fn billed(
     session: &Session,
     names: Count,
-    instructions: Count,
+    instructions: &[Count],
     definitions: &[Count],
     results: &[Count],
 ) -> Count {
@@ -226,7 +252,7 @@ fn billed(
         }
         sums
     };
-    let (defs, res) = (prefix(definitions), prefix(results));
+    let (copies, defs, res) = (prefix(instructions), prefix(definitions), prefix(results));
     session
         .requests
         .iter()
@@ -237,11 +263,41 @@ fn billed(
                 Count::default()
             };
             named
-                + instructions
+                + copies[shape.instructions.min(instructions.len())]
                 + defs[shape.definitions.min(definitions.len())]
                 + res[shape.results.min(results.len())]
         })
         .sum()
+}
+
+/// The calls of `before` and `after` (the same calls) grouped by the outcome they expect, in
+/// the order success, error, control; an outcome no call expects has no row.
+fn outcomes(before: &Session, after: &Session) -> Vec<OutcomeCost> {
+    let sum = |session: &Session, outcome: Outcome| -> Count {
+        session
+            .results
+            .iter()
+            .filter(|r| session.calls.get(r.call).map(|c| c.outcome) == Some(outcome))
+            .map(|r| priced(&r.sent))
+            .sum()
+    };
+    [Outcome::Success, Outcome::Error, Outcome::Control]
+        .into_iter()
+        .filter_map(|outcome| {
+            let calls = after.calls.iter().filter(|c| c.outcome == outcome).count();
+            if calls == 0 {
+                return None;
+            }
+            let (b, a) = (sum(before, outcome), sum(after, outcome));
+            Some(OutcomeCost {
+                outcome: super::reference::label(outcome).to_owned(),
+                calls,
+                per_call_before: b.per(calls as u64),
+                per_call_after: a.per(calls as u64),
+                per_call_percent: Delta::between(b, a).percent.map(|p| p.primary),
+            })
+        })
+        .collect()
 }
 
 /// Why a capture cannot be priced.
@@ -268,8 +324,13 @@ pub enum PriceError {
     },
 }
 
-/// Prices one capture (found at `capture` relative to the reports directory).
-pub fn client_report(capture: &Capture, path: &str) -> Result<ClientReport, PriceError> {
+/// Prices one capture (found at `capture` relative to the reports directory), with the
+/// client's fingerprint when it has one.
+pub fn client_report(
+    capture: &Capture,
+    path: &str,
+    fingerprint: Option<&Fingerprint>,
+) -> Result<ClientReport, PriceError> {
     let h = &capture.header;
     let modules: BTreeSet<&str> = capture.sessions.iter().map(|s| s.module.as_str()).collect();
     let mut profiles = Vec::new();
@@ -310,6 +371,7 @@ pub fn client_report(capture: &Capture, path: &str) -> Result<ClientReport, Pric
                 .map(|p| p.primary),
             break_even_calls: BreakEven::of(b.once, a.once, b.results, a.results, calls),
             billed_break_even_calls: BreakEven::billed(b.once, a.once, b.results, a.results, calls),
+            outcomes: outcomes(before, after),
         });
     }
     Ok(ClientReport {
@@ -322,9 +384,11 @@ pub fn client_report(capture: &Capture, path: &str) -> Result<ClientReport, Pric
         method: super::Client::from_id(&h.client)
             .map_or("", super::Client::method)
             .to_owned(),
-        observed: observe(capture),
+        fingerprint: fingerprint
+            .and_then(|_| super::Client::from_id(&h.client).map(super::Client::fingerprint_file)),
+        observed: observe(capture, fingerprint),
         once: once_phrase(capture),
-        per_call: per_call_phrase(capture),
+        per_call: per_call_phrase(capture, fingerprint),
         modules: profiles,
     })
 }
@@ -352,6 +416,7 @@ pub fn billed_chart(report: &ClientsReport) -> Option<String> {
                     client: c.name.clone(),
                     version: c.version.clone(),
                     date: c.date.clone(),
+                    fingerprint: c.fingerprint.clone(),
                 },
                 catalogue_before: once_before.tokens_all(),
                 catalogue_after: once_after.tokens_all(),
@@ -443,8 +508,21 @@ fn once_phrase(capture: &Capture) -> String {
     list(&parts)
 }
 
-/// What a session pays per call, in a phrase (for the module reports).
-fn per_call_phrase(capture: &Capture) -> String {
+/// What a session pays per call, in a phrase (for the module reports): what the fingerprint
+/// says the client forwards of a result, else what the capture shows.
+fn per_call_phrase(capture: &Capture, fingerprint: Option<&Fingerprint>) -> String {
+    if let Some(f) = fingerprint {
+        return match f.result {
+            ResultForm::Text => "content[].text".into(),
+            ResultForm::StructuredElseText => {
+                "structuredContent as compact JSON (content[].text when a result has none)".into()
+            }
+            ResultForm::WholeResult => "the whole result".into(),
+            ResultForm::Other => {
+                "the result, in a form of the client's own (see clients.md)".into()
+            }
+        };
+    }
     let kinds: BTreeSet<Forwarded> = capture
         .sessions
         .iter()
@@ -457,8 +535,8 @@ fn per_call_phrase(capture: &Capture) -> String {
     }
 }
 
-/// What reached the model, in sentences, from the capture alone.
-fn observe(capture: &Capture) -> Vec<String> {
+/// What reached the model, in sentences, from the capture and the client's fingerprint.
+fn observe(capture: &Capture, fingerprint: Option<&Fingerprint>) -> Vec<String> {
     let sessions = &capture.sessions;
     let mut out = Vec::new();
     let firsts: Vec<_> = sessions.iter().filter_map(|s| s.requests.first()).collect();
@@ -537,7 +615,36 @@ fn observe(capture: &Capture) -> Vec<String> {
         "Definition keys as the client sends them: {}.",
         list(&quoted(keys))
     ));
-    // Results.
+    // Results: which part the client reads is the fingerprint's to say; ours cannot tell text
+    // from structuredContent, whose compact JSON our migrated text is.
+    if let Some(f) = fingerprint {
+        let file = super::Client::from_id(&capture.header.client)
+            .map(super::Client::fingerprint_file)
+            .unwrap_or_default();
+        out.push(format!(
+            "What of a result with both text and structuredContent reaches the model, from the fingerprint ([{file}]({file})): {}{}.",
+            match f.result {
+                ResultForm::Text => "content[].text",
+                ResultForm::StructuredElseText =>
+                    "the compact JSON of structuredContent, without the text (content[].text only when a result has no structuredContent)",
+                ResultForm::WholeResult => "the whole result, text and structuredContent",
+                ResultForm::Other => "neither as such (see the matrix)",
+            },
+            if f.error_flag {
+                "; an `isError` result in a form of its own"
+            } else {
+                "; an `isError` result in the shape of a success"
+            }
+        ));
+        out.push(if f.cache_marks.any() {
+            format!(
+                "Prompt-cache breakpoints, from the fingerprint: marked (`cache_control` on {}), so what the previous request already sent is billed at the cache-read rate: the bill lies between the final context and the billed input.",
+                list(&quoted(&f.cache_marks.paths))
+            )
+        } else {
+            "Prompt-cache breakpoints, from the fingerprint: none marked; the billed input is the bill unless the provider caches on its own.".to_owned()
+        });
+    }
     let mut kinds: BTreeMap<(Side, Forwarded), usize> = BTreeMap::new();
     for s in sessions {
         for r in &s.results {
@@ -551,7 +658,7 @@ fn observe(capture: &Capture) -> Vec<String> {
             .map(|((_, kind), n)| format!("{} for {n} calls", kind.describe()))
             .collect();
         out.push(format!(
-            "Results forwarded, {}: {}.",
+            "Results as sent, {}: {}.",
             side.as_str(),
             list(&of_side)
         ));
@@ -571,11 +678,21 @@ fn observe(capture: &Capture) -> Vec<String> {
 }
 
 /// The report over every capture given (`(path relative to the reports directory, capture)`),
-/// sorted by client id.
-pub fn build(captures: &[(String, Capture)]) -> Result<ClientsReport, PriceError> {
+/// each with its client's fingerprint among `fingerprints` when there is one, sorted by client
+/// id.
+pub fn build(
+    captures: &[(String, Capture)],
+    fingerprints: &[Fingerprint],
+) -> Result<ClientsReport, PriceError> {
     let mut clients = captures
         .iter()
-        .map(|(path, c)| client_report(c, path))
+        .map(|(path, c)| {
+            // A fingerprint of another version says nothing of this one.
+            let fingerprint = fingerprints.iter().find(|f| {
+                f.subject.client == c.header.client && f.subject.version == c.header.version
+            });
+            client_report(c, path, fingerprint)
+        })
         .collect::<Result<Vec<_>, _>>()?;
     clients.sort_by(|a, b| a.client.cmp(&b.client));
     Ok(ClientsReport {
@@ -600,6 +717,44 @@ fn arrow(before: &Tokens, after: &Tokens) -> String {
     format!("{} → {}", tok(before), tok(after))
 }
 
+/// A client's per-call figures by expected outcome, the rows its all-calls column averages.
+fn by_outcome(client: &ClientReport) -> String {
+    const OUTCOMES: [(&str, &str); 3] = [
+        ("success", "successes"),
+        ("error", "errors"),
+        ("control", "controls (refusals)"),
+    ];
+    if client.modules.iter().all(|m| m.outcomes.is_empty()) {
+        return String::new();
+    }
+    let mut columns = vec![("module", Left)];
+    columns.extend(OUTCOMES.iter().map(|(_, name)| (*name, Right)));
+    let mut table = Table::new(&columns);
+    for m in &client.modules {
+        let mut row = vec![m.module.clone()];
+        row.extend(OUTCOMES.iter().map(|(outcome, _)| {
+            m.outcomes
+                .iter()
+                .find(|o| o.outcome == *outcome)
+                .map_or("—".to_owned(), |o| {
+                    format!(
+                        "{}: {} → {} ({})",
+                        o.calls,
+                        num(o.per_call_before.primary, 1),
+                        num(o.per_call_after.primary, 1),
+                        o.per_call_percent
+                            .map_or("n/a".into(), |p| format!("{}%", signed(p, 1)))
+                    )
+                })
+        }));
+        table.row(row.into_iter().map(Into::into));
+    }
+    format!(
+        "Per call by the outcome the call expects (calls: mean result before → after, chars/2.902), the rows the per-call column above averages:\n\n{}\n",
+        table.into_text()
+    )
+}
+
 /// `clients.md`; `not_run` lists clients that could not be run, with why.
 pub fn markdown(report: &ClientsReport, not_run: &[(String, String)]) -> String {
     let mut out = String::from("# What real clients put in the model's context\n\n");
@@ -607,7 +762,7 @@ pub fn markdown(report: &ClientsReport, not_run: &[(String, String)]) -> String 
         "Generated by `make clients` (`modyo-lab clients`) from the captures under `clients/`; do not edit by hand. \
 Each client ran headless and offline, with our offline server (`modyo-lab serve`, one module at a time, legacy \"before\" and migrated \"after\") \
 and a model API replaced by the lab's capture endpoint on a loopback port, whose scripted model loads the tools the way the client requires, \
-calls every scenario of the module's cassettes that succeeds on both sides with the scenario's arguments, one call per turn, then stops. \
+calls every scenario of the module's cassettes that gets the answer it expects on both sides (successes, errors and refusals alike: they are turns too) with the scenario's arguments, one call per turn, then stops. \
 From the last request of each session (the context it ended with) only our server's parts are kept: the lines naming our tools, our instructions, \
 our tools' definitions and the results of our calls, as the client sent them; the rest is the client's own prompt. \
 Figures are tokens at 2.902 characters per token (`chars/2.902`, the primary counter) unless named otherwise; `clients.json` also gives `o200k_base` and `cl100k_base`.\n\n\
@@ -621,8 +776,9 @@ by billed input (the headline; the once-paid parts counted in every request) and
     for client in &report.clients {
         let _ = writeln!(
             out,
-            "## {}\n\nnpm `{}` {}, captured {} ([capture]({})). How it ran: {}\n\nWhat reached the model from our server:\n",
+            "## {}\n\n{} `{}` {}, captured {} ([capture]({})). How it ran: {}\n\nWhat reached the model from our server:\n",
             client.label(),
+            super::Client::from_id(&client.client).map_or("npm", super::Client::registry),
             client.package,
             client.version,
             client.date,
@@ -697,6 +853,7 @@ by billed input (the headline; the once-paid parts counted in every request) and
         out.push('\n');
         out.push_str(&table.into_text());
         out.push('\n');
+        out.push_str(&by_outcome(client));
     }
     if report.clients.iter().any(|c| !c.modules.is_empty()) {
         out.push_str(
@@ -739,178 +896,5 @@ fn session_delta(d: &SessionDelta) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::clients::capture::{Call, Definition, Header, Result as Sent, Shape};
-    use serde_json::json;
-
-    fn session(side: Side, definition: &str, results: &[&str]) -> Session {
-        Session {
-            module: "widgets".into(),
-            side,
-            listed: 2,
-            left_out: vec![LeftOut {
-                scenario: "widgets/x#y".into(),
-                why: "because".into(),
-            }],
-            calls: results
-                .iter()
-                .enumerate()
-                .map(|(i, _)| Call {
-                    scenario: format!("widgets/p#{i}"),
-                    tool: "widgets-list-patterns".into(),
-                    arguments: json!({}),
-                })
-                .collect(),
-            requests: vec![Shape {
-                names: 2,
-                definitions: 0,
-                results: 0,
-            }],
-            names: vec!["mcp__s__a".into(), "mcp__s__b".into()],
-            instructions: vec!["Hi.".into()],
-            definitions: vec![Definition {
-                tool: "widgets-list-patterns".into(),
-                carries: vec!["description".into()],
-                sent: json!({"description": definition}),
-            }],
-            results: results
-                .iter()
-                .enumerate()
-                .map(|(i, r)| Sent {
-                    call: i,
-                    tool: "widgets-list-patterns".into(),
-                    forwarded: Forwarded::Text,
-                    sent: json!(r),
-                })
-                .collect(),
-        }
-    }
-
-    fn capture(before: Session, after: Session) -> Capture {
-        Capture {
-            header: Header {
-                format: crate::clients::capture::FORMAT.into(),
-                client: "claude-code".into(),
-                name: "Claude Code".into(),
-                package: "p".into(),
-                version: "1".into(),
-                date: "2026-12-01".into(),
-                server: "s".into(),
-            },
-            sessions: vec![before, after],
-        }
-    }
-
-    #[test]
-    fn a_session_is_priced_once_for_names_instructions_definitions_and_per_call_for_results() {
-        let before = session(Side::Before, "d", &["0123456789", "0123456789"]);
-        let after = session(Side::After, "longer description", &["01234", "01234"]);
-        let report = client_report(&capture(before, after), "clients/x.jsonl").expect("prices");
-        let m = &report.modules[0];
-        // names: "mcp__s__a\nmcp__s__b" = 19; instructions 3; definition {"description":"d"} = 19.
-        assert_eq!(m.before.names.chars, 19);
-        assert_eq!(m.before.instructions.chars, 3);
-        assert_eq!(m.before.definitions.chars, 19);
-        assert_eq!(m.before.once.chars, 41);
-        assert_eq!(m.after.definitions.chars, 36);
-        assert_eq!((m.before.results.chars, m.after.results.chars), (20, 10));
-        assert_eq!(m.per_call_after.chars, 5.0);
-        // +17 once, -5 per call: 4 calls pay it back.
-        assert_eq!(m.break_even_calls.primary, Some(4));
-        assert_eq!(m.delta.chars, 7);
-        assert_eq!(m.left_out.len(), 1);
-        // One request in the capture (names, instructions, nothing loaded): billed 19 + 3.
-        assert_eq!(m.before.billed.chars, 22);
-        // +17 once, -5 per call: the bill pays it back at 7 calls (each request re-sends it).
-        assert_eq!(m.billed_break_even_calls.primary, Some(7));
-    }
-
-    #[test]
-    fn the_bill_sums_what_every_request_carried() {
-        let mut s = session(Side::Before, "d", &["0123456789", "01234"]);
-        // Request 1: names only; 2: the definition loaded; 3: one result; 4: both results.
-        s.requests = vec![
-            Shape {
-                names: 2,
-                definitions: 0,
-                results: 0,
-            },
-            Shape {
-                names: 2,
-                definitions: 1,
-                results: 0,
-            },
-            Shape {
-                names: 2,
-                definitions: 1,
-                results: 1,
-            },
-            Shape {
-                names: 2,
-                definitions: 1,
-                results: 2,
-            },
-        ];
-        let priced = price(&s).cost;
-        // names 19 + instructions 3 in each of 4 requests; the definition (19) in 3; the first
-        // result (10) in 2; the second (5) in 1.
-        assert_eq!(priced.billed.chars, 4 * 22 + 3 * 19 + 2 * 10 + 5);
-        // The last request is the final context; the rest the previous requests already sent.
-        assert_eq!(priced.total.chars, 22 + 19 + 15);
-        assert_eq!(
-            priced.repeated.chars,
-            priced.billed.chars - priced.total.chars
-        );
-    }
-
-    #[test]
-    fn text_blocks_are_priced_as_text_and_objects_as_compact_json() {
-        assert_eq!(priced(&json!("abc")).chars, 3);
-        assert_eq!(
-            priced(&json!([{"type": "text", "text": "ab"}, {"type": "text", "text": "c"}])).chars,
-            3
-        );
-        assert_eq!(priced(&json!({"a": 1})).chars, 7);
-    }
-
-    #[test]
-    fn sessions_that_made_different_calls_are_not_compared() {
-        let before = session(Side::Before, "d", &["a"]);
-        let after = session(Side::After, "d", &["a", "b"]);
-        assert!(matches!(
-            client_report(&capture(before.clone(), after), "x"),
-            Err(PriceError::DifferentCalls { .. })
-        ));
-        let mut lonely = capture(before.clone(), before);
-        lonely.sessions.pop();
-        assert!(matches!(
-            client_report(&lonely, "x"),
-            Err(PriceError::MissingSide { side: "after", .. })
-        ));
-    }
-
-    #[test]
-    fn the_observations_and_the_markdown_come_from_the_capture() {
-        let report = build(&[(
-            "clients/claude-code.jsonl".into(),
-            capture(
-                session(Side::Before, "d", &["abc"]),
-                session(Side::After, "e", &["ab"]),
-            ),
-        )])
-        .expect("builds");
-        let md = markdown(&report, &[("Other".into(), "could not run.".into())]);
-        assert!(md.contains("## Claude Code 1\n"), "{md}");
-        assert!(md.contains("every one of our tools by name"), "{md}");
-        assert!(md.contains("content[].text only for 1 calls"), "{md}");
-        assert!(md.contains("once per session"), "{md}");
-        assert!(md.contains("- widgets `widgets/x#y`: because"), "{md}");
-        assert!(
-            md.contains("## Other: not measured\n\ncould not run."),
-            "{md}"
-        );
-        let back: ClientsReport = serde_json::from_str(&json(&report)).expect("reads back");
-        assert_eq!(back.clients[0].modules[0].calls, 1);
-    }
-}
+#[path = "report_tests.rs"]
+mod tests;

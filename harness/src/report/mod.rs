@@ -603,11 +603,16 @@ pub enum Evidence {
         version: String,
         /// When it was measured (`YYYY-MM-DD`).
         date: String,
+        /// The client's fingerprint (what of our server it forwards, from the marker
+        /// server), relative to the reports directory, when it has one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fingerprint: Option<String>,
     },
 }
 
 impl Evidence {
-    /// `assumed` or `measured (client version, date)`.
+    /// `assumed`, or `measured (client version, date)` with its fingerprint file when it has
+    /// one.
     pub fn label(&self) -> String {
         match self {
             Evidence::Assumed { .. } => "assumed".into(),
@@ -615,7 +620,14 @@ impl Evidence {
                 client,
                 version,
                 date,
+                fingerprint: None,
             } => format!("measured ({client} {version}, {date})"),
+            Evidence::Measured {
+                client,
+                version,
+                date,
+                fingerprint: Some(file),
+            } => format!("measured ({client} {version}, {date}; fingerprint `{file}`)"),
         }
     }
 }

@@ -1,7 +1,7 @@
 // One session of the @google/genai SDK's MCP adapter, as `modyo-lab clients` runs it.
 //
-// Usage: node genai.mjs SESSION.json, where the file holds
-//   { baseUrl, model, prompt, maxCalls, server: { command, args, env } }.
+// Usage: node driver.mjs SESSION.json, where the file holds
+//   { baseUrl, model, prompt, maxCalls, serverName, server: { command, args, env } }.
 // The MCP TypeScript SDK starts the server (stdio); `mcpToTool` hands its tools to the Gemini
 // client, whose API is the lab's capture endpoint at `baseUrl` (a dummy key; nothing leaves the
 // machine). Automatic function calling makes every call the scripted model asks for, up to
