@@ -10,7 +10,7 @@ CLIENTS := tests/clients
 CLIENT_TOOLS := $(TOOLS)/clients
 BENCH_VENV := $(TOOLS)/bench-venv
 
-.PHONY: serve serve-http test fmt fmt-check clippy lint lint-schemas proptest-long doc python-client node-tools measure clients client-tools generate bench bench-changes profile bench-venv bench-compile clean-tools spec api-coverage
+.PHONY: serve serve-http test lab-install fmt fmt-check clippy lint lint-schemas proptest-long doc python-client node-tools measure clients client-tools generate bench bench-changes profile bench-venv bench-compile clean-tools spec api-coverage
 
 ## The offline MCP server on stdio: replays cassettes/, needs no credentials.
 serve:
@@ -35,6 +35,13 @@ test: fmt-check
 	$(CARGO) build --workspace --all-targets --locked
 	$(CARGO) run --locked -q -p modyo-lab -- spec check
 	INSTA_UPDATE=no $(CARGO) test --workspace --locked
+	$(MAKE) --no-print-directory lab-install
+
+## The lab installed alone, as another team would (README, "A pull request's token verdict"):
+## `cargo install` of modyo-lab into a fresh root, then measure and diff run from an empty
+## directory on a server that is not ours, and the reports checked for Modyo wording.
+lab-install:
+	CARGO="$(CARGO)" PYTHON="$(PYTHON)" sh tests/install/lab_alone.sh
 
 fmt:
 	$(CARGO) fmt --all

@@ -54,8 +54,18 @@ fn without_credentials_the_server_answers_in_public_mode() {
 /// Runs the server with API credentials (a closed port: nothing is called) and `env`, asks
 /// `tools/list`, and returns the exit code, the number of tools listed and stderr.
 fn tools_listed_with(env: &[(&str, &str)]) -> (Option<i32>, Option<usize>, String) {
+    let (code, tools, stderr) = listing(env, &[]);
+    (code, tools.map(|t| t.len()), stderr)
+}
+
+/// [`tools_listed_with`] with command-line `args`, returning the tools listed.
+fn listing(
+    env: &[(&str, &str)],
+    args: &[&str],
+) -> (Option<i32>, Option<Vec<serde_json::Value>>, String) {
     let mut command = Command::new(server_binary());
     command
+        .args(args)
         .env_clear()
         .env("MODYO_URL", "http://127.0.0.1:9")
         .env("MODYO_TOKEN", "canary-read-only");
@@ -83,7 +93,7 @@ fn tools_listed_with(env: &[(&str, &str)]) -> (Option<i32>, Option<usize>, Strin
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .find(|m| m["id"] == 2)
-        .and_then(|m| m["result"]["tools"].as_array().map(Vec::len));
+        .and_then(|m| m["result"]["tools"].as_array().cloned());
     (
         output.status.code(),
         tools,
@@ -133,4 +143,97 @@ fn read_only_accepts_the_usual_spellings_and_refuses_anything_else() {
             "the message names the variable and the value: {stderr}"
         );
     }
+}
+
+/// `MODYO_RESULTS` fails closed like `MODYO_READ_ONLY`: a value that is not a form stops the
+/// server at start (exit 1), naming the value; `--results` is checked by the argument parser.
+/// Each form starts with a stderr line saying what an answer keeps, and lists `outputSchema`
+/// only where the form and `MODYO_OUTPUT_SCHEMA` say.
+#[test]
+fn the_result_form_is_chosen_at_start_and_a_bogus_one_refuses_to_start() {
+    for bad in ["bogus", "json", "structured,text"] {
+        let (code, tools, stderr) = listing(&[("MODYO_RESULTS", bad)], &[]);
+        assert_eq!(
+            (code, tools),
+            (Some(1), None),
+            "MODYO_RESULTS={bad:?}: {stderr}"
+        );
+        assert!(
+            stderr.contains(&format!(
+                "Error: MODYO_RESULTS must be both, structured or text (any case), got '{bad}'"
+            )),
+            "{stderr}"
+        );
+    }
+    let (code, tools, stderr) = listing(&[], &["--results", "bogus"]);
+    assert_eq!((code, tools), (Some(2), None), "{stderr}");
+    assert!(stderr.contains("'bogus' is not a result form"), "{stderr}");
+
+    let schemas = |tools: &Option<Vec<serde_json::Value>>| {
+        let tools = tools.as_ref().expect("tools listed");
+        assert!(!tools.is_empty());
+        tools
+            .iter()
+            .filter(|t| t.get("outputSchema").is_some())
+            .count()
+            * 100
+            / tools.len()
+    };
+    for (env, args, line, listed) in [
+        (
+            vec![],
+            vec![],
+            "results form both: structuredContent and the same JSON as text; outputSchema listed",
+            100,
+        ),
+        (
+            vec![("MODYO_RESULTS", "structured")],
+            vec![],
+            "results form structured: structuredContent only",
+            100,
+        ),
+        (
+            vec![("MODYO_RESULTS", " TEXT ")],
+            vec![],
+            "results form text: the JSON as text only, no structuredContent; no outputSchema listed",
+            0,
+        ),
+        (
+            vec![("MODYO_RESULTS", "text")],
+            vec!["--results", "both"],
+            "results form both:",
+            100,
+        ),
+        (
+            vec![("MODYO_OUTPUT_SCHEMA", "off")],
+            vec![],
+            "outputSchema not listed (MODYO_OUTPUT_SCHEMA is off)",
+            0,
+        ),
+    ] {
+        let (code, tools, stderr) = listing(&env, &args);
+        assert_eq!(code, Some(0), "{env:?} {args:?}: {stderr}");
+        let said = stderr
+            .lines()
+            .find(|l| l.starts_with("modyo-mcp: results form "))
+            .unwrap_or_default();
+        assert!(said.contains(line), "{env:?} {args:?}: {stderr}");
+        assert_eq!(schemas(&tools), listed, "{env:?} {args:?}");
+    }
+}
+
+/// The client's name from `initialize` is recorded on stderr (the operator picks the form for
+/// the client that connects).
+#[test]
+fn the_client_that_connects_is_named_on_stderr() {
+    let (code, _, stderr) = listing(&[("MODYO_RESULTS", "structured")], &[]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let line = stderr
+        .lines()
+        .find(|l| l.contains("client connected"))
+        .unwrap_or_else(|| panic!("no client line: {stderr}"));
+    assert!(
+        line.contains("client=t") && line.contains("results=structured"),
+        "{line}"
+    );
 }

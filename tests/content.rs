@@ -403,7 +403,10 @@ async fn a_string_persisted_in_an_asset_field_fails_the_call_and_names_the_entry
     assert_eq!(writes, 1, "the write happened; the error says what it left");
     assert_eq!(error["entry"]["id"], 1000043);
     assert_eq!(error["fields"][0]["field"], "facade_photo");
-    assert!(error["fields"][0]["persisted"].is_string());
+    assert!(
+        error["fields"][0]["persisted"].is_string(),
+        "what the API kept"
+    );
     assert!(
         error["message"]
             .as_str()

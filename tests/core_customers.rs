@@ -686,8 +686,7 @@ async fn every_tool_meets_an_upstream_error_and_an_ambiguous_name_reads_pass_rea
             Outcome::Error if !upstream.contains(tool) => {
                 let result = replay(library, cassette, scenario, &[]).await?;
                 let error = check::error(&result).unwrap_or_default();
-                let status = error["status"].as_u64().unwrap_or(0);
-                if status >= 400 || error["code"] == "persisted_mismatch" {
+                if upstream_status(&error) >= 400 || error["code"] == "persisted_mismatch" {
                     upstream.insert(tool.to_owned());
                 }
             }
@@ -830,4 +829,22 @@ async fn validate_reports_structural_faults_as_data_and_counts_what_it_searched(
         assert_eq!(s["resource"]["id"], json!(origination), "{name}");
     }
     Ok(())
+}
+
+/// The upstream HTTP status of a C16 error: its `status`, or the status its message names
+/// (`answered 404`, `was rejected (409)`), which the payload does not repeat; 0 for none.
+pub(crate) fn upstream_status(error: &serde_json::Value) -> u64 {
+    if let Some(status) = error["status"].as_u64() {
+        return status;
+    }
+    let message = error["message"].as_str().unwrap_or_default();
+    let after = |marker: &str| -> Option<u64> {
+        let (_, rest) = message.split_once(marker)?;
+        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        (digits.len() == 3).then(|| digits.parse().ok()).flatten()
+    };
+    after("answered ")
+        .or_else(|| after("rejected ("))
+        .or_else(|| after("limited ("))
+        .unwrap_or(0)
 }

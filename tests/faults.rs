@@ -171,13 +171,15 @@ fn judge(fault: &Fault, probe: &Probe, result: &CallToolResult) -> Vec<String> {
             fault.code, error["message"]
         ));
     }
+    // `retryable: true` where retrying may help, absent otherwise (never `false`).
     let retryable = matches!(fault.code.as_str(), "rate_limited" | "upstream_unavailable");
-    if error.get("retryable").and_then(Value::as_bool) != Some(retryable) {
+    let said = error.get("retryable");
+    if said != retryable.then_some(&Value::Bool(true)) {
         problems.push(format!("retryable should be {retryable}: {error}"));
     }
     if let Some(response) = &fault.response {
         if !(200..300).contains(&response.status)
-            && error.get("status").and_then(Value::as_u64) != Some(u64::from(response.status))
+            && crate::core_customers::upstream_status(&error) != u64::from(response.status)
         {
             problems.push(format!("status should be {}: {error}", response.status));
         }

@@ -77,7 +77,7 @@ fn a_broken_server_is_caught_by_every_rule() -> anyhow::Result<()> {
         &lists,
         json!({
             "echoed_root_tools": {
-                "underdeclared": "echoes a thing",
+                "echo-extra": "echoes a thing",
                 "disagree": "echoes a thing",
                 "good-read": "stale: its root is strict",
                 "gone": "stale: no such tool"
@@ -92,6 +92,7 @@ fn a_broken_server_is_caught_by_every_rule() -> anyhow::Result<()> {
         json!([
             {"tool": "good-read", "arguments": {}},
             {"tool": "underdeclared"},
+            {"tool": "echo-extra"},
             {"tool": "disagree", "arguments": {}}
         ])
         .to_string(),
@@ -166,7 +167,7 @@ fn a_broken_server_is_caught_by_every_rule() -> anyhow::Result<()> {
         missing.is_empty() && extra.is_empty(),
         "missing {missing:?}\nextra {extra:?}\n{stdout}"
     );
-    assert_eq!(report["calls"], 3);
+    assert_eq!(report["calls"], 4);
     Ok(())
 }
 

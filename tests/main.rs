@@ -19,6 +19,8 @@
 //! - `core_customers`: classes, the read-only gate, fan-out bulk and legacy mode of two modules;
 //! - `errors`: the upstream error table, timeouts, refused connections, malformed bodies;
 //! - `faults`: every fault kind as a C16 error, for every tool class;
+//! - `forms`: the result forms (C22): every scenario in each form against its whole answer,
+//!   the listing and docs per form, C8 where no schema is listed, legacy modules unchanged;
 //! - `gate`: the read-only gate and the class pins (C18, C19);
 //! - `http`: the streamable HTTP transport (same answers as stdio, DNS-rebinding protection,
 //!   loopback only, both binaries with `--http`, header-read timeout, session cap);
@@ -46,6 +48,7 @@
 //!   committed API coverage report;
 //! - `stdio`: malformed stdio lines answered with `-32700` / `-32600`;
 //! - `walk`: whole-collection walks against capped, contradicting and page-ignoring upstreams;
+//! - `diff`: `modyo-lab diff`, a change's token verdict on a purpose-made pair of builds;
 //! - `widgets`: the widgets module (public mode, catalogue, resources, scaffold, validate);
 //! - `workspace`: every cargo command resolves the features the tests build (no recompiling).
 
@@ -60,8 +63,10 @@ mod client_lab;
 mod content;
 mod contract;
 mod core_customers;
+mod diff;
 mod errors;
 mod faults;
+mod forms;
 mod gate;
 mod http;
 mod identifiers;

@@ -34,6 +34,7 @@ fn options(cassettes: &Path) -> Options {
         scenario: None,
         strict_binary: true,
         after_only: false,
+        contract: true,
     }
 }
 
@@ -82,11 +83,37 @@ fn every_probe_keeps_its_cassette_expectation_and_the_contract() {
     assert_eq!(listed, modules, "reports are sorted by module");
 }
 
+/// Each module as a reviewer reads a change to it: a line per headline figure, per profile and
+/// per tool (`report::review`); the per-scenario data is held by the committed JSON below.
 #[test]
 fn each_module_report_matches_its_snapshot() {
     for report in &catalogue().reports {
-        insta::assert_json_snapshot!(format!("report-{}", report.module), report);
+        insta::assert_snapshot!(format!("report-{}", report.module), report::review(report));
     }
+}
+
+/// The committed reports are what `make measure` writes now, byte for byte: every module's
+/// Markdown, JSON (which keeps every scenario) and charts, and the index, with the profiles of
+/// the measured clients as `make measure` adds them.
+#[test]
+fn the_committed_reports_are_current() {
+    let dir = report::default_dir();
+    let mut reports = catalogue().reports.clone();
+    for r in &mut reports {
+        r.add_profiles(modyo_lab::clients::measured_profiles(&dir, &r.module));
+    }
+    let summaries: Vec<report::Summary> = reports.iter().map(|r| r.summary.clone()).collect();
+    let budget = Budget::load(&budget::default_path()).ok();
+    let files = report::render(&reports, &summaries, budget.as_ref());
+    let stale: Vec<&String> = files
+        .iter()
+        .filter(|(name, text)| std::fs::read_to_string(dir.join(name)).ok().as_ref() != Some(*text))
+        .map(|(name, _)| name)
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "reports/ differs from a rebuild (run make measure and commit): {stale:?}"
+    );
 }
 
 #[test]

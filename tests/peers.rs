@@ -6,9 +6,12 @@
 //! (`tools/list` as a program, the calls through the CLI's entry point in one Node process, a
 //! Node start-up per call being most of the gate's time otherwise), and the first scenario of
 //! every module and expected outcome over stdio as a program, where each call also starts a
-//! server (tests/node/inspector.mjs). Each is also shown to reject a tool whose output breaks
-//! its `outputSchema` (the harness-only fault of `modyo_lab::corrupt`), so a green run means
-//! something.
+//! server (tests/node/inspector.mjs). Each also walks every scenario in each result form
+//! (C22: `MODYO_RESULTS=structured`, `text`, and `MODYO_OUTPUT_SCHEMA=off`; the Python client
+//! over stdio, the other two over HTTP), checking each answer's shape against its form, and
+//! the conformance suite runs in each. Each is also shown to reject a tool whose output breaks
+//! its `outputSchema` (the harness-only fault of `modyo_lab::corrupt`; the Python client in the
+//! structured form too), so a green run means something.
 //!
 //! A bare `cargo test` without the peers installed skips these tests, saying on stderr which
 //! one and how to run it (`make test`); with `CI=true` a missing peer fails instead.
@@ -176,6 +179,69 @@ fn the_inspector_cli_accepts_every_module_and_outcome_over_stdio() {
     );
 }
 
+/// The server configurations besides the default (C22): the `structured` and `text` result
+/// forms, and `both` without the output schemas listed. The peer scripts read them from their
+/// environment (the server they start inherits it) and check each answer's shape against
+/// them.
+const FORMS: [&[(&str, &str)]; 3] = [
+    &[("MODYO_RESULTS", "structured")],
+    &[("MODYO_RESULTS", "text")],
+    &[("MODYO_OUTPUT_SCHEMA", "off")],
+];
+
+/// Runs `script` over `transport` in every configuration of [`FORMS`] and asserts the peer
+/// accepted every scenario in each.
+fn assert_accepted_in_every_form(program: &Path, script: &str, transport: &str, summary: &str) {
+    for env in FORMS {
+        let output = run(program, script, transport, env);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success() && stdout.contains(summary),
+            "{script} ({transport}) with {env:?} rejected results:\n{stdout}\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+}
+
+#[test]
+fn the_python_client_accepts_every_scenario_in_every_result_form() {
+    let Some(python) = python() else {
+        return;
+    };
+    assert_accepted_in_every_form(
+        &python,
+        "tests/python/acceptance.py",
+        "stdio",
+        "scenarios passed through the Python mcp client (stdio)",
+    );
+}
+
+#[test]
+fn the_typescript_sdk_client_accepts_every_scenario_in_every_result_form() {
+    let Some(node) = node() else {
+        return;
+    };
+    assert_accepted_in_every_form(
+        &node,
+        "tests/node/acceptance.mjs",
+        "http",
+        "scenarios passed through the TypeScript SDK client (http)",
+    );
+}
+
+#[test]
+fn the_inspector_cli_accepts_every_scenario_in_every_result_form() {
+    let Some(node) = node() else {
+        return;
+    };
+    assert_accepted_in_every_form(
+        &node,
+        "tests/node/inspector.mjs",
+        "http",
+        "scenarios passed through the MCP Inspector CLI (http)",
+    );
+}
+
 /// The tool the fault targets: among tools with a scenario that expects a structured answer
 /// (success or control), the one with the fewest scenarios (then by name), so the corrupted
 /// runs stay short whatever the catalogue holds. Returns it and the labels of its scenarios
@@ -211,16 +277,24 @@ fn corruption_target() -> (String, BTreeSet<String>) {
 /// tool's scenarios), and asserts the peer itself rejected exactly the expected ones, with
 /// its own schema-validation message.
 fn assert_rejects_invalid_output(program: &Path, script: &str, transport: &str, marker: &str) {
+    assert_rejects_invalid_output_with(program, script, transport, marker, &[]);
+}
+
+/// [`assert_rejects_invalid_output`] with the server's environment extended by `env`.
+fn assert_rejects_invalid_output_with(
+    program: &Path,
+    script: &str,
+    transport: &str,
+    marker: &str,
+    env: &[(&str, &str)],
+) {
     let (tool, expected) = corruption_target();
-    let output = run(
-        program,
-        script,
-        transport,
-        &[
-            ("MODYO_LAB_CORRUPT_OUTPUT", &tool),
-            ("MODYO_ACCEPTANCE_TOOL", &tool),
-        ],
-    );
+    let mut env = env.to_vec();
+    env.extend([
+        ("MODYO_LAB_CORRUPT_OUTPUT", tool.as_str()),
+        ("MODYO_ACCEPTANCE_TOOL", tool.as_str()),
+    ]);
+    let output = run(program, script, transport, &env);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         !output.status.success(),
@@ -254,6 +328,22 @@ fn the_python_client_rejects_an_output_that_breaks_its_schema() {
             "Invalid structured content returned by tool",
         );
     }
+}
+
+/// In the structured form (C22) the schema is all a client checks an answer against: the
+/// peers still reject one that breaks it.
+#[test]
+fn the_python_client_rejects_a_structured_form_output_that_breaks_its_schema() {
+    let Some(python) = python() else {
+        return;
+    };
+    assert_rejects_invalid_output_with(
+        &python,
+        "tests/python/acceptance.py",
+        "stdio",
+        "Invalid structured content returned by tool",
+        &[("MODYO_RESULTS", "structured")],
+    );
 }
 
 #[test]
@@ -290,6 +380,21 @@ fn the_conformance_suite_passes_the_scenarios_that_apply_to_a_real_server() {
     let Some(node) = node() else {
         return;
     };
+    assert_conformance(&node, &[]);
+}
+
+#[test]
+fn the_conformance_suite_passes_in_every_result_form() {
+    let Some(node) = node() else {
+        return;
+    };
+    for env in FORMS {
+        assert_conformance(&node, env);
+    }
+}
+
+/// Runs the conformance suite against the offline server started with `env`.
+fn assert_conformance(node: &Path, env: &[(&str, &str)]) {
     // Arrange: the offline server over HTTP; the suite's fixture-tool scenarios are listed in
     // the expected-failures file (the suite fails on a new failure AND on a stale entry).
     let root = workspace();
@@ -297,12 +402,13 @@ fn the_conformance_suite_passes_the_scenarios_that_apply_to_a_real_server() {
     command
         .args(["serve", "--http", "127.0.0.1:0", "--cassettes"])
         .arg(root.join("cassettes"))
-        .env("RUST_LOG", "error");
+        .env("RUST_LOG", "error")
+        .envs(env.iter().copied());
     let spawned = Spawned::start(command);
     let results = tempfile::tempdir().expect("tempdir");
 
     // Act
-    let output = Command::new(&node)
+    let output = Command::new(node)
         .arg(root.join(".tools/node/node_modules/@modelcontextprotocol/conformance/dist/index.js"))
         .args(["server", "--url", &spawned.url, "--expected-failures"])
         .arg(root.join("tests/node/conformance-expected-failures.yml"))
@@ -316,7 +422,7 @@ fn the_conformance_suite_passes_the_scenarios_that_apply_to_a_real_server() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         output.status.success(),
-        "conformance:\n{stdout}\n{}",
+        "conformance with {env:?}:\n{stdout}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
     for scenario in [

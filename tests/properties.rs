@@ -1033,6 +1033,10 @@ fn coverage_is_true(
             by_total == Some(complete) || (by_walk && complete),
             "complete: {complete} without evidence or against it: {state} (truth {truth:?})"
         );
+        prop_assert!(
+            !complete || by_walk || one_page,
+            "complete: true on a page meta does not call the only one: {state} (truth {truth:?})"
+        );
         if let Some(t) = truth.total {
             prop_assert_eq!(
                 complete,

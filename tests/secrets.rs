@@ -1,7 +1,7 @@
 //! The token never comes back, even when upstream echoes it: every error path that relays
 //! upstream text (401/403/404/409/422/429/5xx bodies, malformed JSON, the list-root-key message),
-//! a successful body that carries it, and the stderr logs of the production binary with
-//! `DEBUG=true`. The token is a canary, bare and as `Bearer <token>`.
+//! a successful body that carries it, in every result form, and the stderr logs of the
+//! production binary with `DEBUG=true`. The token is a canary, bare and as `Bearer <token>`.
 //!
 //! And the recorder stores none of the secrets an exchange carried: values under secret-looking
 //! keys in JSON bodies (nested, in arrays) and query strings, signatures of presigned URLs in
@@ -16,6 +16,7 @@ use modyo_lab::lifecycle::{self, CheckOptions, ProblemKind};
 use modyo_lab::record::{Origin, Policy, ProxyConfig, RecordingProxy, Redactor};
 use modyo_lab::session::{CANARY_TOKEN, Session};
 use modyo_lab::{Cassette, Provenance, ReplayOptions, ReplayServer};
+use modyo_mcp::contract::ResultForm;
 use serde_json::{Value, json};
 
 use crate::util::{cassette, server_binary};
@@ -94,21 +95,25 @@ fn echoing_answers() -> Vec<(&'static str, RecordedResponse)> {
     ]
 }
 
+/// In every result form (C22).
 #[tokio::test]
 async fn no_upstream_echo_of_the_token_reaches_a_tool_result() -> anyhow::Result<()> {
     let mut leaks = Vec::new();
-    for (label, response) in echoing_answers() {
-        let session = Session::start(
-            &[cassette("secrets/echo", vec![spaces_list(response)])],
-            &[],
-        )
-        .await?;
-        let result = session.call("content-spaces-list", json!({})).await?;
-        let text = serde_json::to_string(&result)?;
-        if text.contains(CANARY_TOKEN) {
-            leaks.push(format!("{label}: {text}"));
+    for form in ResultForm::ALL {
+        let env = [("MODYO_RESULTS".to_owned(), form.as_str().to_owned())];
+        for (label, response) in echoing_answers() {
+            let session = Session::start(
+                &[cassette("secrets/echo", vec![spaces_list(response)])],
+                &env,
+            )
+            .await?;
+            let result = session.call("content-spaces-list", json!({})).await?;
+            let text = serde_json::to_string(&result)?;
+            if text.contains(CANARY_TOKEN) {
+                leaks.push(format!("{label} ({form}): {text}"));
+            }
+            session.close().await;
         }
-        session.close().await;
     }
     assert!(
         leaks.is_empty(),

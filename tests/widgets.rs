@@ -146,8 +146,10 @@ async fn component_lists_are_complete_by_evidence_and_filters_say_what_they_sear
     assert_eq!(check::kind(&bad), Kind::Error);
     assert_eq!(error_code(&bad).as_deref(), Some("invalid_parameters"));
     assert!(
-        check::error(&bad)
-            .is_some_and(|e| e["available"].as_array().is_some_and(|a| !a.is_empty()))
+        check::error(&bad).is_some_and(|e| e["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("categories: actions, data,"))),
+        "the message names the categories"
     );
     s.close().await;
     Ok(())

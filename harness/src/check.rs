@@ -2,11 +2,12 @@
 //!
 //! Used by the scenario tests, the property tests and the lint: C1 (envelope keys), C2
 //! (`platform` everywhere, errors included), C8 (the result validates against the published
-//! `outputSchema`), C16 (errors: `isError`, no `structuredContent`, `{platform, error{code,
-//! message}}`), C17 (`content[0].text` is the compact serialization), C18 (`control` means
-//! `data: null`), and C21 (legacy results carry no `structuredContent`).
+//! `outputSchema`), C16 (errors: `isError`, no `structuredContent`, `{error{code, message},
+//! platform}`, `error` first), C17 (`content[0].text` is the compact serialization), C18
+//! (`control` means `data: null`), C21 (legacy results carry no `structuredContent`), and C22
+//! (what each result form keeps of the whole answer: [`form_problems`]).
 
-use modyo_mcp::contract::OutputValidator;
+use modyo_mcp::contract::{OutputValidator, ResultForm};
 use rmcp::model::{CallToolResult, Tool};
 use serde_json::Value;
 
@@ -21,12 +22,12 @@ pub enum Kind {
     Control,
 }
 
-/// The kind of a result.
+/// The kind of a result, in any result form (C22): `control` is read from
+/// `structuredContent`, or from the envelope the text holds when there is none.
 pub fn kind(result: &CallToolResult) -> Kind {
     if result.is_error == Some(true) {
         Kind::Error
-    } else if result
-        .structured_content
+    } else if ResultForm::envelope(result)
         .as_ref()
         .and_then(|s| s.get("control"))
         .is_some()
@@ -71,9 +72,9 @@ pub fn problems(tool: &Tool, result: &CallToolResult) -> Vec<String> {
         match serde_json::from_str::<Value>(text) {
             Ok(Value::Object(payload)) => {
                 let keys: Vec<&str> = payload.keys().map(String::as_str).collect();
-                if keys != ["platform", "error"] {
+                if keys != ["error", "platform"] {
                     out.push(format!(
-                        "error payload keys are {keys:?}, not [platform, error] (C16)"
+                        "error payload keys are {keys:?}, not [error, platform] (C16)"
                     ));
                 }
                 check_platform(payload.get("platform"), &mut out);
@@ -92,6 +93,9 @@ pub fn problems(tool: &Tool, result: &CallToolResult) -> Vec<String> {
         }
         if text.contains('\n') {
             out.push("error text is not compact (C17)".into());
+        }
+        if !text.starts_with(r#"{"error":"#) {
+            out.push("error text does not read as an error from its first bytes (C16)".into());
         }
         return out;
     }
@@ -143,6 +147,55 @@ pub fn problems(tool: &Tool, result: &CallToolResult) -> Vec<String> {
             }
         }
         _ => out.push("structuredContent is not an object (C1)".into()),
+    }
+    out
+}
+
+/// Every way `shaped`, an answer in `form`, keeps other than the form says of `whole`, the
+/// same call answered in the `both` form (which [`problems`] checks): an error, a legacy
+/// answer and every answer of `both` are kept whole; `structured` keeps `structuredContent`
+/// with an empty `content`; `text` keeps the text without `structuredContent` (C22).
+pub fn form_problems(
+    form: ResultForm,
+    whole: &CallToolResult,
+    shaped: &CallToolResult,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    if shaped.is_error != whole.is_error {
+        out.push(format!(
+            "isError is {:?} in the {form} form, {:?} in both",
+            shaped.is_error, whole.is_error
+        ));
+    }
+    let kept_whole = form == ResultForm::Both
+        || whole.is_error == Some(true)
+        || whole.structured_content.is_none();
+    if kept_whole {
+        if shaped != whole {
+            out.push(format!("the {form} form changed an answer it keeps whole"));
+        }
+        return out;
+    }
+    match form {
+        ResultForm::Both => {}
+        ResultForm::Structured => {
+            if !shaped.content.is_empty() {
+                out.push("the structured form sent content (C22: an empty array)".into());
+            }
+            if shaped.structured_content != whole.structured_content {
+                out.push(
+                    "the structured form's structuredContent is not the whole answer's".into(),
+                );
+            }
+        }
+        ResultForm::Text => {
+            if shaped.structured_content.is_some() {
+                out.push("the text form sent structuredContent (C22)".into());
+            }
+            if shaped.content != whole.content {
+                out.push("the text form's content is not the whole answer's text (C17)".into());
+            }
+        }
     }
     out
 }

@@ -42,7 +42,7 @@ impl<H> Corrupting<H> {
 }
 
 /// Breaks `platform` (an object in every envelope schema) in a structured, non-error result,
-/// and keeps the text content equal to the new structured content.
+/// and keeps the text content, when there is one, equal to the new structured content.
 fn corrupt(response: &mut CallToolResponse) -> bool {
     let CallToolResponse::Complete(result) = response else {
         return false;
@@ -54,8 +54,11 @@ fn corrupt(response: &mut CallToolResponse) -> bool {
         return false;
     };
     envelope.insert("platform".into(), Value::String(CORRUPTED_PLATFORM.into()));
-    let text = Value::Object(envelope.clone()).to_string();
-    result.content = vec![ContentBlock::text(text)];
+    // The structured form (C22) sends no content: it stays empty.
+    if !result.content.is_empty() {
+        let text = Value::Object(envelope.clone()).to_string();
+        result.content = vec![ContentBlock::text(text)];
+    }
     true
 }
 

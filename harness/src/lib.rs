@@ -52,6 +52,7 @@ pub mod cassette;
 pub mod check;
 pub mod clients;
 pub mod corrupt;
+pub mod diff;
 pub mod fixtures;
 pub mod lifecycle;
 pub mod lint;

@@ -230,6 +230,8 @@ enum Command {
     },
     /// Measure every module before and after (legacy vs migrated) and write the reports.
     Measure(modyo_lab::measure::MeasureArgs),
+    /// What a change costs, base against head: a short verdict for a pull request.
+    Diff(modyo_lab::diff::DiffArgs),
     /// Write a deterministic fixture set into the cassettes directory (`--check`: only compare).
     Generate {
         /// The fixture set.
@@ -315,6 +317,7 @@ async fn main() -> ExitCode {
             check,
         } => generate(set, &cassettes, check),
         Command::Measure(args) => modyo_lab::measure::command(args).await.map_err(Into::into),
+        Command::Diff(args) => modyo_lab::diff::command(args).await.map_err(Into::into),
         Command::Bench(args) => modyo_lab::perf::command(args).await.map_err(Into::into),
         Command::Clients(args) => modyo_lab::clients::command(args).await.map_err(Into::into),
         Command::Marker => {

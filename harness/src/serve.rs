@@ -19,6 +19,7 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
+use modyo_mcp::contract::ResultForm;
 use modyo_mcp::{Config, ConfigError, HttpListener, ModyoServer, ServerError, Token};
 use rmcp::transport::IntoTransport;
 use rmcp::{RoleServer, ServiceExt};
@@ -65,6 +66,10 @@ pub struct ServeOptions {
     /// Answer at once, ignoring the latency recorded as `delay_ms`.
     #[arg(long)]
     pub ignore_latency: bool,
+    /// What an answer carries: both (the default), structured or text (see the server's
+    /// `--results`). Overrides MODYO_RESULTS.
+    #[arg(long, value_name = "FORM")]
+    pub results: Option<ResultForm>,
     /// Server environment (`MODYO_READ_ONLY`, `MODYO_MCP_MODULES`...). `MODYO_URL` and
     /// `MODYO_TOKEN` are ignored: the offline server sets both.
     #[arg(skip)]
@@ -79,6 +84,7 @@ impl ServeOptions {
             include_tags: Vec::new(),
             corrupt_output: None,
             ignore_latency: false,
+            results: None,
             env: Vec::new(),
         }
     }
@@ -175,9 +181,13 @@ impl Offline {
             uri = %replay.uri(),
             "replaying cassettes"
         );
-        let config = offline_config(&replay.uri(), &options.env, OFFLINE_TOKEN)?;
+        let mut config = offline_config(&replay.uri(), &options.env, OFFLINE_TOKEN)?;
+        if let Some(form) = options.results {
+            config.results = form;
+        }
         let server = ModyoServer::new(config)?;
         server.log_registry();
+        tracing::info!("{}", server.results_line());
         if let Some(tool) = &options.corrupt_output {
             tracing::warn!(
                 tool,

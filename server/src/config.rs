@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::time::Duration;
 
+use crate::contract::ResultForm;
 use crate::uploads::{RootError, UPLOAD_ROOTS_VAR, UploadRoots};
 use url::Url;
 
@@ -103,6 +104,13 @@ pub struct Config {
     pub modules: BTreeSet<Module>,
     /// `MODYO_MCP_LEGACY_MODULES`: modules that answer the old way (contract rule C21).
     pub legacy_modules: BTreeSet<Module>,
+    /// `MODYO_RESULTS` (or `--results`, which wins): what a migrated answer carries (C22):
+    /// `both` (the default), `structured` or `text`. Anything else refuses to start.
+    pub results: ResultForm,
+    /// `MODYO_OUTPUT_SCHEMA`: whether `tools/list` publishes each tool's `outputSchema` (on by
+    /// default; `off` for a client that copies the schemas into every request). The server
+    /// validates its answers against them either way (C8).
+    pub output_schema: bool,
     /// `MODYO_TIMEOUT_MS`: the per-request timeout for the Modyo API (default 30 s).
     pub timeout: Duration,
     /// `MODYO_DEFAULT_SITE_THEME`: the theme id used by site creation (default 208).
@@ -163,6 +171,24 @@ pub enum ConfigError {
     /// `MODYO_UPLOAD_ROOTS` named a folder that cannot be a root.
     #[error(transparent)]
     UploadRoots(#[from] RootError),
+    /// `MODYO_RESULTS` is not a result form.
+    #[error(
+        "MODYO_RESULTS must be both, structured or text (any case), got '{value}'; refusing to start rather than guess"
+    )]
+    InvalidResults {
+        /// The value as given.
+        value: String,
+    },
+    /// `MODYO_RESULTS` is given twice, with two forms.
+    #[error(
+        "MODYO_RESULTS is given twice, as '{first}' and '{second}'; refusing to start rather than guess"
+    )]
+    ConflictingResults {
+        /// The earlier form.
+        first: ResultForm,
+        /// The later form.
+        second: ResultForm,
+    },
 }
 
 impl Config {
@@ -192,6 +218,8 @@ impl Config {
         let mut read_only = false;
         let mut modules = Module::ALL.into_iter().collect();
         let mut legacy_modules = BTreeSet::new();
+        let mut results: Option<ResultForm> = None;
+        let mut output_schema = true;
         let mut timeout = Duration::from_secs(30);
         let mut default_site_theme = 208;
         let mut max_body_bytes = DEFAULT_MAX_BODY_BYTES;
@@ -208,6 +236,14 @@ impl Config {
                 // known spelling, and any that turns it on wins, so a duplicate fails closed.
                 "MODYO_READ_ONLY" => read_only |= parse_switch("MODYO_READ_ONLY", &value)?,
                 UPLOAD_ROOTS_VAR => upload_roots = Some(value),
+                "MODYO_RESULTS" if !value.trim().is_empty() => {
+                    results = Some(parse_results(results, &value)?)
+                }
+                // Unset or empty: published. Present twice: any entry that turns it off wins
+                // (every entry must still be a known spelling).
+                "MODYO_OUTPUT_SCHEMA" if !value.trim().is_empty() => {
+                    output_schema &= parse_switch("MODYO_OUTPUT_SCHEMA", &value)?
+                }
                 "MODYO_MCP_MODULES" if !value.trim().is_empty() => {
                     modules = parse_modules("MODYO_MCP_MODULES", &value)?
                 }
@@ -233,6 +269,8 @@ impl Config {
             read_only,
             modules,
             legacy_modules,
+            results: results.unwrap_or_default(),
+            output_schema,
             timeout,
             default_site_theme,
             max_body_bytes,
@@ -255,6 +293,29 @@ impl Config {
         } else {
             "read-write mode (MODYO_READ_ONLY is off or unset): write tools are available"
         }
+    }
+
+    /// The line the binaries print on stderr at start: the result form (C22) and whether the
+    /// output schemas are listed.
+    pub fn results_line(&self) -> String {
+        let schemas = if !self.results.lists_output_schema() {
+            "no outputSchema listed"
+        } else if self.output_schema {
+            "outputSchema listed"
+        } else {
+            "outputSchema not listed (MODYO_OUTPUT_SCHEMA is off)"
+        };
+        format!(
+            "results form {}: {}; {schemas}",
+            self.results,
+            self.results.keeps()
+        )
+    }
+
+    /// Whether `tools/list` shows each migrated tool's `outputSchema`: the form lists them
+    /// and `MODYO_OUTPUT_SCHEMA` is not off.
+    pub fn lists_output_schema(&self) -> bool {
+        self.output_schema && self.results.lists_output_schema()
     }
 
     /// Whether the server has what it needs to call the API (else: public mode).
@@ -287,6 +348,21 @@ fn parse_url(value: &str) -> Result<Url, ConfigError> {
         });
     }
     Ok(url)
+}
+
+/// A result form; an entry that names another form than an earlier one is refused as well
+/// (which of the two was meant cannot be known).
+fn parse_results(earlier: Option<ResultForm>, value: &str) -> Result<ResultForm, ConfigError> {
+    let form = ResultForm::parse(value).ok_or_else(|| ConfigError::InvalidResults {
+        value: value.to_owned(),
+    })?;
+    match earlier {
+        Some(first) if first != form => Err(ConfigError::ConflictingResults {
+            first,
+            second: form,
+        }),
+        _ => Ok(form),
+    }
 }
 
 fn parse_modules(var: &'static str, value: &str) -> Result<BTreeSet<Module>, ConfigError> {
@@ -390,6 +466,71 @@ mod tests {
         let err = Config::from_vars([("MODYO_READ_ONLY", "false"), ("MODYO_READ_ONLY", "maybe")])
             .unwrap_err();
         assert!(err.to_string().contains("'maybe'"), "{err}");
+    }
+
+    #[test]
+    fn results_take_the_three_forms_and_refuse_the_rest() {
+        let config = Config::from_vars(Vec::<(String, String)>::new()).unwrap();
+        assert_eq!(config.results, ResultForm::Both);
+        assert!(config.output_schema && config.lists_output_schema());
+        for (value, form) in [
+            ("both", ResultForm::Both),
+            ("Structured", ResultForm::Structured),
+            (" text\n", ResultForm::Text),
+            ("", ResultForm::Both),
+        ] {
+            let config = Config::from_vars([("MODYO_RESULTS", value)]).unwrap();
+            assert_eq!(config.results, form, "MODYO_RESULTS={value:?}");
+        }
+        for bad in ["bogus", "json", "structuredContent", "both,text"] {
+            let err = Config::from_vars([("MODYO_RESULTS", bad)]).unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                format!(
+                    "MODYO_RESULTS must be both, structured or text (any case), got '{bad}'; refusing to start rather than guess"
+                )
+            );
+        }
+        let twice = Config::from_vars([("MODYO_RESULTS", "text"), ("MODYO_RESULTS", "both")]);
+        assert!(
+            twice.unwrap_err().to_string().contains("'text' and 'both'"),
+            "two forms: which was meant is unknown"
+        );
+        let same = Config::from_vars([("MODYO_RESULTS", "text"), ("MODYO_RESULTS", "TEXT")]);
+        assert_eq!(same.unwrap().results, ResultForm::Text);
+        assert!(
+            Config::from_vars([("MODYO_RESULTS", "text")])
+                .unwrap()
+                .results_line()
+                .starts_with("results form text: the JSON as text only")
+        );
+    }
+
+    #[test]
+    fn output_schema_is_listed_unless_switched_off_or_the_form_has_none() {
+        for (value, listed) in [("off", false), ("0", false), ("on", true), ("", true)] {
+            let config = Config::from_vars([("MODYO_OUTPUT_SCHEMA", value)]).unwrap();
+            assert_eq!(config.lists_output_schema(), listed, "{value:?}");
+        }
+        let text = Config::from_vars([("MODYO_RESULTS", "text"), ("MODYO_OUTPUT_SCHEMA", "on")]);
+        assert!(!text.unwrap().lists_output_schema());
+        let twice = Config::from_vars([
+            ("MODYO_OUTPUT_SCHEMA", "off"),
+            ("MODYO_OUTPUT_SCHEMA", "on"),
+        ]);
+        assert!(
+            !twice.unwrap().output_schema,
+            "any entry that turns it off wins"
+        );
+        let err = Config::from_vars([("MODYO_OUTPUT_SCHEMA", "none")]).unwrap_err();
+        assert!(
+            err.to_string().contains("MODYO_OUTPUT_SCHEMA") && err.to_string().contains("'none'")
+        );
+        let off = Config::from_vars([("MODYO_OUTPUT_SCHEMA", "off")]).unwrap();
+        assert!(
+            off.results_line()
+                .ends_with("outputSchema not listed (MODYO_OUTPUT_SCHEMA is off)")
+        );
     }
 
     #[test]

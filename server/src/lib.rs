@@ -2,12 +2,14 @@
 //!
 //! Every tool answers with the envelope `{platform, data, resource?, state?, control?}` in
 //! `structuredContent`, typed by a published `outputSchema`, with the same payload as compact
-//! JSON text; errors say which platform they hit. The rules are in `CONTRACT.md` (beside `Cargo.toml`) and
-//! are cited in the code as `C1`..`C21`.
+//! JSON text (or either alone: the result form the operator chooses, C22); errors say which
+//! platform they hit. The rules are in `CONTRACT.md` (beside `Cargo.toml`) and are cited in the
+//! code as `C1`..`C22`.
 //!
 //! # Layout
 //!
-//! - [`config`]: the environment (`MODYO_URL`, `MODYO_TOKEN`, modules, read-only, legacy);
+//! - [`config`]: the environment (`MODYO_URL`, `MODYO_TOKEN`, modules, read-only, legacy, the
+//!   result form);
 //! - [`contract`]: the response contract, one file per rule group;
 //! - [`modyo`]: the HTTP client, pagination and `meta`, error mapping, name resolution;
 //! - `tools`: one folder per module, one file per resource, and the registry table;

@@ -5,6 +5,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
+use modyo_mcp::contract::ResultForm;
 use modyo_mcp::logging::{self, LogArgs, Quiet};
 use modyo_mcp::scrub::Scrubber;
 use modyo_mcp::{Config, HttpArgs, HttpListener, ModyoServer};
@@ -16,12 +17,19 @@ use modyo_mcp::{Config, HttpArgs, HttpListener, ModyoServer};
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// MCP server for the Modyo platform API. Configuration comes from the environment
-/// (MODYO_URL, MODYO_TOKEN, MODYO_READ_ONLY, MODYO_MCP_MODULES...; see the README).
+/// (MODYO_URL, MODYO_TOKEN, MODYO_READ_ONLY, MODYO_MCP_MODULES, MODYO_RESULTS...; see the
+/// README).
 #[derive(Parser)]
 #[command(version, about)]
 struct Cli {
     #[command(flatten)]
     http: HttpArgs,
+    /// What an answer carries, for the client the server is wired into: both
+    /// (structuredContent and the same JSON as text; the default), structured
+    /// (structuredContent only) or text (the JSON as text, no structuredContent and no
+    /// outputSchema). Overrides MODYO_RESULTS.
+    #[arg(long, value_name = "FORM")]
+    results: Option<ResultForm>,
     #[command(flatten)]
     log: LogArgs,
 }
@@ -36,13 +44,16 @@ async fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let config = match Config::from_env() {
+    let mut config = match Config::from_env() {
         Ok(config) => config,
         Err(e) => {
             eprintln!("Error: {e}");
             return ExitCode::from(1);
         }
     };
+    if let Some(form) = cli.results {
+        config.results = form;
+    }
     // stdout is the MCP channel on stdio: logs go to stderr, warnings and our progress lines
     // unless -v, DEBUG (as -vv) or RUST_LOG asks for more; every line scrubbed of the token
     // (upstream may echo it).
@@ -58,6 +69,7 @@ async fn main() -> ExitCode {
         Scrubber::for_token(config.token.as_ref()),
     );
     eprintln!("modyo-mcp: {}", config.mode_line());
+    eprintln!("modyo-mcp: {}", config.results_line());
     if config.has_api() && !config.read_only {
         eprintln!("modyo-mcp: {}", config.upload_roots.describe());
     }

@@ -11,9 +11,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ErrorCode as RpcCode, Implementation,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents,
-    ResourceTemplate, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    InitializeRequestParams, InitializeResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -22,10 +23,13 @@ use serde_json::{Map, Value};
 use crate::app::App;
 use crate::config::{Config, Module};
 use crate::contract::{
-    Control, ErrorCode, Invalid, Mode, Outcome, OutputValidator, ToolClass, ToolError, exit, schema,
+    Control, ErrorCode, Invalid, Mode, Outcome, OutputValidator, ResultForm, ToolClass, ToolError,
+    exit, schema,
 };
 use crate::scrub::Scrubber;
 use crate::tools::{Call, CallError, ToolDef, catalog};
+
+mod describe;
 
 /// Why the server could not start.
 #[derive(Debug, thiserror::Error)]
@@ -69,6 +73,11 @@ struct Inner {
     instructions: String,
     /// The widgets module is active: its catalogue resources are listed and readable.
     widgets: bool,
+    /// What a migrated answer carries (C22).
+    form: ResultForm,
+    /// Whether `tools/list` shows the migrated tools' `outputSchema` (the form and
+    /// `MODYO_OUTPUT_SCHEMA` agree); they are compiled and answers validated either way (C8).
+    list_schemas: bool,
 }
 
 /// The Modyo MCP server. Cheap to clone; every clone shares one registry and one client.
@@ -135,7 +144,8 @@ impl ModyoServer {
         // DEBUG here: tests and the lab build many servers per process; a binary announces
         // its one server at INFO (`log_registry`).
         tracing::debug!("Tools: {} (filtered from {total}).", tools.len());
-        let instructions = instructions(&active, config.read_only, config.has_api());
+        let instructions = describe::instructions(&active, config.read_only, config.has_api());
+        let (form, list_schemas) = (config.results, config.lists_output_schema());
         Ok(ModyoServer {
             inner: Arc::new(Inner {
                 app,
@@ -143,6 +153,8 @@ impl ModyoServer {
                 index,
                 instructions,
                 widgets,
+                form,
+                list_schemas,
             }),
         })
     }
@@ -162,6 +174,11 @@ impl ModyoServer {
         }
     }
 
+    /// The start-up line naming the result form (C22): [`Config::results_line`].
+    pub fn results_line(&self) -> String {
+        self.inner.app.config.results_line()
+    }
+
     /// The names of the registered tools, in catalogue order.
     pub fn tool_names(&self) -> Vec<&'static str> {
         self.inner.tools.iter().map(|t| t.def.name).collect()
@@ -169,7 +186,17 @@ impl ModyoServer {
 
     /// The registered tools as `tools/list` shows them.
     pub fn tools(&self) -> Vec<Tool> {
-        self.inner.tools.iter().map(|t| t.tool.clone()).collect()
+        self.inner.tools.iter().map(|t| self.listed(t)).collect()
+    }
+
+    /// A tool as `tools/list` shows it: without its `outputSchema` when the form has none or
+    /// `MODYO_OUTPUT_SCHEMA` is off (C22).
+    fn listed(&self, registered: &Registered) -> Tool {
+        let mut tool = registered.tool.clone();
+        if !self.inner.list_schemas {
+            tool.output_schema = None;
+        }
+        tool
     }
 
     /// Serves MCP over the given transport until the peer closes it.
@@ -256,33 +283,7 @@ impl ModyoServer {
 
     fn tool_doc(&self, name: &str) -> Option<String> {
         let registered = &self.inner.tools[*self.inner.index.get(name)?];
-        let def = &registered.def;
-        let mut doc = format!(
-            "# {}\n\nModule: {}. Class: {}.\n\n{}\n",
-            def.name,
-            def.module,
-            def.class.as_str(),
-            def.description
-        );
-        if !def.read_actions.is_empty() || !def.write_actions.is_empty() {
-            doc.push_str(&format!(
-                "\nRead actions: {}. Mutating actions: {}.\n",
-                def.read_actions.join(", "),
-                def.write_actions.join(", ")
-            ));
-        }
-        let pretty = |m: &Map<String, Value>| serde_json::to_string_pretty(m).unwrap_or_default();
-        doc.push_str(&format!(
-            "\n## inputSchema\n\n```json\n{}\n```\n",
-            pretty(&registered.tool.input_schema)
-        ));
-        if let Some(output) = &registered.tool.output_schema {
-            doc.push_str(&format!(
-                "\n## outputSchema\n\n```json\n{}\n```\n",
-                pretty(output)
-            ));
-        }
-        Some(doc)
+        Some(describe::tool_doc(registered.def, &registered.tool))
     }
 }
 
@@ -304,7 +305,22 @@ fn registered(def: &'static ToolDef, mode: Mode) -> Result<Arc<Registered>, Serv
     Ok(compiled.entry(key).or_insert(fresh).clone())
 }
 
+/// A tool's echoed type declares every key the engine reads of it (an echoed object declares
+/// the keys the server relies on; the rest stays loose).
+pub(crate) fn check_declared(def: &ToolDef) -> Result<(), ServerError> {
+    match def.undeclared.first() {
+        None => Ok(()),
+        Some(key) => Err(ServerError::Schema {
+            tool: def.name,
+            reason: format!(
+                "the engine reads the key '{key}' of its echoed objects, which their type does not declare"
+            ),
+        }),
+    }
+}
+
 fn register(def: &'static ToolDef, mode: Mode) -> Result<Registered, ServerError> {
+    check_declared(def)?;
     let declared = def
         .input_schema
         .get("properties")
@@ -432,29 +448,6 @@ fn gate(def: &ToolDef, read_only: bool, args: &Map<String, Value>) -> Option<Con
     Some(Control::refused_read_only(def.name, action))
 }
 
-fn instructions(
-    modules: &std::collections::BTreeSet<Module>,
-    read_only: bool,
-    has_api: bool,
-) -> String {
-    let names: Vec<&str> = modules.iter().map(|m| m.as_str()).collect();
-    let mut text = format!(
-        "Modyo platform tools ({}). Every result is JSON {{platform, data, resource?, state?, control?}}: \
-platform names the account that answered; resource is the entity resolved or acted on; \
-state is coverage for reads (returned, total, page, per_page; complete appears only when proven) \
-or the post-condition for writes (status, published, pending, affected); control appears when a call did not run. \
-Errors are {{platform, error: {{code, message}}}}. Prefer content-entries-list with fields over one get per entry.",
-        names.join(", ")
-    );
-    if read_only {
-        text.push_str(" Read-only: write tools are hidden and mutating actions are refused.");
-    }
-    if !has_api {
-        text.push_str(" Public mode: MODYO_URL and MODYO_TOKEN are not set, so only local tools are available.");
-    }
-    text
-}
-
 impl ServerHandler for ModyoServer {
     fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder()
@@ -477,7 +470,25 @@ impl ServerHandler for ModyoServer {
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
         let i = *self.inner.index.get(name)?;
-        Some(self.inner.tools[i].tool.clone())
+        Some(self.listed(&self.inner.tools[i]))
+    }
+
+    /// The default `initialize`, and the client's name recorded: the operator chooses the
+    /// result form (C22) for the client that connects, and this line says which one did.
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        let client = &request.client_info;
+        tracing::info!(
+            client = %client.name,
+            version = %client.version,
+            results = %self.inner.form,
+            "client connected"
+        );
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
     }
 
     async fn call_tool(
@@ -488,7 +499,10 @@ impl ServerHandler for ModyoServer {
         let scrubber = &self.inner.app.scrubber;
         match self.call(request, context).await {
             Ok(mut result) => {
+                // Validated whole (C8), scrubbed whole (the text is what the scrubber
+                // searches), then shaped to the form (C22).
                 scrub_result(scrubber, &mut result);
+                self.inner.form.shape(&mut result);
                 Ok(CallToolResponse::from(result))
             }
             Err(mut error) => {

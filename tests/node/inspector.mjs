@@ -120,7 +120,9 @@ function targetArgs(target, groupKey) {
   if (target.url) return ["--transport", "http", "--server-url", target.url];
   const env = JSON.parse(groupKey);
   env.RUST_LOG = "error";
-  if (process.env.MODYO_LAB_CORRUPT_OUTPUT) env.MODYO_LAB_CORRUPT_OUTPUT = process.env.MODYO_LAB_CORRUPT_OUTPUT;
+  for (const name of ["MODYO_LAB_CORRUPT_OUTPUT", "MODYO_RESULTS", "MODYO_OUTPUT_SCHEMA"]) {
+    if (process.env[name]) env[name] = process.env[name];
+  }
   const pairs = Object.entries(env).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
   return [...pairs, "--", binary, "serve", "--cassettes", cassettes];
 }

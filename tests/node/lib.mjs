@@ -85,10 +85,27 @@ export function startHttpServer(binary, cassettes, env) {
   });
 }
 
-/// `error` (isError), `control` (structuredContent.control) or `success`.
+/// The result form the server answers in (C22), from the environment it inherits
+/// (MODYO_RESULTS, MODYO_OUTPUT_SCHEMA), and whether its tools list an outputSchema.
+export const form = (process.env.MODYO_RESULTS || "both").trim().toLowerCase();
+const schemaSwitch = (process.env.MODYO_OUTPUT_SCHEMA || "").trim().toLowerCase();
+export const schemasListed = form !== "text" && !["off", "false", "0", "no"].includes(schemaSwitch);
+
+/// The envelope a result carries: structuredContent, or the JSON of its text (the text form).
+function envelopeOf(result) {
+  if (result.structuredContent != null) return result.structuredContent;
+  try {
+    return JSON.parse(result.content[0].text);
+  } catch {
+    return undefined;
+  }
+}
+
+/// `error` (isError), `control` (the envelope's control) or `success`.
 export function outcomeOf(result) {
   if (result.isError) return "error";
-  if (result.structuredContent && result.structuredContent.control) return "control";
+  const envelope = envelopeOf(result);
+  if (envelope && envelope.control) return "control";
   return "success";
 }
 
@@ -100,7 +117,8 @@ function errorCode(result) {
   }
 }
 
-/// What is wrong with `result` for `scenario`, given whether the tool declares an outputSchema.
+/// What is wrong with `result` for `scenario` in the server's result form (C22), given whether
+/// the tool declares an outputSchema.
 export function problems(scenario, result, hasOutputSchema) {
   const expect = scenario.expect || { outcome: "success" };
   const out = [];
@@ -109,20 +127,37 @@ export function problems(scenario, result, hasOutputSchema) {
   if (outcome === "error" && expect.code && errorCode(result) !== expect.code) {
     out.push(`error code ${errorCode(result)}, expected ${expect.code}`);
   }
-  if (outcome !== "error" && hasOutputSchema) {
-    if (result.structuredContent == null) {
-      out.push("no structuredContent although the tool declares an outputSchema");
-    } else {
-      let text;
-      try {
-        text = JSON.parse(result.content[0].text);
-      } catch {
-        text = undefined;
-      }
-      if (!isDeepStrictEqual(text, result.structuredContent)) {
-        out.push("content[0].text is not the structuredContent");
-      }
+  if (hasOutputSchema !== schemasListed) {
+    out.push(`outputSchema ${hasOutputSchema ? "listed" : "not listed"} in the ${form} form`);
+  }
+  const content = Array.isArray(result.content) ? result.content : [];
+  const text = content.length > 0 && content[0].type === "text" ? content[0].text : undefined;
+  if (outcome === "error") {
+    if (text === undefined || !text.startsWith('{"error":')) out.push("the error text does not start with the error");
+    if (result.structuredContent != null) out.push("an error carries structuredContent");
+    return out;
+  }
+  let parsed;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  if (form === "both") {
+    if (result.structuredContent == null) out.push("no structuredContent in the both form");
+    else if (!isDeepStrictEqual(parsed, result.structuredContent)) {
+      out.push("content[0].text is not the structuredContent");
     }
+  } else if (form === "structured") {
+    if (result.structuredContent == null) out.push("no structuredContent in the structured form");
+    if (content.length !== 0) out.push(`content has ${content.length} block(s) in the structured form`);
+  } else if (form === "text") {
+    if (result.structuredContent != null) out.push("structuredContent in the text form");
+    if (!parsed || typeof parsed.platform !== "object" || !("data" in parsed)) {
+      out.push("the text is not the envelope {platform, data, ...}");
+    }
+  } else {
+    out.push(`unknown result form ${form}`);
   }
   return out;
 }

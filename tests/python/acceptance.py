@@ -9,8 +9,9 @@ Usage: acceptance.py <modyo-lab binary> <cassettes dir> [stdio|http]
 Every scenario of every cassette (except those tagged `fault`) is called through
 `modyo-lab serve` (stdio: a child process per scenario group; http: `serve --http
 127.0.0.1:0` per group, over the streamable HTTP client), grouped by the scenario's `env`, and
-its outcome checked against the scenario's `expect`. `MODYO_ACCEPTANCE_TOOL`, when set, keeps
-only that tool's scenarios. Prints one line per scenario and a summary; exits non-zero on any
+its outcome checked against the scenario's `expect` and its shape against the result form the
+server inherits (`MODYO_RESULTS`, `MODYO_OUTPUT_SCHEMA`; C22). `MODYO_ACCEPTANCE_TOOL`, when
+set, keeps only that tool's scenarios. Prints one line per scenario and a summary; exits non-zero on any
 failure.
 """
 
@@ -44,6 +45,58 @@ def load_scenarios(root: pathlib.Path):
             key = json.dumps(env, sort_keys=True)
             groups.setdefault(key, []).append((name, scenario))
     return groups
+
+
+# The result form the server answers in (C22), from the environment it inherits, and whether
+# its tools list an outputSchema.
+FORM = (os.environ.get("MODYO_RESULTS") or "both").strip().lower()
+SCHEMAS_LISTED = FORM != "text" and (os.environ.get("MODYO_OUTPUT_SCHEMA") or "").strip().lower() not in ("off", "false", "0", "no")
+
+
+def envelope_of(result):
+    """structuredContent, or the JSON of the text (the text form)."""
+    if result.structured_content is not None:
+        return result.structured_content
+    try:
+        return json.loads(result.content[0].text)
+    except (ValueError, IndexError, AttributeError):
+        return None
+
+
+def form_problems(result, outcome: str, has_schema: bool) -> list[str]:
+    """What the result keeps other than the server's result form says."""
+    problems = []
+    if has_schema != SCHEMAS_LISTED:
+        problems.append(f"outputSchema {'listed' if has_schema else 'not listed'} in the {FORM} form")
+    text = result.content[0].text if result.content and getattr(result.content[0], "type", None) == "text" else None
+    if outcome == "error":
+        if text is None or not text.startswith('{"error":'):
+            problems.append("the error text does not start with the error")
+        if result.structured_content is not None:
+            problems.append("an error carries structuredContent")
+        return problems
+    try:
+        parsed = json.loads(text) if text is not None else None
+    except ValueError:
+        parsed = None
+    if FORM == "both":
+        if result.structured_content is None:
+            problems.append("no structuredContent in the both form")
+        elif parsed != result.structured_content:
+            problems.append("content[0].text is not the structuredContent")
+    elif FORM == "structured":
+        if result.structured_content is None:
+            problems.append("no structuredContent in the structured form")
+        if len(result.content) != 0:
+            problems.append(f"content has {len(result.content)} block(s) in the structured form")
+    elif FORM == "text":
+        if result.structured_content is not None:
+            problems.append("structuredContent in the text form")
+        if not isinstance(parsed, dict) or not isinstance(parsed.get("platform"), dict) or "data" not in parsed:
+            problems.append("the text is not the envelope {platform, data, ...}")
+    else:
+        problems.append(f"unknown result form {FORM}")
+    return problems
 
 
 def error_code(result) -> str | None:
@@ -121,17 +174,15 @@ async def run_group(binary: str, cassettes: str, env: dict, scenarios, transport
                 except Exception as exc:  # the strict client rejected the response
                     failures.append(f"{label}: client rejected the result: {exc}")
                     continue
-                outcome = "error" if result.is_error else ("control" if (result.structured_content or {}).get("control") else "success")
+                envelope = envelope_of(result)
+                controlled = isinstance(envelope, dict) and envelope.get("control")
+                outcome = "error" if result.is_error else ("control" if controlled else "success")
                 problems = []
                 if outcome != expect["outcome"]:
                     problems.append(f"outcome {outcome}, expected {expect['outcome']}")
                 if outcome == "error" and expect.get("code") and error_code(result) != expect["code"]:
                     problems.append(f"error code {error_code(result)}, expected {expect['code']}")
-                if outcome != "error" and schemas[tool] is not None:
-                    if result.structured_content is None:
-                        problems.append("no structuredContent although the tool declares an outputSchema")
-                    elif json.loads(result.content[0].text) != result.structured_content:
-                        problems.append("content[0].text is not the structuredContent")
+                problems += form_problems(result, outcome, schemas[tool] is not None)
                 if problems:
                     failures.append(f"{label}: " + "; ".join(problems))
                 else:

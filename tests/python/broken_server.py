@@ -72,8 +72,13 @@ TOOLS = [
     tool("lying", envelope({"type": "string"}), read_only=True, actions=["get", "delete"]),
     # C1: not the envelope.
     tool("bare", {"type": "object", "properties": {"result": {"type": "string"}}}),
-    # C11 (listed as echoed for C10): emits a key its schema does not declare.
-    tool("underdeclared", envelope(ECHO, resource=True)),
+    # C11: a root the server builds (strict) emits a key its schema does not declare.
+    tool("underdeclared", envelope({"type": "object", "properties": {"id": {"type": "integer"},
+                                                                      "name": {"type": "string"}},
+                                    "additionalProperties": False}, resource=True)),
+    # Not C11 (listed as echoed for C10): an echoed root declares the keys the server relies on,
+    # and the others travel under additionalProperties.
+    tool("echo-extra", envelope(ECHO, resource=True)),
     # C12 (listed as echoed for C10): data says another id and name than resource.
     tool("disagree", envelope(ECHO, resource=True)),
 ]
@@ -83,6 +88,8 @@ RESULTS = {
     "good-read": {"platform": PLAT, "data": [{"id": 1}], "state": {"returned": 1}},
     "underdeclared": {"platform": PLAT, "data": {"id": 1, "name": "A", "extra": True},
                       "resource": {"type": "thing", "id": 1, "name": "A"}},
+    "echo-extra": {"platform": PLAT, "data": {"id": 3, "name": "C", "created_at": "x", "extra": True},
+                   "resource": {"type": "thing", "id": 3, "name": "C"}},
     "disagree": {"platform": PLAT, "data": {"id": 2, "uuid": "u-1", "name": "B"},
                  "resource": {"type": "thing", "id": 1, "uuid": "u-1", "name": "A"}},
 }

@@ -2,8 +2,9 @@
 //!
 //! The third list, the echoed roots (C10, permanent design decisions: the `data` root *is* a
 //! foreign object, or a list of them, echoed from the Modyo API, so it is loose: upstream drift
-//! adds information and never breaks the tool, C8, while its known keys are still declared,
-//! C11), is not kept here: each tool declares it through the type of its `data`
+//! adds information and never breaks the tool, C8; it declares the keys the server relies on or
+//! guarantees and the rest travels under `additionalProperties`, so C11 does not apply to it),
+//! is not kept here: each tool declares it through the type of its `data`
 //! (`modyo_mcp::echoed_roots`), with the reason.
 //!
 //! The lists can only shrink. An entry that no longer describes a violation (the tool is gone, its

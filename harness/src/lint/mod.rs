@@ -12,8 +12,9 @@
 //!   roots (design; `ECHOED_ROOT_TOOLS` in the lint's output: for our server, what each tool's
 //!   `data` type declares, [`modyo_mcp::echoed_roots`]) or in [`lists::OPAQUE_ROOT_TOOLS`]
 //!   (debt);
-//! - **C11** every `data` key a result emits (each item's, for arrays) is declared, unless
-//!   listed in [`lists::KNOWN_UNDERDECLARED`];
+//! - **C11** every `data` key a result emits (each item's, for arrays) is declared, unless the
+//!   root is a listed echoed root (it declares the keys the server relies on; the rest travels
+//!   under `additionalProperties`) or the tool is listed in [`lists::KNOWN_UNDERDECLARED`];
 //! - **C12** where `data` is an object and `resource` is present, their `id`, `uuid` and `name`
 //!   agree;
 //! - **C13** no `message` property without a `code` sibling, at any depth (except `control`);
@@ -324,6 +325,13 @@ impl Lint {
         let mut underdeclared = BTreeSet::new();
         for v in raw {
             if v.rule == Rule::C11 {
+                // An echoed root declares only the keys the server relies on or guarantees;
+                // the others travel under `additionalProperties` (C8, C10).
+                let echoed = lists.echoed_root_tools.contains_key(&v.tool)
+                    && matches!(roots.get(&v.tool), Some((Root::Loose, _)));
+                if echoed {
+                    continue;
+                }
                 underdeclared.insert(v.tool.clone());
                 if let Some(reason) = lists.known_underdeclared.get(&v.tool) {
                     exempted.insert(exempt("KNOWN_UNDERDECLARED", &v.tool, Rule::C11, reason));

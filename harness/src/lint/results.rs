@@ -1,4 +1,5 @@
-//! The rules the lint reads off tool results: C11 (every emitted `data` key is declared) and
+//! The rules the lint reads off tool results: C11 (every emitted `data` key is declared; the
+//! lint waives it for a listed echoed root, `Lint::finish`) and
 //! C12 (an echoed object never disagrees with `resource` on `id`, `uuid` or `name`).
 //!
 //! Only results that carry `structuredContent` and ran (no `isError`, no `control`) are read:

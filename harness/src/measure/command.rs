@@ -123,6 +123,7 @@ pub async fn command(args: MeasureArgs) -> Result<(), MeasureError> {
         scenario: args.scenario.clone(),
         strict_binary: args.server.is_none(),
         after_only: args.check || args.write_budget,
+        contract: true,
     };
     let started = Instant::now();
     let mut measurement = run(&options, &mut |line: &str| eprintln!("measure: {line}")).await?;

@@ -63,6 +63,11 @@ pub struct Options {
     pub strict_binary: bool,
     /// Measure the migrated side only (what a budget check needs): no "before", no projection.
     pub after_only: bool,
+    /// Hold every answer to this lab's contract checks ([`check::problems`]) as well as to
+    /// its scenario's expected outcome. `modyo-lab diff` turns it off for the base build: an
+    /// older revision answered under the contract of its day (the C16 error order changed
+    /// once), and the verdict prices what it answered; the head is still held to the checks.
+    pub contract: bool,
 }
 
 /// Why a run could not complete.
@@ -520,7 +525,14 @@ impl Lab<'_> {
                 skipped: "JSON-RPC error".into(),
             });
         };
-        let (problems, measured) = judge(tool, result, scenario, mode, probed.http_requests)?;
+        let (problems, measured) = judge(
+            tool,
+            result,
+            scenario,
+            mode,
+            probed.http_requests,
+            self.options.contract,
+        )?;
         self.failures
             .extend(problems.into_iter().map(|p| format!("{label}: {p}")));
         Ok(Side::Measured(Box::new(measured)))
@@ -564,13 +576,18 @@ fn judge(
     scenario: &Scenario,
     mode: Mode,
     http_requests: usize,
+    contract: bool,
 ) -> Result<(Vec<String>, Measured), MeasureError> {
     let shape = |what: &str, e: serde_json::Error| MeasureError::Shape(format!("{what}: {e}"));
     let typed_tool: rmcp::model::Tool =
         serde_json::from_value(tool.clone()).map_err(|e| shape("tools/list entry", e))?;
     let typed: rmcp::model::CallToolResult =
         serde_json::from_value(result.clone()).map_err(|e| shape("tools/call result", e))?;
-    let mut problems = check::problems(&typed_tool, &typed);
+    let mut problems = if contract {
+        check::problems(&typed_tool, &typed)
+    } else {
+        Vec::new()
+    };
     let kind = check::kind(&typed);
     let expected = scenario.expect.outcome;
     let want = match expected {

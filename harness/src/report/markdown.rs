@@ -98,7 +98,7 @@ Tables without a counter in their header use `chars/2.902`."
     } else {
         let _ = writeln!(
             out,
-            "- **Counters**: the tables and charts read `{}` (a real BPE tokenizer, tiktoken); `chars/2.902` (Unicode characters / 2.902) was calibrated on the Modyo server's JSON \
+            "- **Counters**: the tables and charts read `{}` (a real BPE tokenizer, tiktoken); `chars/2.902` (Unicode characters / 2.902) was calibrated on another server's JSON \
 with one model's tokenizer and is given for comparison only; every figure in the JSON carries all three. Tables without a counter in their header use `{}`.",
             k.name(),
             k.name()
@@ -412,14 +412,11 @@ over that session's calls."
     let _ = writeln!(out, "\nWhat each profile rests on:\n");
     for p in &r.profiles {
         let basis = match &p.evidence {
-            Evidence::Assumed { modelled_on } if ours(r) => format!("assumed; {modelled_on}"),
-            // Another server's report points at no file of ours.
-            Evidence::Assumed { modelled_on } => format!(
-                "assumed; {}",
-                modelled_on
-                    .replace(" (clients.md)", "")
-                    .replace(", measured in clients.md", "")
-            ),
+            // Our reports point at the measurements; another server's points at no file of ours.
+            Evidence::Assumed { modelled_on } if ours(r) && modelled_on.contains("measured") => {
+                format!("assumed; {modelled_on} ([clients.md](clients.md))")
+            }
+            Evidence::Assumed { modelled_on } => format!("assumed; {modelled_on}"),
             other => other.label(),
         };
         let _ = writeln!(out, "- `{}`: {basis}.", p.profile);

@@ -8,9 +8,11 @@
 
 pub(crate) mod chart;
 pub(crate) mod markdown;
+mod review;
 pub(crate) mod table;
 
 pub use chart::{problems as chart_problems, text_width as chart_text_width};
+pub use review::review;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,8 +1,10 @@
-//! C16: tool errors. `isError: true`, no `structuredContent`, and a compact JSON text with
-//! `platform` and `error {code, message, status?, retryable?, retry_after_s?}`.
+//! C16: tool errors. `isError: true`, no `structuredContent`, and a compact JSON text
+//! `{error: {code, message, retryable?, retry_after_s?, ...}, platform}`.
 //!
 //! Codes are stable identifiers a consumer branches on; the message is for humans and says
-//! what to do next. Protocol problems (unknown tool, bad arguments) are not tool errors: they
+//! what to do next. The payload says nothing twice: the upstream status is in the message
+//! (and the code), `retryable` appears only when retrying may help, and a detail is added only
+//! when the message does not already say it (`candidates` keep only what tells them apart). Protocol problems (unknown tool, bad arguments) are not tool errors: they
 //! stay JSON-RPC errors (`-32602`, raised by the registry in `server.rs`).
 
 use std::fmt;
@@ -119,10 +121,40 @@ impl ToolError {
         self
     }
 
-    /// An extra key in the `error` object (`available`, `candidates`, `fields`, ...).
+    /// An extra key in the `error` object, for what the message does not say (`assignees`,
+    /// `mismatches`, ...).
     pub fn detail(mut self, key: &str, value: impl Into<Value>) -> ToolError {
         self.0.details.insert(key.to_owned(), value.into());
         self
+    }
+
+    /// The `candidates` of an `ambiguous` lookup: each one's `id`, and of its other keys only
+    /// those whose values differ between the candidates (a key they all share, such as the
+    /// name they were matched by, tells none of them apart and is already in the message).
+    pub fn candidates(self, candidates: Vec<Value>) -> ToolError {
+        let shared: Vec<String> = match candidates.first().and_then(Value::as_object) {
+            Some(first) if candidates.len() > 1 => first
+                .iter()
+                .filter(|(key, value)| {
+                    key.as_str() != "id"
+                        && candidates
+                            .iter()
+                            .all(|c| c.get(key.as_str()) == Some(*value))
+                })
+                .map(|(key, _)| key.clone())
+                .collect(),
+            _ => Vec::new(),
+        };
+        let candidates = candidates
+            .into_iter()
+            .map(|mut candidate| {
+                if let Value::Object(keys) = &mut candidate {
+                    keys.retain(|key, _| !shared.contains(key));
+                }
+                candidate
+            })
+            .collect();
+        self.detail("candidates", Value::Array(candidates))
     }
 
     /// Prefixes the message with what the tool was doing ("space 'blog': ...").
@@ -162,16 +194,26 @@ impl ToolError {
         self.0.retry_after_s
     }
 
-    /// The `error` object of the C16 payload.
+    /// Whether the message names the upstream status as the server words it (`answered 404`,
+    /// `was rejected (409)`, `rate limited (429)`).
+    fn names_status(&self, status: u16) -> bool {
+        let message = &self.0.message;
+        message.contains(&format!("answered {status}")) || message.contains(&format!("({status})"))
+    }
+
+    /// The `error` object of the C16 payload: the code, the message, the upstream `status`
+    /// unless the message names it (a message rewritten to say what to call next, `entry 9
+    /// not found; ...`, keeps it), `retryable: true` when retrying may help (absent
+    /// otherwise), `retry_after_s` when the API said, then the details.
     pub(crate) fn to_value(&self) -> Value {
         let mut error = Map::new();
         error.insert("code".into(), Value::from(self.0.code.as_str()));
         error.insert("message".into(), Value::from(self.0.message.clone()));
-        if let Some(status) = self.0.status {
+        if let Some(status) = self.0.status.filter(|s| !self.names_status(*s)) {
             error.insert("status".into(), Value::from(status));
         }
-        if let Some(retryable) = self.0.retryable {
-            error.insert("retryable".into(), Value::from(retryable));
+        if self.0.retryable == Some(true) {
+            error.insert("retryable".into(), Value::from(true));
         }
         if let Some(seconds) = self.0.retry_after_s {
             error.insert("retry_after_s".into(), Value::from(seconds));
@@ -198,13 +240,67 @@ mod tests {
 
     #[test]
     fn error_object_has_code_first_and_only_known_keys() {
-        let e = ToolError::new(ErrorCode::RateLimited, "slow down")
+        let e = ToolError::new(ErrorCode::RateLimited, "GET /x was rate limited (429)")
             .with_status(429)
             .retryable(true)
             .retry_after(7);
         assert_eq!(
             e.to_value().to_string(),
-            r#"{"code":"rate_limited","message":"slow down","status":429,"retryable":true,"retry_after_s":7}"#
+            r#"{"code":"rate_limited","message":"GET /x was rate limited (429)","retryable":true,"retry_after_s":7}"#
+        );
+        assert_eq!(e.status(), Some(429), "kept for the server's own decisions");
+    }
+
+    #[test]
+    fn retryable_appears_only_when_retrying_may_help() {
+        let e = ToolError::not_found("GET /x answered 404").with_status(404);
+        for e in [e.clone(), e.retryable(false)] {
+            assert_eq!(
+                e.to_value(),
+                json!({"code": "not_found", "message": "GET /x answered 404"})
+            );
+        }
+    }
+
+    #[test]
+    fn the_status_appears_only_when_the_message_does_not_name_it() {
+        let named = ToolError::new(ErrorCode::Rejected, "POST /x was rejected (409): taken")
+            .with_status(409);
+        assert_eq!(named.to_value().get("status"), None);
+        let rewritten =
+            ToolError::not_found("entry 9 not found; call content-entries-list").with_status(404);
+        assert_eq!(rewritten.to_value()["status"], 404);
+    }
+
+    #[test]
+    fn candidates_keep_their_id_and_what_tells_them_apart() {
+        let e = ToolError::new(
+            ErrorCode::Ambiguous,
+            "site 'Landing' matches 2 sites by name",
+        )
+        .candidates(vec![
+            json!({"id": 15, "name": "Landing", "host": "a"}),
+            json!({"id": 16, "name": "Landing", "host": "b"}),
+        ]);
+        assert_eq!(
+            e.to_value()["candidates"],
+            json!([{"id": 15, "host": "a"}, {"id": 16, "host": "b"}])
+        );
+        let e = ToolError::new(ErrorCode::Ambiguous, "group 'REVISORES' matches 2 groups")
+            .candidates(vec![
+                json!({"id": 7, "name": "Revisores"}),
+                json!({"id": 8, "name": "revisores"}),
+                json!({"id": 9}),
+            ]);
+        assert_eq!(
+            e.to_value()["candidates"],
+            json!([{"id": 7, "name": "Revisores"}, {"id": 8, "name": "revisores"}, {"id": 9}]),
+            "a key one candidate lacks tells it apart"
+        );
+        let one = ToolError::not_found("x").candidates(vec![json!({"id": 1, "name": "a"})]);
+        assert_eq!(
+            one.to_value()["candidates"],
+            json!([{"id": 1, "name": "a"}])
         );
     }
 

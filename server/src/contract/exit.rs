@@ -102,16 +102,19 @@ fn classify(violations: Vec<(String, String)>) -> Invalid {
     }
 }
 
-/// The C16 error payload: `{platform, error}`.
+/// The C16 error payload: `{error, platform}`, `error` first, so the text reads as an error
+/// from its first bytes (some clients forward an error result like a success, without its
+/// `isError` flag).
 pub fn error_payload(platform: &Platform, error: &ToolError) -> Value {
     let mut payload = Map::new();
-    payload.insert("platform".into(), platform.to_value());
     payload.insert("error".into(), error.to_value());
+    payload.insert("platform".into(), platform.to_value());
     Value::Object(payload)
 }
 
-/// Renders a tool error: compact JSON text with `platform`, `isError: true`, no
-/// `structuredContent` (C16); or the old `Error:` text in legacy mode.
+/// Renders a tool error: compact JSON text `{error, platform}`, `isError: true`, no
+/// `structuredContent` (C16), in every result form (C22); or the old `Error:` text in legacy
+/// mode.
 pub fn fail(platform: &Platform, mode: Mode, error: &ToolError) -> CallToolResult {
     match mode {
         Mode::Legacy => legacy::error(error),
@@ -255,14 +258,14 @@ mod tests {
     }
 
     #[test]
-    fn errors_carry_platform_and_no_structured_content() {
+    fn errors_read_as_errors_first_and_carry_platform_once() {
         let e = ToolError::new(ErrorCode::NotFound, "entry 9 not found").with_status(404);
         let result = fail(&platform(), Mode::Migrated, &e);
         assert_eq!(result.is_error, Some(true));
         assert!(result.structured_content.is_none());
         assert_eq!(
             result.content[0].as_text().unwrap().text,
-            r#"{"platform":{"name":"acme","host":"acme.modyo.cloud"},"error":{"code":"not_found","message":"entry 9 not found","status":404}}"#
+            r#"{"error":{"code":"not_found","message":"entry 9 not found","status":404},"platform":{"name":"acme","host":"acme.modyo.cloud"}}"#
         );
     }
 }

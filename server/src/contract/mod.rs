@@ -5,13 +5,15 @@
 //! - C2: [`platform`]; C4: [`resource`]; C5, C6: [`state`] (`complete` in one helper, and
 //!   the verdict of a page walk);
 //! - C8-C10: [`schema`] (every `outputSchema`), [`validate`] (self-validation);
-//! - C16: [`errors`]; C17: [`exit`]; C18: [`control`]; C19: [`class`]; C21: [`legacy`].
+//! - C16: [`errors`]; C17: [`exit`]; C18: [`control`]; C19: [`class`]; C21: [`legacy`];
+//!   C22: [`form`] (the result form the operator chose).
 
 pub mod class;
 pub mod control;
 pub mod envelope;
 pub mod errors;
 pub mod exit;
+pub mod form;
 pub mod legacy;
 pub mod platform;
 pub mod resource;
@@ -24,6 +26,7 @@ pub use control::Control;
 pub use envelope::{Mode, Outcome, Reply};
 pub use errors::{ErrorCode, ToolError};
 pub use exit::Invalid;
+pub use form::ResultForm;
 pub use legacy::Legacy;
 pub use platform::Platform;
 pub use resource::Resource;

@@ -179,7 +179,8 @@ pub fn output_schema(class: ToolClass, slots: Slots, data: Value) -> Map<String,
     if slots.control {
         properties.insert("control".into(), control());
     }
-    let shared = share_listed_items(properties.get_mut("data"));
+    let mut shared = share_listed_items(properties.get_mut("data"));
+    shared.extend(share_sibling_lists(properties.get_mut("data")));
     let mut schema = Map::new();
     schema.insert("type".into(), json!("object"));
     schema.insert("properties".into(), Value::Object(properties));
@@ -229,6 +230,48 @@ fn share_listed_items(data: Option<&mut Value>) -> Map<String, Value> {
     }
     data.insert("$ref".into(), reference);
     defs.insert(list, json!({"properties": keys}));
+    defs
+}
+
+/// Two lists of `data` whose items are the same object (`channels-publish`: what was released
+/// and what is still pending are the same kind of row), so the same keys were declared twice.
+/// The item is written once, under `$defs/<first list>`, and every list with that item
+/// references it (`items: {"$ref": ...}`): the same values validate, strict items stay strict,
+/// nothing is looser and no union is introduced (C9). Only items of
+/// [`SHARED_MIN_KEYS`] keys or more: a reference costs about as much as a small item.
+/// Returns the `$defs` to publish.
+fn share_sibling_lists(data: Option<&mut Value>) -> Map<String, Value> {
+    let mut defs = Map::new();
+    let Some(Value::Object(own)) = data.and_then(|d| d.get_mut("properties")) else {
+        return defs;
+    };
+    let item_of = |list: &Value| -> Option<Value> {
+        let item = list.get("items")?;
+        let keys = item.get("properties")?.as_object()?.len();
+        (item.get("type") == Some(&json!("object")) && keys >= SHARED_MIN_KEYS)
+            .then(|| item.clone())
+    };
+    let lists: Vec<(String, Value)> = own
+        .iter()
+        .filter_map(|(key, list)| Some((key.clone(), item_of(list)?)))
+        .collect();
+    for (first, item) in &lists {
+        let same: Vec<&String> = lists
+            .iter()
+            .filter(|(_, other)| other == item)
+            .map(|(key, _)| key)
+            .collect();
+        if same.len() < 2 || same[0] != first {
+            continue;
+        }
+        let reference = json!({"$ref": format!("#/$defs/{first}")});
+        for key in same {
+            if let Some(list) = own.get_mut(key.as_str()) {
+                list["items"] = reference.clone();
+            }
+        }
+        defs.insert(first.clone(), item.clone());
+    }
     defs
 }
 
@@ -457,6 +500,62 @@ mod tests {
         let schema = output_schema(ToolClass::Read, Slots::default(), data.clone());
         assert_eq!(schema["properties"]["data"], data);
         assert!(!schema.contains_key("$defs"));
+    }
+
+    #[test]
+    fn sibling_lists_of_the_same_item_declare_it_once() {
+        let row = strict(
+            &[
+                ("type", string()),
+                ("id", id()),
+                ("name", nullable(string())),
+            ],
+            &["type", "id", "name"],
+        );
+        let data = strict(
+            &[
+                ("released", array(row.clone())),
+                ("still_pending", array(row.clone())),
+                ("other", array(echo(&[("id", "integer")]))),
+            ],
+            &["released", "still_pending"],
+        );
+        let inline = serde_json::to_string(&data).unwrap().len();
+        let schema = Value::Object(output_schema(ToolClass::Mutation, Slots::default(), data));
+        let lists = &schema["properties"]["data"]["properties"];
+        assert_eq!(
+            lists["released"]["items"],
+            json!({"$ref": "#/$defs/released"})
+        );
+        assert_eq!(
+            lists["still_pending"]["items"],
+            json!({"$ref": "#/$defs/released"})
+        );
+        assert_eq!(
+            lists["other"]["items"]["properties"]["id"]["type"],
+            json!(["integer", "null"])
+        );
+        assert_eq!(schema["$defs"]["released"], row);
+        let shared = serde_json::to_string(&schema["properties"]["data"])
+            .unwrap()
+            .len()
+            + serde_json::to_string(&schema["$defs"]).unwrap().len();
+        assert!(shared < inline, "{shared} >= {inline}");
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        let answer = |data: Value| json!({"platform": {"name": "a", "host": "h"}, "data": data});
+        let good = json!({"type": "page", "id": 1, "name": null});
+        assert!(validator.is_valid(&answer(json!({"released": [good], "still_pending": []}))));
+        for bad in [
+            json!({"type": "page", "id": 1}),
+            json!({"type": "page", "id": 1, "name": null, "extra": 1}),
+            json!({"type": "page", "id": [1], "name": "x"}),
+        ] {
+            for list in ["released", "still_pending"] {
+                let mut data = json!({"released": [], "still_pending": []});
+                data[list] = json!([bad.clone()]);
+                assert!(!validator.is_valid(&answer(data)), "{list}: {bad}");
+            }
+        }
     }
 
     #[test]

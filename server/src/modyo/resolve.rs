@@ -69,9 +69,9 @@ pub fn echoed(input: &str) -> std::borrow::Cow<'_, str> {
 pub const ECHOED_NAMES: usize = 20;
 
 /// Names the caller gave, as a message quotes them: at most [`ECHOED_NAMES`], each
-/// [`echoed`], then how many more there were; and the same few as a JSON array for the
-/// error's details. (400,000 unknown field names once made an 8.2 MB answer.)
-pub fn echoed_names<S: AsRef<str>>(names: &[S]) -> (String, Value) {
+/// [`echoed`], then how many more there were. (400,000 unknown field names once made an
+/// 8.2 MB answer.)
+pub fn echoed_names<S: AsRef<str>>(names: &[S]) -> String {
     let shown: Vec<String> = names
         .iter()
         .take(ECHOED_NAMES)
@@ -81,7 +81,7 @@ pub fn echoed_names<S: AsRef<str>>(names: &[S]) -> (String, Value) {
     if names.len() > shown.len() {
         text.push_str(&format!(" and {} more", names.len() - shown.len()));
     }
-    (text, Value::from(shown))
+    text
 }
 
 /// Picks the one candidate the first matching stage finds.
@@ -111,7 +111,7 @@ pub fn pick<'v>(
                         stage.label
                     ),
                 )
-                .detail("candidates", Value::Array(list)));
+                .candidates(list));
             }
         }
     }
@@ -119,8 +119,7 @@ pub fn pick<'v>(
     Err(ToolError::not_found(format!(
         "no {what} matches '{input}' (tried: {})",
         tried.join(", ")
-    ))
-    .detail("tried", json!(tried)))
+    )))
 }
 
 /// `entry` -> `entries`, `space` -> `spaces` (the nouns lookups name).

@@ -95,6 +95,9 @@ pub(crate) struct ToolDef {
     pub(crate) params: Vec<&'static str>,
     /// Parameters the migrated tool added; the legacy input schema does not have them (C21).
     pub(crate) new_params: &'static [&'static str],
+    /// Keys of the echoed object the engine relies on that its type does not declare: must be
+    /// empty (an echoed object declares the keys the server relies on; the rest stays loose).
+    pub(crate) undeclared: Vec<&'static str>,
     pub(crate) handler: Handler,
 }
 
@@ -228,6 +231,7 @@ impl ToolBuilder {
             input_schema: schema::input_schema::<A>(),
             params: Vec::new(),
             new_params: self.new_params,
+            undeclared: Vec::new(),
             handler,
         }
     }

@@ -15,8 +15,7 @@ const ACCOUNT_TEMPLATES: &str = "/api/admin/account_templates";
 echoed! {
     /// An account template as the API returns it.
     AccountTemplate = "account template" {
-        id: i64, uuid: String, name: String, r#type: String, subject: String, content: String,
-        customized: bool, created_at: String, updated_at: String
+        id: i64, uuid: String, name: String
     }
 }
 

@@ -16,10 +16,10 @@ use crate::tools::engine::{
 use crate::tools::{CallError, ToolDef};
 
 echoed! {
-    /// A lock as the API returns it.
+    /// A lock as the API returns it (it has no `name`: the key is declared because a
+    /// non-numeric identifier is matched against it).
     Lock = "lock" {
-        id: i64, uuid: String, lockable_type: String, lockable_id: i64, lockable_name: String,
-        user: Object, site_id: i64, created_at: String, expires_at: String
+        id: i64, uuid: String, name: String
     }
 }
 

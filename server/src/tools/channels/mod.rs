@@ -9,7 +9,7 @@
 //! only adds keys. Channels objects say whether they are published, and writes report it
 //! (`state.published`, read back).
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::contract::{ErrorCode, Resource, ToolError};
 use crate::modyo::list::walk;
@@ -67,10 +67,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
 echoed! {
     /// A site as the API returns it.
     SiteObject = "site" {
-        id: i64, uuid: String, name: String, host: String, description: String,
-        tagline: String, language: String, time_zone: String, url: String,
-        realm_slug: String, meta_tags: Value, status: String, theme_id: i64, stages: List,
-        created_at: String, updated_at: String, published_at: String
+        id: i64, uuid: String, name: String, host: String, status: String, stages: List
     }
 }
 
@@ -223,8 +220,7 @@ pub(crate) async fn resolve_site(
             Err(ToolError::not_found(format!(
                 "no site matches '{input}' (tried: {}); hosts compare with case. Call channels-sites-manage (action list) to see the sites",
                 tried.join(", ")
-            ))
-            .detail("tried", json!(tried)))
+            )))
         }
         Err(e) => Err(e),
     }

@@ -253,8 +253,7 @@ pub(crate) struct PublishArgs {
 echoed! {
     /// A release as the API answers a publish.
     Release = "release" {
-        id: i64, uuid: String, version: Value, status: String, items_count: i64, site_id: i64,
-        created_at: String, published_at: String
+        id: i64, uuid: String
     }
 }
 

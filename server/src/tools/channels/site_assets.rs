@@ -28,9 +28,7 @@ pub(crate) const MAX_UPLOAD_BYTES: u64 = 20 * 1024 * 1024;
 echoed! {
     /// A site asset as the API returns it.
     SiteAsset = "site asset" {
-        id: i64, uuid: String, name: String, description: String, file_name: String,
-        content_type: String, size: i64, url: String, site_id: i64, created_at: String,
-        updated_at: String
+        id: i64, uuid: String, name: String, size: i64
     }
 }
 

@@ -18,8 +18,7 @@ const ACCOUNT_VARIABLES: &str = "/api/admin/variables";
 echoed! {
     /// A variable as the API returns it.
     Variable = "variable" {
-        id: i64, uuid: String, name: String, value: String, values: Object,
-        description: String, site_id: i64, created_at: String, updated_at: String
+        id: i64, uuid: String, name: String
     }
 }
 

@@ -52,10 +52,7 @@ const MAX_FILE_BYTES: u64 = 10 * 1024 * 1024;
 echoed! {
     /// An asset as the API returns it (the documented keys).
     AssetObject = "asset" {
-        id: i64, uuid: String, name: String, title: String, alt_text: String,
-        description: String, data_content_type: String, data_file_size: i64, r#type: String,
-        tags: List, url: String, thumb: String, user: Object, account_id: i64,
-        created_at: String, updated_at: String
+        id: i64, uuid: String, name: String
     }
 }
 

@@ -28,9 +28,7 @@ pub(crate) use manage::manage_tool;
 echoed! {
     /// A category as the API returns it.
     CategoryObject = "category" {
-        id: i64, uuid: String, name: String, slug: String, parent_id: i64, full_path: String,
-        position: i64, space_id: i64, entries_count: i64, children_count: i64, children: List,
-        created_at: String, updated_at: String
+        id: i64, uuid: String, name: String, slug: String, parent_id: i64, full_path: String
     }
 }
 

@@ -227,24 +227,15 @@ const ROW_KEYS: [&str; 7] = [
 /// no slug: `slug` is null for them).
 fn minimal(entry: &Value) -> Value {
     let get = |k: &str| entry.get(k).cloned().unwrap_or(Value::Null);
-    let published = match entry.get("published") {
-        Some(Value::Bool(b)) => Value::Bool(*b),
-        _ => match entry.get("status").and_then(Value::as_str) {
-            Some(status) => Value::Bool(status == "published"),
-            None => Value::Null,
-        },
-    };
+    let published = reply::published_of(entry).map_or(Value::Null, Value::Bool);
     json!({"id": get("id"), "uuid": get("uuid"), "name": get("name"), "slug": get("slug"), "published": published})
 }
 
 echoed! {
     /// The keys of an entry as the API returns it.
     EntryKeys = "entry" {
-        id: i64, uuid: String, name: String, slug: String, content_type_id: i64,
-        content_type_uid: String, content_type_name: String, category_id: i64,
-        category_name: String, tags: List, locale: String, available_locales: List,
-        status: String, published: bool, published_at: String, unpublished_at: String,
-        created_at: String, updated_at: String, author: Object, space_id: i64, version: i64
+        id: i64, uuid: String, name: String, slug: String, content_type_id: i64, locale: String,
+        status: String, published: bool
     }
 }
 
@@ -526,5 +517,7 @@ mod tests {
             json!({"id": 1, "uuid": "u", "name": "n", "slug": "s", "published": false})
         );
         assert_eq!(minimal(&json!("x"))["published"], Value::Null);
+        // An empty status says nothing, here as in every other reply (`reply::published_of`).
+        assert_eq!(minimal(&json!({"status": ""}))["published"], Value::Null);
     }
 }

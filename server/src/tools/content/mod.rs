@@ -177,12 +177,7 @@ pub(crate) async fn resolve_space(
 echoed! {
     /// A content space as the API returns it.
     SpaceObject = "space" {
-        id: i64, uuid: String, uid: String, name: String, default_locale: String, locales: List,
-        team_review: bool, created_at: String, updated_at: String, content_types_count: i64,
-        entries_count: i64, cors_enabled: bool, cors_allow_all: bool, cors_allowed_origins: Value,
-        approvals_quantity: i64, locked_review: bool, enforced_review: bool,
-        enforce_all_review: bool, enforced_reviewers_attributes: List, cache_max_age: i64,
-        cache_enabled: bool
+        id: i64, uuid: String, uid: String, name: String
     }
 }
 

@@ -39,9 +39,7 @@ echoed! {
     /// `cardinality` are answered by the API the cassettes record, though the documented type
     /// lacks them).
     TypeObject = "content type" {
-        id: i64, uuid: String, uid: String, name: String, single: bool, description: String,
-        cardinality: String, space_id: i64, entries_count: i64, created_at: String,
-        updated_at: String, fields: List
+        id: i64, uuid: String, uid: String, name: String, single: bool, fields: List
     }
 }
 
@@ -283,7 +281,6 @@ fn find_field<'t>(content_type: &'t Value, wanted: &str) -> Result<&'t Value, To
                     names.join(", ")
                 ),
             )
-            .detail("available", json!(names))
         })
 }
 
@@ -492,7 +489,11 @@ mod tests {
         assert_eq!(find_field(&t, "7").unwrap()["name"], "title");
         let err = find_field(&t, "body").unwrap_err();
         assert_eq!(err.code(), ErrorCode::NotFound);
-        assert_eq!(err.to_value()["available"], json!(["title"]));
+        assert!(
+            err.message().ends_with("Its fields: title"),
+            "{}",
+            err.message()
+        );
         assert_eq!(
             copied_field(&t["fields"][0]),
             json!({"name": "title", "type": "text"})

@@ -25,11 +25,10 @@ use crate::tools::{CallError, ToolDef};
 const TEAM_MEMBERS: &str = "/api/admin/team_members";
 
 echoed! {
-    /// A team member as the API returns it.
+    /// A team member as the API returns it (it has no `name`: the key is declared because a
+    /// non-numeric identifier is matched against it).
     TeamMember = "team member" {
-        id: i64, role_id: i64, role: Object, admin_user_id: i64, admin_user: Object,
-        group_id: i64, group: Object, site_id: i64, space_id: i64, realm_id: i64,
-        created_at: String, updated_at: String
+        id: i64, name: String, role_id: i64, role: Object
     }
 }
 
@@ -171,10 +170,12 @@ async fn role_for(client: &ModyoClient, input: &str, target: Target) -> Result<u
         let key = role.get("key").and_then(Value::as_str).unwrap_or(input);
         return Err(ToolError::invalid_parameters(format!(
             "role '{key}' has context '{context}' but the target is a {} ({} {}); pick a role of context '{}' (core-roles-manage list with context={})",
-            target.context, target.key(), target.id, target.context, target.context
-        ))
-        .detail("role_context", context)
-        .detail("target_context", target.context));
+            target.context,
+            target.key(),
+            target.id,
+            target.context,
+            target.context
+        )));
     }
     Ok(found.id)
 }

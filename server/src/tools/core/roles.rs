@@ -25,9 +25,7 @@ const ROLES: &str = "/api/admin/roles";
 echoed! {
     /// A role as the API returns it.
     Role = "role" {
-        id: i64, key: String, name: String, description: String, context: String,
-        scope: String, read_only: bool, restorable: bool, users_count: i64, permissions: List,
-        created_at: String, updated_at: String
+        id: i64, key: String, name: String, context: String, restorable: bool
     }
 }
 

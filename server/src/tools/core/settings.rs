@@ -20,9 +20,7 @@ const ACCOUNT: &str = "/api/admin/account";
 echoed! {
     /// The account as the API returns it (keys are what the docs let us guess).
     Account = "account" {
-        id: i64, uuid: String, name: String, host: String, url: String, lang: String,
-        time_zone: String, logo_url: String, sites_count: i64, spaces_count: i64,
-        realms_count: i64, created_at: String, updated_at: String
+        id: i64, uuid: String, name: String
     }
 }
 

@@ -24,8 +24,7 @@ use crate::tools::{Call, ToolDef, tool};
 echoed! {
     /// A data set as the API returns it.
     DataSet = "data set" {
-        id: i64, uuid: String, name: String, description: String, use_external_ids: bool,
-        alternatives: List, alternatives_count: i64, created_at: String, updated_at: String
+        id: i64, uuid: String, name: String, alternatives: List
     }
 }
 

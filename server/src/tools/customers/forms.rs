@@ -32,9 +32,7 @@ enabled, disabled and deleted): create it in the Modyo admin (Customers > Forms)
 echoed! {
     /// A form as the API returns it.
     Form = "form" {
-        id: i64, uuid: String, name: String, slug: String, description: String, enabled: bool,
-        site_id: i64, url: String, question: List, responses_count: i64, created_at: String,
-        updated_at: String
+        id: i64, uuid: String, name: String, site_id: i64
     }
 }
 

@@ -71,7 +71,7 @@ pub(crate) const REALMS: &str = "/api/admin/customers/realms";
 echoed! {
     /// A realm as the API returns it.
     RealmObject = "realm" {
-        id: i64, name: String, slug: String, user_count: i64, created_at: String
+        id: i64, name: String, slug: String
     }
 }
 

@@ -21,8 +21,7 @@ use crate::tools::engine::{Action, Member, Rules, echoed, manage};
 echoed! {
     /// A segment (a Modyo target) as the API returns it.
     Segment = "segment" {
-        id: i64, uuid: String, name: String, description: String, filters: List,
-        filters_summary: String, matches_count: i64, created_at: String, updated_at: String
+        id: i64, uuid: String, name: String
     }
 }
 

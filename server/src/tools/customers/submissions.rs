@@ -27,11 +27,7 @@ use crate::tools::{Call, CallError, ToolDef, tool};
 echoed! {
     /// A submission as the API returns it (keys from the customers API docs).
     Submission = "form submission" {
-        id: i64, uuid: String, status: String, progress: String, due: String,
-        due_deadline_at: String, due_label: String, due_status_label: String,
-        due_extension_days: i64, started_at: String, origination_name: String,
-        origination_uuid: String, cancellation_reason: String, user: Object, assignee: Object,
-        tasks: List, created_at: String, updated_at: String
+        id: i64, uuid: String
     }
 }
 

@@ -28,10 +28,7 @@ use crate::tools::{Call, ToolDef, tool};
 echoed! {
     /// An end user as the API returns it.
     RealmUser = "realm user" {
-        id: i64, uuid: String, external_id: String, name: String, full_name: String,
-        first_name: String, last_name: String, second_last_name: String, email: String,
-        username: String, active: bool, avatar: Object, custom_fields: List, tags: List,
-        login_count: i64, last_login_at: String, created_at: String, updated_at: String
+        id: i64, uuid: String, name: String, email: String
     }
 }
 

@@ -190,6 +190,20 @@ impl Rules {
         self.hint = hint;
         self
     }
+
+    /// The keys of a member the engine relies on: `id`, the keys a name is matched against,
+    /// and those it echoes as `resource.slug`, `.path` and `.uuid` (C4). The member's echoed
+    /// type must declare each (`server.rs` refuses a tool whose type does not).
+    pub(crate) fn keys_read(self) -> Vec<&'static str> {
+        let mut keys = vec!["id"];
+        let steps = self.names.steps.iter().map(|(_, key, _)| *key);
+        for key in steps.chain(self.slug).chain(self.path).chain(self.uuid) {
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
+        keys
+    }
 }
 
 /// A kind of Modyo object kept in collections: echoed, listed under a root key, resolved by
@@ -521,7 +535,7 @@ pub(crate) fn with_candidates(error: ToolError, items: &[Value], keys: &[&str]) 
             Value::Object(candidate)
         })
         .collect();
-    error.detail("candidates", Value::Array(candidates))
+    error.candidates(candidates)
 }
 
 /// Parses an all-digit identifier.

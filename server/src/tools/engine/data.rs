@@ -49,11 +49,19 @@ pub(crate) trait Echoed: JsonSchema + Send + 'static {
     const NAME: &'static str;
 }
 
-/// Declares the keys of an echoed Modyo object: a struct whose fields are the keys we rely
-/// on, each optional (`null` and absence both allowed) and typed `i64`, `f64`, `bool`,
-/// `String`, `List` (an array of anything), `Object` (an object of anything) or `Value` (any
-/// value). The struct is never built: it is the schema of an [`Echo`], which keeps the object
-/// as sent.
+/// Declares the keys of an echoed Modyo object: a struct whose fields are the keys the server
+/// relies on or guarantees, each optional (`null` and absence both allowed) and typed `i64`,
+/// `f64`, `bool`, `String`, `List` (an array of anything), `Object` (an object of anything) or
+/// `Value` (any value). The struct is never built: it is the schema of an [`Echo`], which keeps
+/// the object as sent.
+///
+/// Which keys: the identity keys (`id`, `uuid`, `name`; for a [`Member`], every key its rules
+/// read, which `server.rs` checks) and the keys the tool itself reads (a `published` flag, the
+/// `fields` of a content type, the `steps` of an origination). Every other key travels under
+/// `additionalProperties`: declaring few is the minimum contract the tool keeps while the API
+/// changes around it, not under-declaring, and each declared key costs every client that reads
+/// the `outputSchema`. A key read only to be passed on as it is (`Value`) promises nothing and
+/// is not declared.
 macro_rules! echoed {
     ($(#[$doc:meta])* $name:ident = $what:literal { $($key:ident: $kind:ident),* $(,)? }) => {
         $(#[$doc])*
@@ -78,6 +86,19 @@ macro_rules! key_type {
     ($kind:ident) => { Option<$kind> };
 }
 pub(crate) use key_type;
+
+/// The keys the engine reads of a member `T` ([`Rules::keys_read`]) that its declaration lacks:
+/// none, or `server.rs` refuses the tool.
+///
+/// [`Rules::keys_read`]: super::collection::Rules::keys_read
+pub(crate) fn undeclared<T: Member>() -> Vec<&'static str> {
+    let declared = crate::contract::schema::derived::<T>();
+    T::RULES
+        .keys_read()
+        .into_iter()
+        .filter(|key| declared["properties"].get(*key).is_none())
+        .collect()
+}
 
 /// A Modyo object echoed whole: serialized exactly as the API sent it, described by the keys
 /// `T` declares, every other key allowed (C8).
@@ -313,6 +334,42 @@ mod tests {
         let mut managed = expected.clone();
         managed["properties"]["things"] = json!({"type": "array", "items": expected});
         assert_eq!(schema::derived::<Managed<Thing>>(), managed);
+    }
+
+    echoed! {
+        /// A person found by email whose declaration forgot the email.
+        Person = "person" { id: i64, name: String }
+    }
+
+    impl Member for Person {
+        const RULES: crate::tools::engine::collection::Rules =
+            crate::tools::engine::collection::Rules::new("person", "people")
+                .names(crate::tools::engine::Names::EMAIL)
+                .slug("email");
+    }
+
+    #[test]
+    fn a_key_the_engine_reads_must_be_declared() {
+        assert!(undeclared::<Thing>().is_empty());
+        assert_eq!(undeclared::<Person>(), ["email"]);
+        let mut def =
+            crate::tools::engine::manage::<std::collections::BTreeMap<String, Value>, Person>(
+                "people-manage",
+                crate::config::Module::Core,
+                crate::tools::engine::at("/people"),
+            )
+            .get()
+            .build();
+        assert_eq!(def.undeclared, ["email"]);
+        let Err(e) = crate::server::check_declared(&def) else {
+            panic!("a tool whose echoed type lacks a key the engine reads is refused")
+        };
+        assert_eq!(
+            e.to_string(),
+            "tool people-manage: the engine reads the key 'email' of its echoed objects, which their type does not declare"
+        );
+        def.undeclared.clear();
+        assert!(crate::server::check_declared(&def).is_ok());
     }
 
     #[test]

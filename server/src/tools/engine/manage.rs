@@ -329,6 +329,7 @@ where
             });
         declare_actions(&mut def.input_schema, &words);
         def.params = declared;
+        def.undeclared = super::data::undeclared::<T>();
         def.slots.resource_path = T::RULES.path.is_some();
         def.writes_state(writes)
     }
@@ -552,6 +553,7 @@ mod tests {
         assert_eq!(def.read_actions, ["list", "get"]);
         assert_eq!(def.write_actions, ["update", "delete", "archive"]);
         assert_eq!(def.params, ["name", "thing"]);
+        assert!(def.undeclared.is_empty());
     }
 
     #[tokio::test]

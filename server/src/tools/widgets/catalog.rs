@@ -82,7 +82,6 @@ async fn list_components(
             "no component category '{category}'; categories: {}",
             c.categories().join(", ")
         ))
-        .detail("available", c.categories())
         .into());
     }
     let query = args.query.as_deref().map(|q| q.trim().to_lowercase());
@@ -119,7 +118,6 @@ fn not_found(c: &Catalogue, key: &str) -> ToolError {
         "no widget component '{key}'; call widgets-list-components, or use one of: {}",
         ids.join(", ")
     ))
-    .detail("available", ids)
 }
 
 async fn get_component_props(

@@ -67,19 +67,18 @@ catalogue pattern. Refuses a non-empty folder. data.files: the files on disk (pa
 fn local_io(error: ScaffoldError) -> ToolError {
     let message = error.to_string();
     match error {
-        ScaffoldError::Mismatch(file) => ToolError::new(
+        // Every message names the file or folder.
+        ScaffoldError::Mismatch(_) => ToolError::new(
             ErrorCode::PersistedMismatch,
             format!("{message}; the files this call wrote were removed"),
-        )
-        .detail("file", file),
-        ScaffoldError::NotEmpty(path) | ScaffoldError::NotADirectory(path) => {
-            ToolError::new(ErrorCode::LocalIo, message).detail("path", path_text(&path))
+        ),
+        ScaffoldError::NotEmpty(_) | ScaffoldError::NotADirectory(_) => {
+            ToolError::new(ErrorCode::LocalIo, message)
         }
-        ScaffoldError::Io { path, .. } => ToolError::new(
+        ScaffoldError::Io { .. } => ToolError::new(
             ErrorCode::LocalIo,
             format!("{message}; the files this call wrote were removed"),
-        )
-        .detail("path", path_text(&path)),
+        ),
     }
 }
 
@@ -111,7 +110,6 @@ fn pattern(input: Option<&str>) -> Result<&'static Pattern, ToolError> {
             key.unwrap_or_default(),
             ids.join(", ")
         ))
-        .detail("available", ids)
     })
 }
 
@@ -183,15 +181,10 @@ unknown components or props, missing required props, wrong prop types or values.
 fn not_validated(error: ValidateError) -> ToolError {
     let message = error.to_string();
     match error {
-        ValidateError::NotFound(path) => {
-            ToolError::not_found(message).detail("path", path_text(&path))
-        }
-        ValidateError::NotADirectory(path) => {
-            ToolError::invalid_parameters(message).detail("path", path_text(&path))
-        }
-        ValidateError::Io { path, .. } => {
-            ToolError::new(ErrorCode::LocalIo, message).detail("path", path_text(&path))
-        }
+        // Every message names the path.
+        ValidateError::NotFound(_) => ToolError::not_found(message),
+        ValidateError::NotADirectory(_) => ToolError::invalid_parameters(message),
+        ValidateError::Io { .. } => ToolError::new(ErrorCode::LocalIo, message),
     }
 }
 

@@ -30,10 +30,8 @@ echoed! {
     /// A menu with its item tree, or one menu item, as the API returns them: the `data` of
     /// every action but `list`, one loose object (C15).
     MenuOrItem = "menu" {
-        id: Value, uuid: String, name: String, slug: String, site_id: i64, status: String,
-        published: bool, items: List, created_at: String, updated_at: String, label: String,
-        url: String, position: Value, target_blank: Value, classes: String, description: String,
-        parent_id: Value
+        id: Value, uuid: String, name: String, status: String, published: bool, items: List,
+        label: String
     }
 }
 

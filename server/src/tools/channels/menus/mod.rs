@@ -34,8 +34,7 @@ pub(crate) use items::items_manage_tool;
 echoed! {
     /// A menu (with its item tree) as the API returns it.
     Menu = "menu" {
-        id: i64, uuid: String, name: String, slug: String, site_id: i64, status: String,
-        published: bool, items: List, created_at: String, updated_at: String
+        id: i64, uuid: String, name: String, status: String, published: bool, items: List
     }
 }
 
@@ -78,8 +77,7 @@ async fn resolve_menu(
         None => Err(ToolError::not_found(format!(
             "{} has no menu named '{input}'; call channels-menu-items-manage (action list) to see its menus",
             menus.place()
-        ))
-        .detail("tried", json!(["id", "name"]))),
+        ))),
     }
 }
 

@@ -38,12 +38,7 @@ pub(crate) use widget::widget_tool;
 echoed! {
     /// A layout page as the API returns it.
     Page = "page" {
-        id: i64, uuid: String, name: String, r#type: String, path: String,
-        parent_uuid: String, full_path: String, url: String, grid_type: String,
-        has_router: bool, deleted: bool, published: Value, current_published: Value,
-        private: Value, excerpt: String, blocked: bool, review_enabled: bool,
-        restriction_enabled: Value, dirty: Value, targets: List, children: List,
-        widgets: List, created_at: String, updated_at: String
+        id: i64, uuid: String, name: String, path: String, widgets: List
     }
 }
 

@@ -24,10 +24,7 @@ use crate::tools::{Call, CallError, ToolDef, tool};
 echoed! {
     /// A widget placed on a page, as the API returns it within the page.
     PageWidget = "page widget" {
-        id: i64, uuid: String, title: String, r#type: String, label: String,
-        position: Value, column: Value, options: Value, enabled: Value,
-        use_default_title: Value, definition_uuid: String, layout_page_id: i64,
-        grid_id: i64, can_edit: bool
+        id: i64, uuid: String, definition_uuid: String
     }
 }
 

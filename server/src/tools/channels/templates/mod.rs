@@ -39,9 +39,8 @@ pub(crate) use search::{replace_tool, search_tool};
 echoed! {
     /// A template as the API returns it.
     Template = "template" {
-        id: i64, uuid: String, name: String, r#type: String, body: String, path: String,
-        status: String, published: bool, site_id: Value, updated_at: String,
-        publish_at: String, unpublish_at: String, deletable: bool
+        id: i64, uuid: String, name: String, r#type: String, body: String, status: String,
+        published: bool
     }
 }
 
@@ -150,7 +149,6 @@ fn no_template(site: &str, name: &str, category: Option<Category>) -> ToolError 
     ToolError::not_found(format!(
         "{site} has no template named '{name}'{within}; call channels-templates-manage (action list) to see its templates"
     ))
-    .detail("tried", json!(["id", "name + category"]))
 }
 
 /// Resolves a template: an all-digit input is an id; a name is matched exactly (within the

@@ -33,11 +33,7 @@ pub(crate) use code::{code_edit_tool, copy_tool, upsert_tool};
 echoed! {
     /// A widget definition as the API returns it.
     Widget = "widget" {
-        id: i64, uuid: String, name: String, description: String, status: String,
-        published: bool, public: bool, read_only: bool, archived: bool, html: String,
-        css: String, js: String, version: Value, sync: bool, manager_uuid: String,
-        site_id: i64, r#type: String, resolve_type: String, created_at: String,
-        updated_at: String, published_at: String
+        id: i64, uuid: String, name: String, status: String, published: bool
     }
 }
 
@@ -81,7 +77,12 @@ pub(crate) async fn find_widget(
     let input = input.trim();
     let query = Query::new().push("query", input);
     let (rows, _) = walk(client, &widgets.path, "widget_definitions", &query).await?;
-    match pick("widget", input, &rows, &[Stage::exact("name", "name", input)]) {
+    match pick(
+        "widget",
+        input,
+        &rows,
+        &[Stage::exact("name", "name", input)],
+    ) {
         Ok(row) => Ok(WidgetRef {
             id: id_of(row, "widget")?,
             row: Some(row.clone()),
@@ -93,8 +94,7 @@ pub(crate) async fn find_widget(
         Err(e) if e.code() == ErrorCode::NotFound => Err(ToolError::not_found(format!(
             "{} has no widget named exactly '{input}' (looked up with ?query=, then exact name); call channels-widgets-manage (action list) to see its widgets",
             widgets.place()
-        ))
-        .detail("tried", json!(["name", "id"]))),
+        ))),
         Err(e) => Err(e),
     }
 }

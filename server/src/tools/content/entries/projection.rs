@@ -231,7 +231,7 @@ fn check_names(types: &BTreeMap<String, FieldMap>, wanted: &[String]) -> Result<
     }
     // The names given are shortened (they are the caller's, of any number); the ones the
     // types define are the answer to the mistake and stay whole.
-    let (unknown_text, unknown_shown) = echoed_names(&unknown);
+    let unknown_text = echoed_names(&unknown);
     let available_text = available
         .iter()
         .map(|s| s.as_str())
@@ -242,10 +242,7 @@ fn check_names(types: &BTreeMap<String, FieldMap>, wanted: &[String]) -> Result<
         format!(
             "unknown field name(s): {unknown_text}. Fields of the content type(s) on this page: {available_text}"
         ),
-    )
-    .detail("unknown", unknown_shown)
-    .detail("unknown_count", unknown.len())
-    .detail("available", json!(available)))
+    ))
 }
 
 /// The requested fields of one entry, by name, in the requested order.
@@ -503,8 +500,15 @@ mod tests {
         );
         let err = check_names(&types, &["title".into(), "titel".into()]).unwrap_err();
         assert_eq!(err.code(), ErrorCode::UnknownFields);
-        assert_eq!(err.to_value()["available"], json!(["title"]));
-        assert_eq!(err.to_value()["unknown"], json!(["titel"]));
+        assert_eq!(
+            err.message(),
+            "unknown field name(s): titel. Fields of the content type(s) on this page: title"
+        );
+        assert_eq!(
+            err.to_value().as_object().unwrap().len(),
+            2,
+            "code and message"
+        );
     }
 
     #[test]
@@ -523,7 +527,6 @@ mod tests {
             "{} bytes",
             value.to_string().len()
         );
-        assert_eq!(value["unknown_count"], 400_000);
         assert!(
             err.message().contains("and 399980 more"),
             "{}",

@@ -90,7 +90,7 @@ async fn upsert(call: Call, args: UpsertArgs) -> Answer<Echo<TypeObject>> {
                     space.id
                 ),
             )
-            .detail("candidates", Value::Array(candidates))
+            .candidates(candidates)
             .into())
         }
     }

@@ -87,11 +87,7 @@ impl Stopped {
             self.steps,
             self.rules
         );
-        self.error
-            .with_message(message)
-            .detail("copy_id", copy_id)
-            .detail("steps_copied", self.steps)
-            .detail("rules_copied", self.rules)
+        self.error.with_message(message)
     }
 }
 

@@ -41,8 +41,7 @@ pub(crate) use validate::validate_tool;
 echoed! {
     /// An origination as the API returns it.
     Origination = "origination" {
-        id: i64, uuid: String, name: String, description: String, status: String,
-        steps: List, rules: List, submissions_count: i64, created_at: String, updated_at: String
+        id: i64, uuid: String, name: String, steps: List, rules: List
     }
 }
 
@@ -149,8 +148,7 @@ async fn get(ctx: Ctx<ManageArgs, Origination>) -> Answer<Managed<Origination>> 
 echoed! {
     /// A step as the API returns it.
     Step = "step" {
-        id: i64, name: String, description: String, position: i64, form_id: i64,
-        hidden: bool, origination_id: i64, created_at: String, updated_at: String
+        id: i64, name: String, position: i64, hidden: bool
     }
 }
 
@@ -161,8 +159,7 @@ impl Member for Step {
 echoed! {
     /// A rule as the API returns it.
     Rule = "rule" {
-        id: i64, name: String, condition: Object, action: String, target_step_id: i64,
-        origination_id: i64, created_at: String, updated_at: String
+        id: i64, name: String, condition: Object, action: String
     }
 }
 

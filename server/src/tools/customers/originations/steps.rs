@@ -26,9 +26,7 @@ echoed! {
     /// What steps-edit answers: a step, or (reorder) the origination with its steps, in one
     /// loose object (C15).
     StepEdit = "step" {
-        id: i64, name: String, description: String, position: i64, form_id: i64,
-        hidden: bool, origination_id: i64, created_at: String, updated_at: String,
-        uuid: String, status: String, steps: List, rules: List, submissions_count: i64
+        id: i64, uuid: String, name: String, position: i64, hidden: bool, steps: List, rules: List
     }
 }
 
@@ -170,7 +168,6 @@ async fn reorder(
         return Err(ToolError::invalid_parameters(format!(
             "order must list every step of origination {origination_id} exactly once: it has {current:?}"
         ))
-        .detail("steps", json!(current))
         .into());
     }
     let mut persisted: BTreeMap<u64, Value> = steps
@@ -199,7 +196,6 @@ async fn reorder(
                 "origination {origination_id}: the steps were sent in order {order:?} but the API persisted {landed:?}; read the origination before retrying"
             ),
         )
-        .detail("persisted", json!(landed))
         .into());
     }
     if let Some(map) = origination.as_object_mut() {

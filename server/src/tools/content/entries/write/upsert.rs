@@ -161,5 +161,5 @@ fn ambiguous(many: &[FoundEntry], type_id: u64, slug: &str) -> ToolError {
             many.len()
         ),
     )
-    .detail("candidates", Value::Array(candidates))
+    .candidates(candidates)
 }
