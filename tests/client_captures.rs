@@ -338,3 +338,34 @@ fn every_priced_client_has_a_capture() {
         }
     }
 }
+
+/// The README's table of recommended settings is what `modyo-lab clients` derives from the
+/// committed fingerprints, and says of the measured clients what their fingerprints show:
+/// Claude Code keeps the defaults, the genai SDK (the whole result, output schemas in every
+/// request) and the text-only clients get `text`.
+#[test]
+fn the_readme_recommends_what_the_fingerprints_show() {
+    use modyo_lab::clients::recommend;
+    let fingerprints = clients::load_fingerprints(&reports()).expect("the fingerprints parse");
+    let readme = std::fs::read_to_string(modyo_lab::workspace::dir("README.md")).expect("README");
+    let span = recommend::README.text(&readme).unwrap_or_else(|| {
+        panic!(
+            "README.md lacks {} ... {}",
+            recommend::README.start,
+            recommend::README.end
+        )
+    });
+    assert_eq!(
+        span,
+        format!("\n{}", recommend::markdown(&fingerprints)),
+        "README's recommended settings differ from the fingerprints (run modyo-lab clients --report-only)"
+    );
+    let settings = |id: &str| recommend::recommend(&fingerprint(id)).settings();
+    assert_eq!(settings("claude-code"), "the defaults (`both`)");
+    assert_eq!(settings("genai"), "`MODYO_RESULTS=text`");
+    for f in &fingerprints {
+        if f.result == ResultForm::Text {
+            assert_eq!(settings(&f.subject.client), "`MODYO_RESULTS=text`");
+        }
+    }
+}

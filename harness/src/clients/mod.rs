@@ -39,6 +39,7 @@ mod extract;
 pub mod fingerprint;
 pub mod foreign;
 pub mod marker;
+pub mod recommend;
 pub mod reference;
 pub mod report;
 mod runs;
@@ -171,11 +172,40 @@ pub async fn command(args: ClientsArgs) -> Result<(), ClientsError> {
         std::fs::write(dir.join(&name), text)?;
         eprintln!("clients: wrote {name}");
     }
+    if dir == crate::report::default_dir() {
+        readme_recommendations(&load_fingerprints(&dir)?)?;
+    }
     if failures.is_empty() {
         Ok(())
     } else {
         Err(ClientsError::Failed(failures))
     }
+}
+
+/// The README's span of recommended settings per client ([`recommend::README`]).
+pub fn readme_recommendations(fingerprints: &[Fingerprint]) -> Result<(), ClientsError> {
+    let path = crate::workspace::dir("README.md");
+    let Ok(readme) = std::fs::read_to_string(&path) else {
+        return Ok(());
+    };
+    let text = format!("\n{}", recommend::markdown(fingerprints));
+    match recommend::README.rewrite(&readme, &text) {
+        Some(new) if new != readme => {
+            std::fs::write(&path, new)?;
+            eprintln!(
+                "clients: wrote the recommended settings into {}",
+                path.display()
+            );
+        }
+        Some(_) => {}
+        None => eprintln!(
+            "clients: {} lacks the markers {} ... {}: recommendations not carried",
+            path.display(),
+            recommend::README.start,
+            recommend::README.end
+        ),
+    }
+    Ok(())
 }
 
 /// The lab a run uses: the clients' tools, this binary, the cassettes.

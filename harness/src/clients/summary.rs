@@ -8,7 +8,16 @@ use std::fmt::Write as _;
 use super::Client;
 use super::capture::Capture;
 use super::fingerprint::{Fingerprint, matrix};
+use super::recommend::{self, Recommendation};
 use super::report::{self, ClientsReport};
+
+/// What the recommendation table of `clients.md` is, and what it does not claim yet.
+const RECOMMENDED_LEAD: &str = "## Recommended settings per client\n\n\
+The server settings (C22: `MODYO_RESULTS`, `MODYO_OUTPUT_SCHEMA`) under which each fingerprinted client reads our answers \
+cheapest without losing anything, derived from its fingerprint alone (`harness/src/clients/recommend.rs`): a client that \
+reads only the text gets `text`; one that forwards the whole result gets `text` too, so the payload reaches the model once; \
+one that reads `structuredContent` keeps the default; an `outputSchema` that reaches the model is turned off. The sessions \
+priced below run under the defaults; the same sessions under these settings are not priced yet.\n\n";
 
 /// Clients tried and not run: the client, and what was tried and why it did not run.
 pub(crate) const TRIED: &[(&str, &str)] = &[];
@@ -116,6 +125,9 @@ pub(crate) fn markdown(
     let mut inserted = String::new();
     if !fingerprints.is_empty() {
         inserted.push_str(&matrix::markdown(fingerprints));
+        inserted.push_str(RECOMMENDED_LEAD);
+        inserted.push_str(&recommend::markdown(fingerprints));
+        inserted.push('\n');
     }
     inserted.push_str(&break_even(report));
     match text.find("\n## ") {
@@ -131,10 +143,12 @@ pub(crate) fn json(report: &ClientsReport, fingerprints: &[Fingerprint]) -> Stri
         #[serde(flatten)]
         report: &'a ClientsReport,
         fingerprints: &'a [Fingerprint],
+        recommendations: Vec<Recommendation>,
     }
     let mut text = serde_json::to_string_pretty(&Whole {
         report,
         fingerprints,
+        recommendations: fingerprints.iter().map(recommend::recommend).collect(),
     })
     .unwrap_or_else(|_| report::json(report));
     if !text.ends_with('\n') {

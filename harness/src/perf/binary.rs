@@ -5,6 +5,7 @@
 //! `modyo-lab bench` rewrites what lies between them when it writes the report to its default
 //! place, and a test holds the README and `reports/performance.md` to the same figure.
 
+use crate::report::Span;
 use std::path::Path;
 
 /// Opens the README span `make bench` rewrites.
@@ -50,27 +51,21 @@ impl Binary {
     }
 }
 
+/// The README span `make bench` rewrites.
+const SPAN: Span = Span {
+    start: README_START,
+    end: README_END,
+};
+
 /// `readme` with the text between the markers replaced by `text`; `None` when the markers are
 /// missing or out of order (the README is then left alone and the bench says so).
 pub fn rewrite_readme(readme: &str, text: &str) -> Option<String> {
-    let span = span(readme)?;
-    Some(format!(
-        "{}{text}{}",
-        &readme[..span.start],
-        &readme[span.end..]
-    ))
+    SPAN.rewrite(readme, text)
 }
 
 /// The text between the README's markers, if both are there.
 pub fn readme_span(readme: &str) -> Option<&str> {
-    span(readme).map(|span| &readme[span])
-}
-
-/// Where the text between the first [`README_START`] and the [`README_END`] after it lies.
-fn span(readme: &str) -> Option<std::ops::Range<usize>> {
-    let start = readme.find(README_START)? + README_START.len();
-    let end = start + readme[start..].find(README_END)?;
-    Some(start..end)
+    SPAN.text(readme)
 }
 
 #[cfg(test)]

@@ -9,10 +9,12 @@
 pub(crate) mod chart;
 pub(crate) mod markdown;
 mod review;
+mod span;
 pub(crate) mod table;
 
 pub use chart::{problems as chart_problems, text_width as chart_text_width};
 pub use review::review;
+pub use span::Span;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

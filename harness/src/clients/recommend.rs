@@ -1,0 +1,239 @@
+//! The server settings each fingerprinted client reads cheapest without losing anything (C22),
+//! derived from its fingerprint alone, so the recommendation follows what the client was
+//! measured to put in front of the model, not what it is said to do:
+//!
+//! - a client that forwards only `content[].text` gets `MODYO_RESULTS=text`: the same compact
+//!   JSON as the text, no `structuredContent` and no `outputSchema` it would never show the
+//!   model (fewer bytes on the wire, the same tokens in context);
+//! - a client that forwards the whole result gets `text` too: under `both` the payload reaches
+//!   the model twice (the text and `structuredContent`), under `text` once, provided the
+//!   fingerprint shows it forwards a text-only result;
+//! - a client that forwards `structuredContent` instead of the text keeps the default `both`:
+//!   the text it drops costs it nothing, and how it treats the empty `content` of `structured`
+//!   was not fingerprinted;
+//! - and wherever the fingerprint shows an `outputSchema` reaching the model, while the form
+//!   would still list it, `MODYO_OUTPUT_SCHEMA=off`.
+
+use std::fmt::Write as _;
+
+use modyo_mcp::contract::ResultForm as Form;
+use serde::Serialize;
+
+use super::fingerprint::{Fingerprint, Part, ResultForm as Forwards};
+use crate::report::Span;
+
+/// The README's span that `modyo-lab clients` rewrites with [`markdown`].
+pub const README: Span = Span {
+    start: "<!-- clients: recommended settings -->",
+    end: "<!-- /clients -->",
+};
+
+/// What an operator sets for one client, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Recommendation {
+    /// The client's short id.
+    pub client: String,
+    /// `MODYO_RESULTS`.
+    pub results: &'static str,
+    /// `MODYO_OUTPUT_SCHEMA=off` is part of it.
+    pub output_schema_off: bool,
+    /// Why, from the fingerprint.
+    pub why: String,
+}
+
+impl Recommendation {
+    /// The settings as an operator types them (`MODYO_RESULTS=text`), or that the defaults
+    /// are already the cheapest.
+    pub fn settings(&self) -> String {
+        let mut parts = Vec::new();
+        if self.results != Form::Both.as_str() {
+            parts.push(format!("`MODYO_RESULTS={}`", self.results));
+        }
+        if self.output_schema_off {
+            parts.push("`MODYO_OUTPUT_SCHEMA=off`".to_owned());
+        }
+        if parts.is_empty() {
+            "the defaults (`both`)".to_owned()
+        } else {
+            parts.join(" ")
+        }
+    }
+}
+
+/// The recommendation for the client `fingerprint` describes.
+pub fn recommend(fingerprint: &Fingerprint) -> Recommendation {
+    let text_only = fingerprint.reached(Part::TextOnly);
+    let (form, mut why) = match fingerprint.result {
+        Forwards::Text => (
+            Form::Text,
+            "forwards only `content[].text`: `structuredContent` and `outputSchema` never reach \
+the model, so `text` leaves them off the wire and changes nothing it reads"
+                .to_owned(),
+        ),
+        Forwards::WholeResult if text_only => (
+            Form::Text,
+            "forwards the whole result: under `both` the payload reaches the model twice, as the \
+text and as `structuredContent`; `text` sends it once, the same compact JSON"
+                .to_owned(),
+        ),
+        Forwards::WholeResult => (
+            Form::Both,
+            "forwards the whole result, but no text-only result reached the model in its \
+fingerprint, so `text` is not known to lose nothing"
+                .to_owned(),
+        ),
+        Forwards::StructuredElseText => (
+            Form::Both,
+            "forwards `structuredContent` instead of the text, so the text of `both` costs it \
+nothing; `structured` (an empty `content`) was not fingerprinted"
+                .to_owned(),
+        ),
+        Forwards::Other => (
+            Form::Both,
+            "its fingerprint shows neither the text nor `structuredContent` as such; nothing to \
+act on"
+                .to_owned(),
+        ),
+    };
+    let schema_reaches = fingerprint.reached(Part::OutputSchema);
+    let output_schema_off = schema_reaches && form != Form::Text;
+    if schema_reaches {
+        let when = if fingerprint.per_request(Part::OutputSchema) {
+            "in every request"
+        } else {
+            "when it is loaded"
+        };
+        let _ = write!(
+            why,
+            "; every `outputSchema` reaches the model {when}, {}",
+            if form == Form::Text {
+                "and `text` lists none"
+            } else {
+                "so `MODYO_OUTPUT_SCHEMA=off`"
+            }
+        );
+    }
+    if !fingerprint.error_flag {
+        why.push_str(
+            "; it forwards an error like a success, which our errors allow: their text begins \
+`{\"error\":`",
+        );
+    }
+    Recommendation {
+        client: fingerprint.subject.client.clone(),
+        results: form.as_str(),
+        output_schema_off,
+        why,
+    }
+}
+
+/// The table of `reports/clients.md` (and the README's span): one row per fingerprinted
+/// client, in the fingerprints' order.
+pub fn markdown(fingerprints: &[Fingerprint]) -> String {
+    let mut out = String::from(
+        "| client | version | recommended settings | why (from its fingerprint) |\n|---|---|---|---|\n",
+    );
+    for f in fingerprints {
+        let r = recommend(f);
+        let _ = writeln!(
+            out,
+            "| {} | {} {} | {} | {}. |",
+            f.subject.name,
+            f.subject.package,
+            f.subject.version,
+            r.settings(),
+            r.why
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clients::api::Api;
+    use crate::clients::fingerprint::{MarkerCapture, Subject};
+    use serde_json::{Value, json};
+
+    /// A fingerprint from one marker session whose last request holds `result` as the tool
+    /// result, and a text-only result; `schema` puts an output schema in every request.
+    fn fingerprint(result: Value, schema: bool) -> Fingerprint {
+        let tool = |extra: Value| {
+            let mut t = json!({"name": "mk_ok", "description": "MARK_DESC ok",
+                "parameters": {"type": "object", "description": "MARK_INPUT"}});
+            if schema {
+                t["response_schema"] = json!({"description": "MARK_OUTSCHEMA_OK"});
+            }
+            if let Value::Object(extra) = extra {
+                t.as_object_mut().unwrap().extend(extra);
+            }
+            t
+        };
+        let request = |messages: Value| {
+            json!({"tools": [{"type": "function", "function": tool(json!(null))}],
+                "messages": messages})
+        };
+        MarkerCapture {
+            subject: Subject {
+                client: "probe".into(),
+                name: "Probe".into(),
+                registry: "npm".into(),
+                package: "probe".into(),
+                version: "1".into(),
+                date: "2026-12-05".into(),
+                api: Api::Chat,
+            },
+            requests: vec![
+                (
+                    "/v1/chat/completions".into(),
+                    request(json!([{"role": "system", "content": "MARK_INSTR"}])),
+                ),
+                (
+                    "/v1/chat/completions".into(),
+                    request(json!([
+                        {"role": "system", "content": "MARK_INSTR"},
+                        {"role": "tool", "content": result},
+                        {"role": "tool", "content": "MARK_TEXT_TXT"}
+                    ])),
+                ),
+            ],
+        }
+        .fingerprint()
+    }
+
+    #[test]
+    fn a_text_client_gets_text() {
+        let f = fingerprint(json!("MARK_TEXT_OK"), false);
+        assert_eq!(f.result, Forwards::Text, "{f:?}");
+        let r = recommend(&f);
+        assert_eq!((r.results, r.output_schema_off), ("text", false));
+        assert_eq!(r.settings(), "`MODYO_RESULTS=text`");
+    }
+
+    #[test]
+    fn a_whole_result_client_gets_the_payload_once_and_no_schema() {
+        let f = fingerprint(
+            json!("{\"text\":\"MARK_TEXT_OK\",\"structured\":\"MARK_STRUCT_OK\"}"),
+            true,
+        );
+        assert_eq!(f.result, Forwards::WholeResult, "{f:?}");
+        let r = recommend(&f);
+        assert_eq!((r.results, r.output_schema_off), ("text", false));
+        assert!(
+            r.why.contains("twice") && r.why.contains("`text` lists none"),
+            "{}",
+            r.why
+        );
+    }
+
+    #[test]
+    fn a_structured_client_keeps_both_and_drops_a_schema_that_reaches_the_model() {
+        let f = fingerprint(json!("MARK_STRUCT_OK"), true);
+        assert_eq!(f.result, Forwards::StructuredElseText, "{f:?}");
+        let r = recommend(&f);
+        assert_eq!((r.results, r.output_schema_off), ("both", true));
+        assert_eq!(r.settings(), "`MODYO_OUTPUT_SCHEMA=off`");
+        let f = fingerprint(json!("MARK_STRUCT_OK"), false);
+        assert_eq!(recommend(&f).settings(), "the defaults (`both`)");
+    }
+}
