@@ -234,8 +234,11 @@ async fn read_only_refuses_mutating_actions_through_control_and_hides_nothing_el
         .await
         .unwrap();
     assert_eq!(
-        structured(&got)["resource"]["id"],
-        636,
+        (
+            &structured(&got)["data"]["id"],
+            &structured(&got)["resource"]["type"]
+        ),
+        (&json!(636), &json!("space")),
         "no action and no mutating fields behaves like get"
     );
     session.close().await;

@@ -171,8 +171,9 @@ fn judge(fault: &Fault, probe: &Probe, result: &CallToolResult) -> Vec<String> {
             fault.code, error["message"]
         ));
     }
-    // `retryable: true` where retrying may help, absent otherwise (never `false`).
-    let retryable = matches!(fault.code.as_str(), "rate_limited" | "upstream_unavailable");
+    // `retryable: true` where retrying may help and the code does not say so already
+    // (`rate_limited` does), absent otherwise (never `false`).
+    let retryable = fault.code == "upstream_unavailable";
     let said = error.get("retryable");
     if said != retryable.then_some(&Value::Bool(true)) {
         problems.push(format!("retryable should be {retryable}: {error}"));
@@ -188,6 +189,9 @@ fn judge(fault: &Fault, probe: &Probe, result: &CallToolResult) -> Vec<String> {
             .get_ignore_case("retry-after")
             .and_then(|v| v.parse::<u64>().ok())
             && error.get("retry_after_s").and_then(Value::as_u64) != Some(wait)
+            && !error["message"]
+                .as_str()
+                .is_some_and(|m| m.contains(&format!("retry after {wait}s")))
         {
             problems.push(format!("retry_after_s should be {wait}: {error}"));
         }

@@ -167,9 +167,11 @@ async fn component_props_are_typed_and_the_component_is_the_resource() -> anyhow
         )
         .await?,
     );
+    assert_eq!(button["resource"], json!({"type": "component"}));
     assert_eq!(
-        button["resource"],
-        json!({"type": "component", "id": "button", "name": "DButton"})
+        (&button["data"]["id"], &button["data"]["name"]),
+        (&json!("button"), &json!("DButton")),
+        "the component's identifiers, in data and not repeated in resource"
     );
     let theme = button["data"]["props"]
         .as_array()

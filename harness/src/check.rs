@@ -2,8 +2,8 @@
 //!
 //! Used by the scenario tests, the property tests and the lint: C1 (envelope keys), C2
 //! (`platform` everywhere, errors included), C8 (the result validates against the published
-//! `outputSchema`), C16 (errors: `isError`, no `structuredContent`, `{error{code, message},
-//! platform}`, `error` first), C17 (`content[0].text` is the compact serialization), C18
+//! `outputSchema`), C16 (errors: `isError`, no `structuredContent`, `{error: code, message,
+//! ..., platform}`, `error` first), C17 (`content[0].text` is the compact serialization), C18
 //! (`control` means `data: null`), C21 (legacy results carry no `structuredContent`), and C22
 //! (what each result form keeps of the whole answer: [`form_problems`]).
 
@@ -47,10 +47,17 @@ pub fn text(result: &CallToolResult) -> Option<&str> {
         .map(|t| t.text.as_str())
 }
 
-/// The `error` object of a C16 error result.
+/// What a C16 error result says, as one object: `code` (the payload's `error`), `message`
+/// and every other key but `platform`.
 pub fn error(result: &CallToolResult) -> Option<Value> {
     let payload: Value = serde_json::from_str(text(result)?).ok()?;
-    payload.get("error").cloned()
+    let mut said = payload.as_object()?.clone();
+    let code = said.shift_remove("error")?;
+    said.shift_remove("platform");
+    let mut error = serde_json::Map::new();
+    error.insert("code".into(), code);
+    error.extend(said);
+    Some(Value::Object(error))
 }
 
 const SLOTS: [&str; 5] = ["platform", "data", "resource", "state", "control"];
@@ -72,19 +79,17 @@ pub fn problems(tool: &Tool, result: &CallToolResult) -> Vec<String> {
         match serde_json::from_str::<Value>(text) {
             Ok(Value::Object(payload)) => {
                 let keys: Vec<&str> = payload.keys().map(String::as_str).collect();
-                if keys != ["error", "platform"] {
+                if keys.first() != Some(&"error")
+                    || keys.get(1) != Some(&"message")
+                    || keys.last() != Some(&"platform")
+                {
                     out.push(format!(
-                        "error payload keys are {keys:?}, not [error, platform] (C16)"
+                        "error payload keys are {keys:?}, not [error, message, ..., platform] (C16)"
                     ));
                 }
                 check_platform(payload.get("platform"), &mut out);
-                let error = payload.get("error");
-                if !error
-                    .and_then(|e| e.get("code"))
-                    .is_some_and(Value::is_string)
-                    || !error
-                        .and_then(|e| e.get("message"))
-                        .is_some_and(Value::is_string)
+                if !payload.get("error").is_some_and(Value::is_string)
+                    || !payload.get("message").is_some_and(Value::is_string)
                 {
                     out.push("error without a string code and message (C16)".into());
                 }

@@ -111,7 +111,7 @@ export function outcomeOf(result) {
 
 function errorCode(result) {
   try {
-    return JSON.parse(result.content[0].text).error.code;
+    return JSON.parse(result.content[0].text).error;
   } catch {
     return null;
   }

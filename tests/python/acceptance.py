@@ -101,7 +101,7 @@ def form_problems(result, outcome: str, has_schema: bool) -> list[str]:
 
 def error_code(result) -> str | None:
     try:
-        return json.loads(result.content[0].text)["error"]["code"]
+        return json.loads(result.content[0].text)["error"]
     except (ValueError, KeyError, IndexError, AttributeError):
         return None
 

@@ -1,11 +1,15 @@
 //! C16: tool errors. `isError: true`, no `structuredContent`, and a compact JSON text
-//! `{error: {code, message, retryable?, retry_after_s?, ...}, platform}`.
+//! `{error: code, message, status?, retryable?, retry_after_s?, ..., platform}`.
 //!
 //! Codes are stable identifiers a consumer branches on; the message is for humans and says
-//! what to do next. The payload says nothing twice: the upstream status is in the message
-//! (and the code), `retryable` appears only when retrying may help, and a detail is added only
-//! when the message does not already say it (`candidates` keep only what tells them apart). Protocol problems (unknown tool, bad arguments) are not tool errors: they
-//! stay JSON-RPC errors (`-32602`, raised by the registry in `server.rs`).
+//! what to do next. The payload says nothing twice: the upstream status appears only when
+//! neither the message nor the code says it (a `not_found` keeps its 404, which tells the
+//! API's answer from a lookup miss), `retryable` only when retrying may help and the
+//! code does not already say so, `retry_after_s` only when the message does not name the
+//! wait, and a detail only when the message does not already say it (`candidates` keep only
+//! what tells them apart: bare ids when nothing else does). Protocol problems (unknown tool,
+//! bad arguments) are not tool errors: they stay JSON-RPC errors (`-32602`, raised by the
+//! registry in `server.rs`).
 
 use std::fmt;
 
@@ -46,6 +50,22 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
+    /// The one upstream status the code stands for, when it stands for one: the status is
+    /// then not repeated. A `not_found` does not: its 404 tells the API's answer from a lookup
+    /// that matched nothing (no status), which its rewritten message no longer says.
+    fn implied_status(self) -> Option<u16> {
+        match self {
+            ErrorCode::Unauthorized => Some(401),
+            ErrorCode::RateLimited => Some(429),
+            _ => None,
+        }
+    }
+
+    /// Whether the code alone says that retrying the same call may help.
+    fn implies_retry(self) -> bool {
+        self == ErrorCode::RateLimited
+    }
+
     /// The wire name of the code.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -201,27 +221,77 @@ impl ToolError {
         message.contains(&format!("answered {status}")) || message.contains(&format!("({status})"))
     }
 
-    /// The `error` object of the C16 payload: the code, the message, the upstream `status`
-    /// unless the message names it (a message rewritten to say what to call next, `entry 9
-    /// not found; ...`, keeps it), `retryable: true` when retrying may help (absent
-    /// otherwise), `retry_after_s` when the API said, then the details.
+    /// A detail as it was given (the `candidates` with their `id` objects), before rendering.
+    pub fn detail_value(&self, key: &str) -> Option<&Value> {
+        self.0.details.get(key)
+    }
+
+    /// The keys of the C16 payload before `platform`, in order: `error` (the code),
+    /// `message`, the upstream `status` unless the message names it or the code stands for
+    /// it, `retryable: true` when retrying may help and the code does not say so already,
+    /// `retry_after_s` when the API said and the message does not name the wait, then the
+    /// details (`candidates` that carry nothing but an id as bare ids).
     pub(crate) fn to_value(&self) -> Value {
         let mut error = Map::new();
-        error.insert("code".into(), Value::from(self.0.code.as_str()));
+        error.insert("error".into(), Value::from(self.0.code.as_str()));
         error.insert("message".into(), Value::from(self.0.message.clone()));
-        if let Some(status) = self.0.status.filter(|s| !self.names_status(*s)) {
+        let implied = self.0.code.implied_status();
+        if let Some(status) = self
+            .0
+            .status
+            .filter(|s| !self.names_status(*s) && implied != Some(*s))
+        {
             error.insert("status".into(), Value::from(status));
         }
-        if self.0.retryable == Some(true) {
+        if self.0.retryable == Some(true) && !self.0.code.implies_retry() {
             error.insert("retryable".into(), Value::from(true));
         }
-        if let Some(seconds) = self.0.retry_after_s {
+        if let Some(seconds) = self.0.retry_after_s.filter(|s| !self.names_wait(*s)) {
             error.insert("retry_after_s".into(), Value::from(seconds));
         }
         for (key, value) in &self.0.details {
-            error.entry(key.clone()).or_insert_with(|| value.clone());
+            if RESERVED.contains(&key.as_str()) {
+                continue;
+            }
+            let value = match key.as_str() {
+                "candidates" => bare_ids(value),
+                _ => value.clone(),
+            };
+            error.entry(key.clone()).or_insert(value);
         }
         Value::Object(error)
+    }
+
+    /// Whether the message names the wait before a retry as the server words it (`retry
+    /// after 30s`).
+    fn names_wait(&self, seconds: u64) -> bool {
+        self.0.message.contains(&format!("retry after {seconds}s"))
+    }
+}
+
+/// Keys a detail cannot take: the payload's own, rendered or left out on purpose.
+const RESERVED: [&str; 7] = [
+    "error",
+    "code",
+    "message",
+    "status",
+    "retryable",
+    "retry_after_s",
+    "platform",
+];
+
+/// Candidates that carry nothing but their `id` as the bare ids (`[504, 505]`); others as
+/// they are.
+fn bare_ids(candidates: &Value) -> Value {
+    match candidates {
+        Value::Array(items)
+            if items
+                .iter()
+                .all(|c| c.as_object().is_some_and(|o| o.len() == 1 && o.contains_key("id"))) =>
+        {
+            Value::Array(items.iter().filter_map(|c| c.get("id").cloned()).collect())
+        }
+        other => other.clone(),
     }
 }
 
@@ -239,37 +309,63 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn error_object_has_code_first_and_only_known_keys() {
-        let e = ToolError::new(ErrorCode::RateLimited, "GET /x was rate limited (429)")
+    fn the_code_comes_first_and_nothing_the_message_or_code_says_is_repeated() {
+        let e = ToolError::new(
+            ErrorCode::RateLimited,
+            "GET /x was rate limited (429): slow down; retry after 7s",
+        )
+        .with_status(429)
+        .retryable(true)
+        .retry_after(7);
+        assert_eq!(
+            e.to_value().to_string(),
+            r#"{"error":"rate_limited","message":"GET /x was rate limited (429): slow down; retry after 7s"}"#
+        );
+        assert_eq!(e.status(), Some(429), "kept for the server's own decisions");
+        assert_eq!(e.retry_after_s(), Some(7), "kept for the server's own decisions");
+        let unnamed = ToolError::new(ErrorCode::RateLimited, "GET /x: slow down")
             .with_status(429)
             .retryable(true)
             .retry_after(7);
         assert_eq!(
-            e.to_value().to_string(),
-            r#"{"code":"rate_limited","message":"GET /x was rate limited (429)","retryable":true,"retry_after_s":7}"#
+            unnamed.to_value().to_string(),
+            r#"{"error":"rate_limited","message":"GET /x: slow down","retry_after_s":7}"#,
+            "the wait is kept when the message does not name it"
         );
-        assert_eq!(e.status(), Some(429), "kept for the server's own decisions");
     }
 
     #[test]
-    fn retryable_appears_only_when_retrying_may_help() {
+    fn retryable_appears_only_when_retrying_may_help_and_the_code_does_not_say_so() {
         let e = ToolError::not_found("GET /x answered 404").with_status(404);
         for e in [e.clone(), e.retryable(false)] {
             assert_eq!(
                 e.to_value(),
-                json!({"code": "not_found", "message": "GET /x answered 404"})
+                json!({"error": "not_found", "message": "GET /x answered 404"})
             );
         }
+        let down = ToolError::new(ErrorCode::UpstreamUnavailable, "GET /x answered 503")
+            .with_status(503)
+            .retryable(true);
+        assert_eq!(down.to_value()["retryable"], true);
     }
 
     #[test]
-    fn the_status_appears_only_when_the_message_does_not_name_it() {
+    fn the_status_appears_only_when_neither_the_message_nor_the_code_says_it() {
         let named = ToolError::new(ErrorCode::Rejected, "POST /x was rejected (409): taken")
             .with_status(409);
         assert_eq!(named.to_value().get("status"), None);
         let rewritten =
             ToolError::not_found("entry 9 not found; call content-entries-list").with_status(404);
-        assert_eq!(rewritten.to_value()["status"], 404);
+        assert_eq!(
+            rewritten.to_value()["status"],
+            404,
+            "the API's 404, not a lookup miss"
+        );
+        let implied = ToolError::new(ErrorCode::RateLimited, "slow down").with_status(429);
+        assert_eq!(implied.to_value().get("status"), None, "rate_limited is the 429");
+        let other = ToolError::new(ErrorCode::Forbidden, "the token lacks the permission")
+            .with_status(403);
+        assert_eq!(other.to_value()["status"], 403, "forbidden is a 401 or a 403");
     }
 
     #[test]
@@ -305,13 +401,30 @@ mod tests {
     }
 
     #[test]
+    fn candidates_told_apart_by_nothing_but_their_id_are_bare_ids() {
+        let e = ToolError::new(ErrorCode::Ambiguous, "menu 'Footer' matches 2 menus by name")
+            .candidates(vec![
+                json!({"id": 302, "name": "Footer"}),
+                json!({"id": 303, "name": "Footer"}),
+            ]);
+        assert_eq!(e.to_value()["candidates"], json!([302, 303]));
+        assert_eq!(
+            e.detail_value("candidates"),
+            Some(&json!([{"id": 302}, {"id": 303}])),
+            "kept as objects for the server's own reads"
+        );
+    }
+
+    #[test]
     fn details_never_override_the_standard_keys() {
         let e = ToolError::not_found("x")
             .detail("code", "evil")
+            .detail("platform", "evil")
+            .detail("error", "evil")
             .detail("tried", json!(["id"]));
         assert_eq!(
             e.to_value(),
-            json!({"code": "not_found", "message": "x", "tried": ["id"]})
+            json!({"error": "not_found", "message": "x", "tried": ["id"]})
         );
     }
 }

@@ -20,9 +20,12 @@ pub fn envelope(platform: &Platform, outcome: Outcome) -> Value {
     envelope.insert("platform".into(), platform.to_value());
     match outcome {
         Outcome::Reply(reply) => {
-            envelope.insert("data".into(), reply.data);
             if let Some(resource) = &reply.resource {
-                envelope.insert("resource".into(), to_value(resource));
+                let resource = to_value(&resource.beside(&reply.data));
+                envelope.insert("data".into(), reply.data);
+                envelope.insert("resource".into(), resource);
+            } else {
+                envelope.insert("data".into(), reply.data);
             }
             if let Some(state) = &reply.state {
                 envelope.insert("state".into(), to_value(state));
@@ -102,12 +105,14 @@ fn classify(violations: Vec<(String, String)>) -> Invalid {
     }
 }
 
-/// The C16 error payload: `{error, platform}`, `error` first, so the text reads as an error
-/// from its first bytes (some clients forward an error result like a success, without its
-/// `isError` flag).
+/// The C16 error payload: `{error, message, ..., platform}`, the code first, so the text
+/// reads as an error from its first bytes (some clients forward an error result like a
+/// success, without its `isError` flag), and the platform once, last.
 pub fn error_payload(platform: &Platform, error: &ToolError) -> Value {
-    let mut payload = Map::new();
-    payload.insert("error".into(), error.to_value());
+    let mut payload = match error.to_value() {
+        Value::Object(keys) => keys,
+        _ => Map::new(),
+    };
     payload.insert("platform".into(), platform.to_value());
     Value::Object(payload)
 }
@@ -265,7 +270,7 @@ mod tests {
         assert!(result.structured_content.is_none());
         assert_eq!(
             result.content[0].as_text().unwrap().text,
-            r#"{"error":{"code":"not_found","message":"entry 9 not found","status":404},"platform":{"name":"acme","host":"acme.modyo.cloud"}}"#
+            r#"{"error":"not_found","message":"entry 9 not found","status":404,"platform":{"name":"acme","host":"acme.modyo.cloud"}}"#
         );
     }
 }

@@ -166,7 +166,7 @@ mod tests {
 
     #[test]
     fn errors_and_answers_without_structured_content_are_left_whole() {
-        let error = CallToolResult::error(vec![ContentBlock::text(r#"{"error":{"code":"x"}}"#)]);
+        let error = CallToolResult::error(vec![ContentBlock::text(r#"{"error":"x"}"#)]);
         let legacy = CallToolResult::success(vec![ContentBlock::text("{\n  \"a\": 1\n}")]);
         for form in ResultForm::ALL {
             for result in [&error, &legacy] {

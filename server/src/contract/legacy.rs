@@ -174,9 +174,9 @@ impl Legacy {
 pub fn control(control: &Control) -> Value {
     match control.outcome() {
         "refused" => {
-            json!({"readOnly": true, "rejected": control.action(), "message": control.message()})
+            json!({"readOnly": true, "rejected": control.action(), "message": control.legacy_message()})
         }
-        _ => json!({"message": control.message(), "action": "cancelled"}),
+        _ => json!({"message": control.legacy_message(), "action": "cancelled"}),
     }
 }
 

@@ -1,5 +1,6 @@
 //! C4: `resource = {type, uuid?, id?, slug?, path?, name?}`, the one entity a call resolved
-//! or acted on, with every identifier it has.
+//! or acted on, with every identifier it has that `data` does not already carry at its root
+//! (a read of the entity itself names only its type here: its ids are in `data`).
 //!
 //! Heuristic lookups (a space by uid, a site by host) echo the resolved entity here. For a
 //! collection read the resource is the container; bulk work and root listings omit it.
@@ -103,6 +104,29 @@ impl Resource {
     pub fn name_value(&self) -> Option<&str> {
         self.name.as_deref()
     }
+
+    /// The resource as the envelope carries it beside `data`: every identifier `data`'s root
+    /// already holds with the same value left out (the slug also under the key it is read
+    /// from, `uid` or `host`), so nothing is said twice.
+    pub fn beside(&self, data: &Value) -> Resource {
+        let Some(root) = data.as_object() else {
+            return self.clone();
+        };
+        let held = |keys: &[&str], value: &Value| keys.iter().any(|k| root.get(*k) == Some(value));
+        let text = |keys: &[&str], value: &Option<String>| {
+            value
+                .clone()
+                .filter(|v| !held(keys, &Value::String(v.clone())))
+        };
+        Resource {
+            kind: self.kind.clone(),
+            uuid: text(&["uuid"], &self.uuid),
+            id: self.id.clone().filter(|id| !held(&["id"], id)),
+            slug: text(&["slug", "uid", "host"], &self.slug),
+            path: text(&["path"], &self.path),
+            name: text(&["name"], &self.name),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -123,5 +147,33 @@ mod tests {
             serde_json::to_value(&bare).unwrap(),
             json!({"type": "entry", "id": 1})
         );
+    }
+
+    #[test]
+    fn beside_data_the_resource_keeps_only_what_data_does_not_say() {
+        let site = Resource::new("site")
+            .id(12)
+            .uuid("u-12")
+            .slug("banco-andino.modyo.cloud")
+            .name("Banco Andino");
+        let itself = json!({"id": 12, "uuid": "u-12", "host": "banco-andino.modyo.cloud", "name": "Banco Andino", "status": "enabled"});
+        assert_eq!(
+            serde_json::to_value(site.beside(&itself)).unwrap(),
+            json!({"type": "site"})
+        );
+        let projected = json!({"name": "Banco Andino"});
+        assert_eq!(
+            serde_json::to_value(site.beside(&projected)).unwrap(),
+            json!({"type": "site", "uuid": "u-12", "id": 12, "slug": "banco-andino.modyo.cloud"})
+        );
+        let other = json!({"id": "12", "name": "Otro"});
+        assert_eq!(
+            site.beside(&other),
+            site,
+            "a string id, another name: different values"
+        );
+        for list in [json!([itself]), Value::Null] {
+            assert_eq!(site.beside(&list), site, "a list or nothing: the container");
+        }
     }
 }

@@ -364,7 +364,7 @@ mod tests {
         );
         assert_eq!(
             e.to_value().as_object().unwrap().keys().collect::<Vec<_>>(),
-            ["code", "message"],
+            ["error", "message"],
             "the fields are in the message, nothing repeats them"
         );
         assert_eq!(
@@ -409,12 +409,17 @@ mod tests {
         .into();
         let v = e.to_value();
         assert_eq!(
-            (
-                v["code"].as_str(),
-                v["retryable"].as_bool(),
-                v["retry_after_s"].as_u64()
-            ),
-            (Some("rate_limited"), Some(true), Some(12))
+            (e.code(), e.is_retryable(), e.retry_after_s()),
+            (ErrorCode::RateLimited, Some(true), Some(12))
+        );
+        assert!(
+            e.message().contains("retry after 12s"),
+            "the wait is in the message: {v}"
+        );
+        assert_eq!(
+            (v["error"].as_str(), v.get("retryable"), v.get("retry_after_s")),
+            (Some("rate_limited"), None, None),
+            "neither repeats what the code and the message say: {v}"
         );
     }
 

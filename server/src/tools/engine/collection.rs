@@ -515,7 +515,7 @@ pub(crate) fn with_candidates(error: ToolError, items: &[Value], keys: &[&str]) 
     if error.code() != ErrorCode::Ambiguous || keys.is_empty() {
         return error;
     }
-    let ids: Vec<Value> = match error.to_value().get("candidates") {
+    let ids: Vec<Value> = match error.detail_value("candidates") {
         Some(Value::Array(candidates)) => candidates
             .iter()
             .filter_map(|c| c.get("id").cloned())

@@ -242,7 +242,11 @@ async fn create(call: Call, args: CreateArgs) -> Answer<Echo<Page>> {
 }
 
 /// Arguments of `channels-pages-content`.
+// The call is refused before any request, but its arguments stay published and parsed (a
+// client was given this input schema); the refusal does not echo them back, since the model
+// holds what it asked.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[allow(dead_code)]
 pub(crate) struct ContentArgs {
     /// Site id, host, uuid or name.
     site: Ident,
@@ -276,21 +280,11 @@ in the Modyo UI.",
 }
 
 async fn content(_call: Call, args: ContentArgs) -> Answer<Echo<Page>> {
-    let asked = json!({
-        "site": args.site.as_str(),
-        "page_id": args.page_id,
-        "space_id": args.space_id,
-        "content_type": args.content_type,
-        "index_template_id": args.index_template_id,
-        "show_template_id": args.show_template_id,
-        "filters": args.filters,
-    });
     Err(ToolError::invalid_parameters(format!(
         "page {} was not bound: Modyo's published API documents no content binding for a layout page (PUT \
 /sites/{{site_id}}/layout_pages/{{id}} takes name, path, parent_uuid, grid_type, has_router and widgets); bind it in \
 the Modyo UI",
         args.page_id
     ))
-    .detail("asked", asked)
     .into())
 }
