@@ -117,7 +117,7 @@ pub fn error_payload(platform: &Platform, error: &ToolError) -> Value {
     Value::Object(payload)
 }
 
-/// Renders a tool error: compact JSON text `{error, platform}`, `isError: true`, no
+/// Renders a tool error: compact JSON text `{error, message, ..., platform}`, `isError: true`, no
 /// `structuredContent` (C16), in every result form (C22); or the old `Error:` text in legacy
 /// mode.
 pub fn fail(platform: &Platform, mode: Mode, error: &ToolError) -> CallToolResult {
