@@ -317,45 +317,68 @@ pub(crate) fn forwarded(result: &Value, sent: &Value) -> Forwarded {
         return Forwarded::Result;
     }
     let structured = result.get("structuredContent");
-    // A text counts as ours when its beginning is there (half of it, at most 40 characters):
-    // whole, prefixed, or cut short.
-    let heads: Vec<String> = texts
-        .iter()
-        .filter(|t| !t.is_empty())
-        .map(|t| {
-            t.chars()
-                .take(t.chars().count().div_ceil(2).min(40))
-                .collect()
-        })
-        .collect();
-    let nothing_to_find = heads.is_empty() && structured.is_none();
-    if nothing_to_find || holds_ours(sent, &heads, structured) {
+    // Ours is there when the beginning of one of our texts, or of our structured content's
+    // JSON, is (half of it, at most 40 characters), compared bare: without whitespace, quotes,
+    // escapes and non-ASCII, so a result written again by the client (pretty or compact, as JSON
+    // inside its own JSON, behind a prefix of its own, cut short) is still found.
+    let head = |text: &str| -> Option<String> {
+        let bare = bare(text);
+        let n = bare.chars().count().div_ceil(2).min(40);
+        (n > 0).then(|| bare.chars().take(n).collect())
+    };
+    let mut heads: Vec<String> = texts.iter().filter_map(|t| head(t)).collect();
+    heads.extend(structured.and_then(|s| head(&s.to_string())));
+    if heads.is_empty() || structured.is_some_and(|s| holds_value(sent, s)) {
+        return Forwarded::Other;
+    }
+    let sent = bare(&sent.to_string());
+    if heads.iter().any(|h| sent.contains(h.as_str())) {
         Forwarded::Other
     } else {
         Forwarded::Replaced
     }
 }
 
-/// Whether `sent` holds one of `heads` (the beginnings of our texts) in a string, or our
-/// `structured` content as a value or as compact JSON, at any depth, inside JSON a string holds
-/// too (a client that wraps our text in an error object of its own, written as JSON).
-fn holds_ours(sent: &Value, heads: &[String], structured: Option<&Value>) -> bool {
-    if structured == Some(sent) {
-        return true;
-    }
-    match sent {
-        Value::String(s) => {
-            heads.iter().any(|h| s.contains(h.as_str()))
-                || structured.is_some_and(|v| s.contains(v.to_string().as_str()))
-                || serde_json::from_str::<Value>(s)
-                    .ok()
-                    .filter(|v| v.is_object() || v.is_array())
-                    .is_some_and(|v| holds_ours(&v, heads, structured))
+/// Whether `needle` is `value` or one of its members or items, at any depth.
+fn holds_value(value: &Value, needle: &Value) -> bool {
+    value == needle
+        || match value {
+            Value::Array(items) => items.iter().any(|v| holds_value(v, needle)),
+            Value::Object(map) => map.values().any(|v| holds_value(v, needle)),
+            _ => false,
         }
-        Value::Array(items) => items.iter().any(|v| holds_ours(v, heads, structured)),
-        Value::Object(map) => map.values().any(|v| holds_ours(v, heads, structured)),
-        _ => false,
+}
+
+/// `text` without whitespace, quotes, backslashes (and the escape a run of them starts:
+/// `\\n`, `\\u00f1`) or non-ASCII characters: the same for a JSON text at any depth of
+/// escaping.
+fn bare(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        i += 1;
+        if c == '\\' {
+            while chars.get(i) == Some(&'\\') {
+                i += 1;
+            }
+            match chars.get(i) {
+                Some('n' | 't' | 'r') => i += 1,
+                Some('u')
+                    if chars
+                        .get(i + 1..i + 5)
+                        .is_some_and(|h| h.iter().all(char::is_ascii_hexdigit)) =>
+                {
+                    i += 5;
+                }
+                _ => {}
+            }
+        } else if !(c.is_whitespace() || c == '"' || !c.is_ascii()) {
+            out.push(c);
+        }
     }
+    out
 }
 
 /// A cut copy of our instructions counts when it holds at least this many of their first

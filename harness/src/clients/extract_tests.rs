@@ -341,6 +341,17 @@ fn a_forwarded_result_is_its_text_the_whole_result_something_else_or_not_ours() 
     assert_eq!(forwarded(&error, &json!(wrapped)), Forwarded::Other);
     let rejected = json!({"error": "MCP error -32602: Structured content does not match the tool's output schema"});
     assert_eq!(forwarded(&error, &rejected), Forwarded::Replaced);
+    // A legacy text, pretty, as pydantic-ai sends it again (compact, non-ASCII escaped), and as
+    // Gemini CLI masks an older output inside JSON of its own, two levels deep.
+    let pretty = json!({"content": [{"type": "text", "text": "{\n  \"templates\": [\n    {\"id\": 801, \"subject\": \"Contraseña nueva\", \"name\": \"Reset\"}\n  ]\n}"}]});
+    let compact = json!(
+        "{\"templates\":[{\"id\":801,\"subject\":\"Contrase\\u00f1a nueva\",\"name\":\"Reset\"}]}"
+    );
+    assert_eq!(forwarded(&pretty, &compact), Forwarded::Other);
+    let inner = json!({"output": format!("<untrusted_context>\n{}", pretty["content"][0]["text"].as_str().unwrap_or_default())});
+    let masked = json!({"output": format!("<tool_output_masked>\n{inner}")});
+    assert_eq!(forwarded(&pretty, &masked), Forwarded::Other);
+    assert_eq!(bare("{\\\"a\\\": \\\\n \"ñ\\u00f1\"}"), "{a:}");
     assert_eq!(
         forwarded(&result, &json!({"error": result.clone(), "more": 1})),
         Forwarded::Other
