@@ -3,9 +3,12 @@
 //! (the fingerprint). Raw JSON-RPC, newline-delimited, no MCP library: the wire is exactly what
 //! this file writes (a port of the research's `marker_server.py`).
 //!
-//! Three tools: `mk_ok` succeeds with text and `structuredContent` (and has a title, an output
+//! Four tools: `mk_ok` succeeds with text and `structuredContent` (and has a title, an output
 //! schema, annotations and `_meta`), `mk_err` answers `isError: true`, `mk_txt` answers text
-//! only; one prompt and one resource. `initialize` is answered with the client's protocol
+//! only, and `mk_jerr` answers `isError: true` with a JSON text from a tool that lists an output
+//! schema (as every migrated tool of ours does: a client that parses such a text as
+//! `structuredContent` and validates it shows the model its own complaint instead); one prompt
+//! and one resource. `initialize` is answered with the client's protocol
 //! version when it is one this server knows, else 2025-06-18; `server/discover` and every
 //! method it does not serve get `-32601`, so clients that try the newer discovery first fall
 //! back to `initialize`. Notifications and responses are read and not answered; a line that
@@ -24,7 +27,7 @@ pub const INSTRUCTIONS: &str = "MARK_INSTR: the marker server's instructions.";
 const VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 
 /// The marker tools' names, in plan order.
-pub const TOOLS: [&str; 3] = ["mk_ok", "mk_err", "mk_txt"];
+pub const TOOLS: [&str; 4] = ["mk_ok", "mk_err", "mk_txt", "mk_jerr"];
 
 /// `tools/list`.
 pub fn tools() -> Value {
@@ -50,6 +53,13 @@ pub fn tools() -> Value {
             "description": "MARK_DESC_TXT: returns text only.",
             "inputSchema": {"type": "object", "properties": {"q": {"type": "string", "description": "MARK_INSCHEMA_TXT"}}, "required": ["q"]},
             "annotations": {"readOnlyHint": true}
+        },
+        {
+            "name": "mk_jerr",
+            "description": "MARK_DESC_JERR: always fails with isError and a JSON text, under an output schema.",
+            "inputSchema": {"type": "object", "properties": {"q": {"type": "string", "description": "MARK_INSCHEMA_JERR"}}, "required": ["q"]},
+            "outputSchema": {"type": "object", "properties": {"m": {"type": "string", "description": "MARK_OUTSCHEMA_JERR"}}, "required": ["m"], "additionalProperties": false},
+            "annotations": {"readOnlyHint": true}
         }
     ])
 }
@@ -67,15 +77,19 @@ pub fn result(tool: &str) -> Option<Value> {
             Some(json!({"content": [{"type": "text", "text": "MARK_ERRTEXT"}], "isError": true}))
         }
         "mk_txt" => Some(json!({"content": [{"type": "text", "text": "MARK_TEXT_TXT"}]})),
+        "mk_jerr" => Some(json!({
+            "content": [{"type": "text", "text": "{\"error\":\"MARK_ERRJSON\",\"message\":\"the marker error\"}"}],
+            "isError": true
+        })),
         _ => None,
     }
 }
 
-/// The marker plan: `mk_ok`, `mk_err`, `mk_txt`, one call each.
+/// The marker plan: `mk_ok`, `mk_err`, `mk_txt`, `mk_jerr`, one call each.
 pub fn plan() -> Vec<Step> {
     TOOLS
         .iter()
-        .zip(["a", "b", "c"])
+        .zip(["a", "b", "c", "d"])
         .map(|(tool, q)| Step {
             tool: (*tool).to_owned(),
             arguments: json!({"q": q}),
@@ -217,6 +231,8 @@ mod tests {
             "MARK_TOOLMETA_OK",
             "MARK_DESC_ERR",
             "MARK_INSCHEMA_TXT",
+            "MARK_DESC_JERR",
+            "MARK_OUTSCHEMA_JERR",
         ] {
             assert!(tools.contains(marker), "{marker}");
         }
@@ -232,7 +248,19 @@ mod tests {
         assert_eq!(call("mk_err")["result"]["isError"], true);
         assert!(call("mk_txt")["result"].get("isError").is_none());
         assert_eq!(call("nope")["error"]["code"], -32602);
-        assert_eq!(plan().len(), 3);
+        let jerr = call("mk_jerr");
+        assert_eq!(jerr["result"]["isError"], true);
+        let text = jerr["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default();
+        assert_eq!(
+            serde_json::from_str::<Value>(text)
+                .ok()
+                .map(|v| v["error"].clone()),
+            Some(json!("MARK_ERRJSON")),
+            "a JSON text, like our errors"
+        );
+        assert_eq!(plan().len(), 4);
     }
 
     #[test]

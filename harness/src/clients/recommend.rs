@@ -96,7 +96,20 @@ act on"
         ),
     };
     let schema_reaches = fingerprint.reached(Part::OutputSchema);
-    let output_schema_off = schema_reaches && form != Form::Text;
+    let schema_loses_errors = loses_errors_under_a_schema(fingerprint);
+    let output_schema_off = (schema_reaches || schema_loses_errors) && form != Form::Text;
+    if schema_loses_errors {
+        let _ = write!(
+            why,
+            "; the text of an `isError` result never reached the model when its tool lists an \
+`outputSchema` (it did when the tool lists none), so under a listed schema the model would not read our errors: {}",
+            if form == Form::Text {
+                "`text` lists none"
+            } else {
+                "`MODYO_OUTPUT_SCHEMA=off`"
+            }
+        );
+    }
     if schema_reaches {
         let when = if fingerprint.per_request(Part::OutputSchema) {
             "in every request"
@@ -125,6 +138,15 @@ act on"
         output_schema_off,
         why,
     }
+}
+
+/// Whether the fingerprint shows an error's text lost under a listed `outputSchema`: the
+/// `mk_jerr` probe ran (older fingerprints have no such part), the plain error's text reached
+/// the model and the probe's never did.
+fn loses_errors_under_a_schema(fingerprint: &Fingerprint) -> bool {
+    fingerprint.seen(Part::SchemaErrorText).is_some()
+        && fingerprint.reached(Part::ErrorText)
+        && !fingerprint.reached(Part::SchemaErrorText)
 }
 
 /// The table of `reports/clients.md` (and the README's span): one row per fingerprinted
@@ -223,6 +245,30 @@ mod tests {
             r.why.contains("twice") && r.why.contains("`text` lists none"),
             "{}",
             r.why
+        );
+    }
+
+    #[test]
+    fn a_client_that_loses_an_error_under_a_schema_gets_none() {
+        let mut f = fingerprint(json!("MARK_STRUCT_OK MARK_ERRTEXT mk_jerr"), false);
+        assert!(f.reached(Part::ErrorText), "{f:?}");
+        assert_eq!(
+            f.seen(Part::SchemaErrorText).map(|s| s.requests.len()),
+            Some(0)
+        );
+        let r = recommend(&f);
+        assert_eq!(r.settings(), "`MODYO_OUTPUT_SCHEMA=off`");
+        assert!(r.why.contains("would not read our errors"), "{}", r.why);
+        let kept = fingerprint(
+            json!("MARK_STRUCT_OK MARK_ERRTEXT mk_jerr MARK_ERRJSON"),
+            false,
+        );
+        assert_eq!(recommend(&kept).settings(), "the defaults (`both`)");
+        f.parts.retain(|s| s.part != Part::SchemaErrorText);
+        assert_eq!(
+            recommend(&f).settings(),
+            "the defaults (`both`)",
+            "not probed: no verdict"
         );
     }
 

@@ -285,9 +285,10 @@ const RESERVED: [&str; 7] = [
 fn bare_ids(candidates: &Value) -> Value {
     match candidates {
         Value::Array(items)
-            if items
-                .iter()
-                .all(|c| c.as_object().is_some_and(|o| o.len() == 1 && o.contains_key("id"))) =>
+            if items.iter().all(|c| {
+                c.as_object()
+                    .is_some_and(|o| o.len() == 1 && o.contains_key("id"))
+            }) =>
         {
             Value::Array(items.iter().filter_map(|c| c.get("id").cloned()).collect())
         }
@@ -322,7 +323,11 @@ mod tests {
             r#"{"error":"rate_limited","message":"GET /x was rate limited (429): slow down; retry after 7s"}"#
         );
         assert_eq!(e.status(), Some(429), "kept for the server's own decisions");
-        assert_eq!(e.retry_after_s(), Some(7), "kept for the server's own decisions");
+        assert_eq!(
+            e.retry_after_s(),
+            Some(7),
+            "kept for the server's own decisions"
+        );
         let unnamed = ToolError::new(ErrorCode::RateLimited, "GET /x: slow down")
             .with_status(429)
             .retryable(true)
@@ -362,10 +367,18 @@ mod tests {
             "the API's 404, not a lookup miss"
         );
         let implied = ToolError::new(ErrorCode::RateLimited, "slow down").with_status(429);
-        assert_eq!(implied.to_value().get("status"), None, "rate_limited is the 429");
-        let other = ToolError::new(ErrorCode::Forbidden, "the token lacks the permission")
-            .with_status(403);
-        assert_eq!(other.to_value()["status"], 403, "forbidden is a 401 or a 403");
+        assert_eq!(
+            implied.to_value().get("status"),
+            None,
+            "rate_limited is the 429"
+        );
+        let other =
+            ToolError::new(ErrorCode::Forbidden, "the token lacks the permission").with_status(403);
+        assert_eq!(
+            other.to_value()["status"],
+            403,
+            "forbidden is a 401 or a 403"
+        );
     }
 
     #[test]
@@ -402,11 +415,14 @@ mod tests {
 
     #[test]
     fn candidates_told_apart_by_nothing_but_their_id_are_bare_ids() {
-        let e = ToolError::new(ErrorCode::Ambiguous, "menu 'Footer' matches 2 menus by name")
-            .candidates(vec![
-                json!({"id": 302, "name": "Footer"}),
-                json!({"id": 303, "name": "Footer"}),
-            ]);
+        let e = ToolError::new(
+            ErrorCode::Ambiguous,
+            "menu 'Footer' matches 2 menus by name",
+        )
+        .candidates(vec![
+            json!({"id": 302, "name": "Footer"}),
+            json!({"id": 303, "name": "Footer"}),
+        ]);
         assert_eq!(e.to_value()["candidates"], json!([302, 303]));
         assert_eq!(
             e.detail_value("candidates"),

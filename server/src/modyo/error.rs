@@ -417,7 +417,11 @@ mod tests {
             "the wait is in the message: {v}"
         );
         assert_eq!(
-            (v["error"].as_str(), v.get("retryable"), v.get("retry_after_s")),
+            (
+                v["error"].as_str(),
+                v.get("retryable"),
+                v.get("retry_after_s")
+            ),
             (Some("rate_limited"), None, None),
             "neither repeats what the code and the message say: {v}"
         );

@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use super::markers::{Part, found, windows};
+use super::markers::{self, Part, found, windows};
 use super::prune::CACHE_MARK;
 use super::{CacheMarks, Definitions, FORMAT, Fingerprint, ResultForm, Seen, Subject, Timing};
 
@@ -137,8 +137,15 @@ pub(crate) fn derive(subject: &Subject, requests: &[(String, Value)]) -> Fingerp
             out
         })
         .collect();
+    // The `mk_jerr` probe is younger than the other markers: a session that never listed it
+    // (a marker capture from before it) has no verdict on it, rather than "never reached".
+    let probed_schema_errors = found
+        .iter()
+        .flatten()
+        .any(|(_, text)| markers::found(text, "mk_jerr"));
     let parts: Vec<Seen> = Part::ALL
         .iter()
+        .filter(|&&part| part != Part::SchemaErrorText || probed_schema_errors)
         .map(|&part| {
             let mut in_requests = Vec::new();
             let mut paths: Vec<String> = Vec::new();

@@ -37,6 +37,8 @@ pub enum Part {
     ErrorText,
     /// The text of a text-only result.
     TextOnly,
+    /// The JSON text of an `isError` result of a tool that lists an `outputSchema`.
+    SchemaErrorText,
     /// A prompt (name, title, description or text).
     Prompt,
     /// A resource (title, description or text).
@@ -45,7 +47,7 @@ pub enum Part {
 
 impl Part {
     /// Every part, in the order the reports list them.
-    pub const ALL: [Part; 16] = [
+    pub const ALL: [Part; 17] = [
         Part::Names,
         Part::Description,
         Part::InputSchema,
@@ -60,6 +62,7 @@ impl Part {
         Part::ResultMeta,
         Part::ErrorText,
         Part::TextOnly,
+        Part::SchemaErrorText,
         Part::Prompt,
         Part::Resource,
     ];
@@ -67,10 +70,20 @@ impl Part {
     /// The markers that stand for it (any one found means the part reached the model).
     pub fn markers(self) -> &'static [&'static str] {
         match self {
-            Part::Names => &["mk_ok", "mk_err", "mk_txt"],
-            Part::Description => &["MARK_DESC_OK", "MARK_DESC_ERR", "MARK_DESC_TXT"],
-            Part::InputSchema => &["MARK_INSCHEMA_OK", "MARK_INSCHEMA_ERR", "MARK_INSCHEMA_TXT"],
-            Part::OutputSchema => &["MARK_OUTSCHEMA_OK"],
+            Part::Names => &["mk_ok", "mk_err", "mk_txt", "mk_jerr"],
+            Part::Description => &[
+                "MARK_DESC_OK",
+                "MARK_DESC_ERR",
+                "MARK_DESC_TXT",
+                "MARK_DESC_JERR",
+            ],
+            Part::InputSchema => &[
+                "MARK_INSCHEMA_OK",
+                "MARK_INSCHEMA_ERR",
+                "MARK_INSCHEMA_TXT",
+                "MARK_INSCHEMA_JERR",
+            ],
+            Part::OutputSchema => &["MARK_OUTSCHEMA_OK", "MARK_OUTSCHEMA_JERR"],
             Part::Title => &["MARK_TITLE_OK", "MARK_TITLE_ERR"],
             Part::Annotations => &["MARK_ANNOT_OK", "MARK_ANNOT_ERR"],
             Part::ToolMeta => &["MARK_TOOLMETA_OK"],
@@ -81,6 +94,7 @@ impl Part {
             Part::ResultMeta => &["MARK_RESULTMETA_OK"],
             Part::ErrorText => &["MARK_ERRTEXT"],
             Part::TextOnly => &["MARK_TEXT_TXT"],
+            Part::SchemaErrorText => &["MARK_ERRJSON"],
             Part::Prompt => &[
                 "MARK_PROMPT",
                 "MARK_PROMPT_DESC",
@@ -113,6 +127,7 @@ impl Part {
             Part::ResultMeta => "result _meta",
             Part::ErrorText => "error text",
             Part::TextOnly => "text-only result",
+            Part::SchemaErrorText => "error under an output schema",
             Part::Prompt => "prompt",
             Part::Resource => "resource",
         }

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use super::{CacheMarks, Definitions, Fingerprint, Part, Seen, Timing};
 
 /// The parts the matrix has a column for, in order.
-pub(crate) const COLUMNS: [Part; 10] = [
+pub(crate) const COLUMNS: [Part; 11] = [
     Part::Names,
     Part::Description,
     Part::InputSchema,
@@ -18,6 +18,7 @@ pub(crate) const COLUMNS: [Part; 10] = [
     Part::Text,
     Part::StructuredContent,
     Part::ErrorText,
+    Part::SchemaErrorText,
 ];
 
 /// The parts listed under the matrix when a client sends them.
@@ -30,10 +31,11 @@ const OTHERS: [Part; 6] = [
     Part::Resource,
 ];
 
-/// A cell: `—` when absent, else `✓` and the requests it was in.
+/// A cell: `—` when absent, else `✓` and the requests it was in; `not probed` for a part the
+/// client's marker session did not test (a capture older than the part's probe).
 fn cell(seen: Option<&Seen>, total: usize) -> String {
     let Some(seen) = seen else {
-        return "—".into();
+        return "not probed".into();
     };
     match seen.timing {
         Timing::Absent => "—".into(),
@@ -92,11 +94,14 @@ pub(crate) fn markdown(fingerprints: &[Fingerprint]) -> String {
     let mut out = String::from("## What reaches the model, per client (fingerprints)\n\n");
     out.push_str(
         "Each client ran once against the lab's marker server (`modyo-lab marker`: every part of the server carries its own marker) \
-with the marker plan (`mk_ok`: text and structuredContent; `mk_err`: `isError`; `mk_txt`: text only), and every request it sent \
+with the marker plan (`mk_ok`: text and structuredContent; `mk_err`: `isError`; `mk_txt`: text only; `mk_jerr`: `isError` with a JSON \
+text, from a tool that lists an `outputSchema`, as every migrated tool of ours does), and every request it sent \
 to the model was searched for every marker ([`clients/<client>.marker.jsonl`](clients/) holds the marker-bearing parts of those \
 requests, `clients/<client>.fingerprint.json` what is derived from them). A cell says in which requests of the conversation the \
 part was (`✓ all 4`: every one of 4; `✓ 2–5`: from the second on, once it was loaded or answered; `—`: never). \
-*Result form* is what of a result with both text and structuredContent reached the model; *error flag* whether an `isError` \
+*Error under an output schema* is whether that JSON error text reached the model (a client that parses a JSON text as \
+`structuredContent` and validates it against the tool's schema shows the model its own complaint instead); \
+*result form* is what of a result with both text and structuredContent reached the model; *error flag* whether an `isError` \
 result reached it in a form of its own (not only its text, in the shape of a success); *cache marks* in which requests the client \
 marked a prompt-cache breakpoint (Anthropic's `cache_control`), which bills what the previous request already sent at the cache-read rate.\n\n",
     );
@@ -137,6 +142,7 @@ marked a prompt-cache breakpoint (Anthropic's `cache_control`), which bills what
             Part::Text,
             Part::TextOnly,
             Part::ErrorText,
+            Part::SchemaErrorText,
         ] {
             if let Some(seen) = f.seen(part).filter(|s| !s.requests.is_empty()) {
                 let at = seen.paths.first().map(String::as_str).unwrap_or_default();
@@ -220,7 +226,7 @@ mod tests {
             .expect("a row");
         assert_eq!(
             row,
-            "| X (`x`) | npm `x` 1.2 | OpenAI Responses | on demand (nothing before) | — | ✓ 2–3 | — | — | — | — | ✓ all 3 | — | — | ✓ 3–3 | text | yes | ✓ 2–3 |"
+            "| X (`x`) | npm `x` 1.2 | OpenAI Responses | on demand (nothing before) | — | ✓ 2–3 | — | — | — | — | ✓ all 3 | — | — | ✓ 3–3 | — | text | yes | ✓ 2–3 |"
         );
         assert!(
             md.contains("instructions at `$.x`: `` a\\|b\\n`c` ``"),
