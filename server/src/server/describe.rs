@@ -17,7 +17,7 @@ pub(super) fn instructions(modules: &BTreeSet<Module>, read_only: bool, has_api:
 platform names the account that answered; resource is the entity resolved or acted on; \
 state is coverage for reads (returned, total, page, per_page; complete appears only when proven) \
 or the post-condition for writes (status, published, pending, affected); control appears when a call did not run. \
-Errors are {{error: {{code, message}}, platform}}. Prefer content-entries-list with fields over one get per entry.",
+Errors are {{error: code, message, platform}}. Prefer content-entries-list with fields over one get per entry.",
         names.join(", ")
     );
     if read_only {
