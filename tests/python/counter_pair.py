@@ -5,12 +5,15 @@ tokens: what a character counter and a tokenizer disagree on, for the lab's coun
     counter_pair.py v1    prose: common English words (about four characters a token)
     counter_pair.py v2    a hex digest, shorter, of the same facts (about two characters a token)
 
-Raw JSON-RPC on stdio, Python's standard library only; deterministic.
+Raw JSON-RPC on stdio (`tiny_server.py`), Python's standard library only; deterministic.
 """
 
 import hashlib
-import json
 import sys
+
+sys.dont_write_bytecode = True  # nothing written beside the scripts
+
+from tiny_server import serve  # noqa: E402
 
 VERSION = sys.argv[1] if len(sys.argv) > 1 else "v1"
 
@@ -24,33 +27,8 @@ TOOL = {
 }
 
 
-def answer(request):
-    method = request.get("method")
-    if method == "initialize":
-        return {
-            "protocolVersion": request.get("params", {}).get("protocolVersion", "2025-06-18"),
-            "capabilities": {"tools": {}},
-            "serverInfo": {"name": "counter-pair", "version": VERSION},
-        }
-    if method == "tools/list":
-        return {"tools": [TOOL]}
-    if method == "tools/call":
-        text = PROSE if VERSION == "v1" else DIGEST
-        return {"content": [{"type": "text", "text": text}]}
-    return None
+def call(_name):
+    return PROSE if VERSION == "v1" else DIGEST
 
 
-for line in sys.stdin:
-    try:
-        request = json.loads(line)
-    except json.JSONDecodeError:
-        continue
-    if "id" not in request:
-        continue
-    result = answer(request)
-    if result is None:
-        reply = {"jsonrpc": "2.0", "id": request["id"], "error": {"code": -32601, "message": "method not found"}}
-    else:
-        reply = {"jsonrpc": "2.0", "id": request["id"], "result": result}
-    sys.stdout.write(json.dumps(reply, separators=(",", ":")) + "\n")
-    sys.stdout.flush()
+serve("counter-pair", VERSION, [TOOL], call)

@@ -5,11 +5,14 @@ lab's `diff` test: the verdict must show that tool and the catalogue moving, not
     verdict_pair.py v1    three tools
     verdict_pair.py v2    the same, `shelf_find`'s description longer
 
-Raw JSON-RPC on stdio, Python's standard library only; deterministic.
+Raw JSON-RPC on stdio (`tiny_server.py`), Python's standard library only; deterministic.
 """
 
-import json
 import sys
+
+sys.dont_write_bytecode = True  # nothing written beside the scripts
+
+from tiny_server import serve  # noqa: E402
 
 VERSION = sys.argv[1] if len(sys.argv) > 1 else "v1"
 
@@ -36,33 +39,4 @@ ANSWERS = {
 }
 
 
-def answer(request):
-    method = request.get("method")
-    if method == "initialize":
-        return {
-            "protocolVersion": request.get("params", {}).get("protocolVersion", "2025-06-18"),
-            "capabilities": {"tools": {}},
-            "serverInfo": {"name": "verdict-pair", "version": VERSION},
-        }
-    if method == "tools/list":
-        return {"tools": TOOLS}
-    if method == "tools/call":
-        name = request.get("params", {}).get("name")
-        return {"content": [{"type": "text", "text": ANSWERS.get(name, "?")}]}
-    return None
-
-
-for line in sys.stdin:
-    try:
-        request = json.loads(line)
-    except json.JSONDecodeError:
-        continue
-    if "id" not in request:
-        continue
-    result = answer(request)
-    if result is None:
-        reply = {"jsonrpc": "2.0", "id": request["id"], "error": {"code": -32601, "message": "method not found"}}
-    else:
-        reply = {"jsonrpc": "2.0", "id": request["id"], "result": result}
-    sys.stdout.write(json.dumps(reply, separators=(",", ":")) + "\n")
-    sys.stdout.flush()
+serve("verdict-pair", VERSION, TOOLS, lambda name: ANSWERS.get(name, "?"))
