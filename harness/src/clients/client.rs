@@ -1,8 +1,8 @@
 //! The clients the lab runs, by id, each with its [`Driver`].
 
 use super::driver::{
-    ClaudeAgentSdk, ClaudeCode, Codex, CodexMode, Driver, GeminiCli, Genai, GoogleGenai, Langchain,
-    LangchainJs, McpUse, OpenaiAgents, OpenaiAgentsJs, PydanticAi, VercelAi,
+    CLAUDE_AGENT_SDK, ClaudeCode, Codex, CodexMode, Driver, GENAI, GOOGLE_GENAI, GeminiCli,
+    LANGCHAIN, LANGCHAIN_JS, MCP_USE, OPENAI_AGENTS, OPENAI_AGENTS_JS, PYDANTIC_AI, VERCEL_AI,
 };
 
 /// The clients the lab can run.
@@ -106,20 +106,20 @@ impl Client {
     pub(crate) fn driver(self) -> &'static dyn Driver {
         match self {
             Client::ClaudeCode => &ClaudeCode,
-            Client::Genai => &Genai,
+            Client::Genai => &GENAI,
             Client::GeminiCli => &GeminiCli,
             Client::Codex => &Codex(CodexMode::Unknown),
             Client::CodexSearch => &Codex(CodexMode::Search),
             Client::CodexCode => &Codex(CodexMode::Code),
-            Client::ClaudeAgentSdk => &ClaudeAgentSdk,
-            Client::VercelAi => &VercelAi,
-            Client::OpenaiAgents => &OpenaiAgents,
-            Client::OpenaiAgentsJs => &OpenaiAgentsJs,
-            Client::Langchain => &Langchain,
-            Client::LangchainJs => &LangchainJs,
-            Client::GoogleGenai => &GoogleGenai,
-            Client::PydanticAi => &PydanticAi,
-            Client::McpUse => &McpUse,
+            Client::ClaudeAgentSdk => &CLAUDE_AGENT_SDK,
+            Client::VercelAi => &VERCEL_AI,
+            Client::OpenaiAgents => &OPENAI_AGENTS,
+            Client::OpenaiAgentsJs => &OPENAI_AGENTS_JS,
+            Client::Langchain => &LANGCHAIN,
+            Client::LangchainJs => &LANGCHAIN_JS,
+            Client::GoogleGenai => &GOOGLE_GENAI,
+            Client::PydanticAi => &PYDANTIC_AI,
+            Client::McpUse => &MCP_USE,
         }
     }
 

@@ -17,19 +17,10 @@
 //! not exit cleanly, the endpoint saw no request, or the model's last text is not the script's
 //! `done`.
 
-mod claude_agent_sdk;
 mod claude_code;
 mod codex;
 mod gemini_cli;
-mod genai;
-mod google_genai;
-mod langchain;
-mod langchain_js;
-mod mcp_use;
-mod openai_agents;
-mod openai_agents_js;
-mod pydantic_ai;
-mod vercel_ai;
+mod scripted;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -43,19 +34,13 @@ use super::api::{Api, Loading, Script};
 use super::endpoint::{Captured, Endpoint};
 use super::server::McpServer;
 
-pub(crate) use claude_agent_sdk::ClaudeAgentSdk;
 pub(crate) use claude_code::ClaudeCode;
 pub(crate) use codex::{Codex, CodexMode};
 pub(crate) use gemini_cli::GeminiCli;
-pub(crate) use genai::Genai;
-pub(crate) use google_genai::GoogleGenai;
-pub(crate) use langchain::Langchain;
-pub(crate) use langchain_js::LangchainJs;
-pub(crate) use mcp_use::McpUse;
-pub(crate) use openai_agents::OpenaiAgents;
-pub(crate) use openai_agents_js::OpenaiAgentsJs;
-pub(crate) use pydantic_ai::PydanticAi;
-pub(crate) use vercel_ai::VercelAi;
+pub(crate) use scripted::{
+    CLAUDE_AGENT_SDK, GENAI, GOOGLE_GENAI, LANGCHAIN, LANGCHAIN_JS, MCP_USE, OPENAI_AGENTS,
+    OPENAI_AGENTS_JS, PYDANTIC_AI, VERCEL_AI,
+};
 
 /// The user prompt of every session (the scripted model ignores it).
 pub(crate) const PROMPT: &str = "Run the modyo-lab scripted session.";
