@@ -16,12 +16,14 @@
 //!   `reports/clients/<client>.fingerprint.json` beside the marker-bearing parts of the
 //!   requests it was derived from (`<client>.marker.jsonl`);
 //! - the **module sessions**, against our offline server (`modyo-lab serve`, one module per
-//!   session, legacy "before" and migrated "after"), calling the module's cassette scenarios.
+//!   session, legacy "before" and migrated "after", and, for a client whose fingerprint
+//!   recommends settings other than the defaults ([`recommend`]), migrated under those settings,
+//!   "recommended"), calling the module's cassette scenarios.
 //!   The requests are compared with what our server listed and answered (the [`reference`](mod@reference),
 //!   the same calls made in-process), and only our parts are kept: a [`capture`] per client,
 //!   committed under `reports/clients/`. The [`report`] prices the captures with the lab's
-//!   counters, per module, before and after, with the break-even, and the module reports add
-//!   the measured profiles ([`measured_profiles`]).
+//!   counters, per module, before and after (and recommended), with the break-even, and the
+//!   module reports add the measured profiles ([`measured_profiles`]).
 //!
 //! `--report-only` rebuilds the report from the committed files without running a client;
 //! `--check` also re-runs the reference, re-derives every fingerprint from its marker capture
@@ -274,7 +276,8 @@ async fn run_all(
         .into_iter()
         .filter(|c| c.not_priced().is_none())
         .collect();
-    let sessions = runs::module_sessions(&lab, &priced, only, failures).await?;
+    let recommended = runs::recommended_settings(dir, &priced)?;
+    let sessions = runs::module_sessions(&lab, &priced, &recommended, only, failures).await?;
     for (client, fresh) in sessions {
         runs::write_capture(dir, client, &versions[&client], fresh, only)?;
     }
