@@ -44,6 +44,7 @@ pub mod marker;
 pub mod recommend;
 pub mod reference;
 pub mod report;
+mod report_recommended;
 mod runs;
 mod server;
 mod summary;
@@ -361,8 +362,9 @@ pub fn regenerate(dir: &Path) -> Result<BTreeMap<String, String>, ClientsError> 
 /// The profiles of `module` measured by running clients, from `dir`'s `clients.json` (none
 /// when it is missing), in the shape of the lab's assumed profiles: the catalogue is what the
 /// client was captured sending once per session ([`CatalogueView::Captured`]), the per-call
-/// figure the results as it forwarded them, over that session's calls. The whole profile is in
-/// `clients.json`.
+/// figure the results as it forwarded them, over that session's calls; a client whose session
+/// under its recommended settings was captured has a second profile, named after them. The
+/// whole profile is in `clients.json`.
 pub fn measured_profiles(dir: &Path, module: &str) -> Vec<Profile> {
     let Ok(text) = std::fs::read_to_string(dir.join(REPORT_JSON)) else {
         return Vec::new();
@@ -378,27 +380,31 @@ pub fn measured_profiles(dir: &Path, module: &str) -> Vec<Profile> {
             c.modules
                 .iter()
                 .filter(|m| m.module == module)
-                .map(|m| Profile {
-                    profile: c.client.clone(),
-                    behaviour: format!(
-                        "once: {}; per call: {} ({} calls of {} tools)",
-                        c.once, c.per_call, m.calls, m.tools_used
-                    ),
-                    catalogue: CatalogueView::Captured,
-                    evidence: Evidence::Measured {
-                        client: c.name.clone(),
-                        version: c.version.clone(),
-                        date: c.date.clone(),
-                        fingerprint: c.fingerprint.clone(),
-                    },
-                    catalogue_before: m.before.once,
-                    catalogue_after: m.after.once,
-                    calls: m.calls,
-                    per_call_before: Some(m.per_call_before),
-                    per_call_after: Some(m.per_call_after),
-                    per_call_percent: m.per_call_percent,
-                    break_even_calls: m.break_even_calls,
-                    billed_break_even_calls: m.billed_break_even_calls,
+                .flat_map(|m| {
+                    let recommended = report_recommended::measured_profile(c, m);
+                    std::iter::once(Profile {
+                        profile: c.client.clone(),
+                        behaviour: format!(
+                            "once: {}; per call: {} ({} calls of {} tools)",
+                            c.once, c.per_call, m.calls, m.tools_used
+                        ),
+                        catalogue: CatalogueView::Captured,
+                        evidence: Evidence::Measured {
+                            client: c.name.clone(),
+                            version: c.version.clone(),
+                            date: c.date.clone(),
+                            fingerprint: c.fingerprint.clone(),
+                        },
+                        catalogue_before: m.before.once,
+                        catalogue_after: m.after.once,
+                        calls: m.calls,
+                        per_call_before: Some(m.per_call_before),
+                        per_call_after: Some(m.per_call_after),
+                        per_call_percent: m.per_call_percent,
+                        break_even_calls: m.break_even_calls,
+                        billed_break_even_calls: m.billed_break_even_calls,
+                    })
+                    .chain(recommended)
                 })
         })
         .collect()
