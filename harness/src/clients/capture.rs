@@ -11,7 +11,14 @@
 //!
 //! The file is JSON Lines: a `capture` line, then per session a `session` line followed by its
 //! `definition` and `result` lines, one value per line so a change reads as a small diff.
+//!
+//! A module has a `before` and an `after` session, and, for a client whose recommended
+//! settings (C22, [`recommend`](super::recommend)) are not the defaults, a `recommended` one:
+//! the migrated module under those settings, which its session line records (`settings`). A
+//! capture without it (one written before the side existed, or of a client whose
+//! recommendation is the defaults) reads as before.
 
+use modyo_mcp::contract::ResultForm;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -26,20 +33,96 @@ pub const FORMAT: &str = "modyo-lab-capture/1";
 pub enum Side {
     /// The module in legacy mode (`MODYO_MCP_LEGACY_MODULES=<module>`).
     Before,
-    /// The module migrated.
+    /// The module migrated, under the default settings.
     After,
+    /// The module migrated, under the settings recommended for the client (the session's
+    /// [`Session::settings`]).
+    Recommended,
 }
 
 impl Side {
-    /// Both sides, before first.
+    /// The two sides of the migration, before first: what every module's sessions have.
     pub const BOTH: [Side; 2] = [Side::Before, Side::After];
 
-    /// `before` or `after`.
+    /// Every side, in file order; a module has a `recommended` session only for a client
+    /// whose recommended settings are not the defaults.
+    pub const ALL: [Side; 3] = [Side::Before, Side::After, Side::Recommended];
+
+    /// `before`, `after` or `recommended`.
     pub fn as_str(self) -> &'static str {
         match self {
             Side::Before => "before",
             Side::After => "after",
+            Side::Recommended => "recommended",
         }
+    }
+}
+
+/// The server settings (C22) a `recommended` session ran under, as the server reads them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Settings {
+    /// `MODYO_RESULTS`.
+    #[serde(with = "form_name")]
+    pub results: ResultForm,
+    /// `MODYO_OUTPUT_SCHEMA=off` (absent from the file when not).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub output_schema_off: bool,
+}
+
+impl Settings {
+    /// The server's defaults: `both`, output schemas listed.
+    pub const DEFAULTS: Settings = Settings {
+        results: ResultForm::Both,
+        output_schema_off: false,
+    };
+
+    /// Whether these are the server's defaults (a session under them is the `after` one).
+    pub fn is_defaults(self) -> bool {
+        self == Settings::DEFAULTS
+    }
+
+    /// The server environment that sets them (nothing for a default).
+    pub fn env(self) -> Vec<(String, String)> {
+        let mut env = Vec::new();
+        if self.results != ResultForm::Both {
+            env.push(("MODYO_RESULTS".to_owned(), self.results.as_str().to_owned()));
+        }
+        if self.output_schema_off {
+            env.push(("MODYO_OUTPUT_SCHEMA".to_owned(), "off".to_owned()));
+        }
+        env
+    }
+
+    /// As an operator types them (`MODYO_RESULTS=text MODYO_OUTPUT_SCHEMA=off`), or
+    /// `defaults (both)`.
+    pub fn label(self) -> String {
+        let env = self.env();
+        if env.is_empty() {
+            return format!("defaults ({})", ResultForm::Both.as_str());
+        }
+        env.iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// A [`ResultForm`] by its `MODYO_RESULTS` name.
+mod form_name {
+    use modyo_mcp::contract::ResultForm;
+    use serde::{Deserialize, Deserializer, Serializer, de::Error as _};
+
+    pub(super) fn serialize<S: Serializer>(form: &ResultForm, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(form.as_str())
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<ResultForm, D::Error> {
+        let name = String::deserialize(d)?;
+        ResultForm::parse(&name).ok_or_else(|| {
+            D::Error::custom(format!(
+                "results {name:?} is not a result form (both, structured, text)"
+            ))
+        })
     }
 }
 
@@ -164,8 +247,11 @@ pub struct Result {
 pub struct Session {
     /// The module (the server ran with only this module).
     pub module: String,
-    /// Legacy or migrated.
+    /// Legacy, migrated, or migrated under the recommended settings.
     pub side: Side,
+    /// The settings of a [`Side::Recommended`] session; `None` on the other sides (the
+    /// defaults), and only there.
+    pub settings: Option<Settings>,
     /// How many tools our server listed.
     pub listed: usize,
     /// The calls, in order.
@@ -207,6 +293,8 @@ pub struct CaptureError {
 struct SessionLine {
     module: String,
     side: Side,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    settings: Option<Settings>,
     listed: usize,
     calls: Vec<Call>,
     left_out: Vec<LeftOut>,
@@ -257,6 +345,7 @@ impl Capture {
             lines.push(Line::Session(SessionLine {
                 module: s.module.clone(),
                 side: s.side,
+                settings: s.settings,
                 listed: s.listed,
                 calls: s.calls.clone(),
                 left_out: s.left_out.clone(),
@@ -325,9 +414,21 @@ impl Capture {
                     if header.is_none() {
                         return Err(error("a session before the capture line".into()));
                     }
+                    if (s.side == Side::Recommended) != s.settings.is_some() {
+                        return Err(error(format!(
+                            "a {} session {} settings: only a recommended session records them",
+                            s.side.as_str(),
+                            if s.settings.is_some() {
+                                "with"
+                            } else {
+                                "without"
+                            }
+                        )));
+                    }
                     sessions.push(Session {
                         module: s.module,
                         side: s.side,
+                        settings: s.settings,
                         listed: s.listed,
                         calls: s.calls,
                         left_out: s.left_out,
@@ -384,99 +485,5 @@ fn current<'a>(sessions: &'a mut [Session], module: &str, side: Side) -> Option<
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn sample() -> Capture {
-        Capture {
-            header: Header {
-                format: FORMAT.into(),
-                client: "claude-code".into(),
-                name: "Claude Code".into(),
-                package: "@anthropic-ai/claude-code".into(),
-                version: "1.0.0".into(),
-                date: "2026-12-01".into(),
-                server: "modyo-offline".into(),
-            },
-            sessions: vec![Session {
-                module: "widgets".into(),
-                side: Side::After,
-                listed: 5,
-                left_out: Vec::new(),
-                calls: vec![Call {
-                    scenario: "widgets/patterns#all".into(),
-                    tool: "widgets-list-patterns".into(),
-                    arguments: json!({}),
-                    outcome: Outcome::Success,
-                }],
-                requests: vec![
-                    Shape {
-                        names: 5,
-                        definitions: 0,
-                        results: 0,
-                        instructions: 1,
-                    },
-                    Shape {
-                        names: 5,
-                        definitions: 1,
-                        results: 1,
-                        instructions: 0,
-                    },
-                ],
-                names: vec!["mcp__modyo-offline__widgets-list-patterns".into()],
-                instructions: vec!["Modyo platform tools (widgets).".into()],
-                definitions: vec![Definition {
-                    tool: "widgets-list-patterns".into(),
-                    carries: vec!["description".into(), "inputSchema".into()],
-                    sent: json!({"name": "mcp__modyo-offline__widgets-list-patterns", "description": "d"}),
-                }],
-                results: vec![Result {
-                    call: 0,
-                    tool: "widgets-list-patterns".into(),
-                    forwarded: Forwarded::Text,
-                    sent: json!("{\"data\":[]}"),
-                }],
-            }],
-        }
-    }
-
-    #[test]
-    fn a_capture_reads_back_what_it_wrote() {
-        let capture = sample();
-        let text = capture.to_jsonl();
-        assert_eq!(text.lines().count(), 4, "{text}");
-        assert!(text.starts_with(r#"{"line":"capture","format":"modyo-lab-capture/1""#));
-        assert_eq!(Capture::parse(&text).expect("parses"), capture);
-    }
-
-    #[test]
-    fn a_misplaced_or_foreign_line_is_reported_with_its_number() {
-        let text = sample().to_jsonl();
-        let mut lines: Vec<&str> = text.lines().collect();
-        lines.swap(1, 2);
-        let e = Capture::parse(&lines.join("\n")).expect_err("definition before its session");
-        assert_eq!(e.line, 2, "{e}");
-        let e = Capture::parse(&text.replace("modyo-lab-capture/1", "other/9"))
-            .expect_err("foreign format");
-        assert!(e.to_string().contains("other/9"), "{e}");
-        assert!(Capture::parse("").is_err());
-        let e = Capture::parse(&text.replace(r#""call":0"#, r#""call":3"#))
-            .expect_err("a result of a call that was not made");
-        assert_eq!(e.line, 4, "{e}");
-    }
-
-    #[test]
-    fn an_unchanged_capture_keeps_its_date_and_a_changed_one_does_not() {
-        let old = sample();
-        let mut same = sample();
-        same.header.date = "2027-01-01".into();
-        same.keep_date_of(&old);
-        assert_eq!(same.header.date, "2026-12-01");
-        let mut changed = sample();
-        changed.header.date = "2027-01-01".into();
-        changed.header.version = "1.0.1".into();
-        changed.keep_date_of(&old);
-        assert_eq!(changed.header.date, "2027-01-01");
-    }
-}
+#[path = "capture_tests.rs"]
+mod tests;

@@ -186,6 +186,7 @@ async fn session(
     Ok(Session {
         module: name.to_owned(),
         side: Side::After,
+        settings: None,
         listed: reference.tools.len(),
         calls: calls.to_vec(),
         left_out: Vec::new(),

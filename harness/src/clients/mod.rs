@@ -16,12 +16,14 @@
 //!   `reports/clients/<client>.fingerprint.json` beside the marker-bearing parts of the
 //!   requests it was derived from (`<client>.marker.jsonl`);
 //! - the **module sessions**, against our offline server (`modyo-lab serve`, one module per
-//!   session, legacy "before" and migrated "after"), calling the module's cassette scenarios.
+//!   session, legacy "before" and migrated "after", and, for a client whose fingerprint
+//!   recommends settings other than the defaults ([`recommend`]), migrated under those settings,
+//!   "recommended"), calling the module's cassette scenarios.
 //!   The requests are compared with what our server listed and answered (the [`reference`](mod@reference),
 //!   the same calls made in-process), and only our parts are kept: a [`capture`] per client,
 //!   committed under `reports/clients/`. The [`report`] prices the captures with the lab's
-//!   counters, per module, before and after, with the break-even, and the module reports add
-//!   the measured profiles ([`measured_profiles`]).
+//!   counters, per module, before and after (and recommended), with the break-even, and the
+//!   module reports add the measured profiles ([`measured_profiles`]).
 //!
 //! `--report-only` rebuilds the report from the committed files without running a client;
 //! `--check` also re-runs the reference, re-derives every fingerprint from its marker capture
@@ -42,6 +44,7 @@ pub mod marker;
 pub mod recommend;
 pub mod reference;
 pub mod report;
+mod report_recommended;
 mod runs;
 mod server;
 mod summary;
@@ -274,7 +277,8 @@ async fn run_all(
         .into_iter()
         .filter(|c| c.not_priced().is_none())
         .collect();
-    let sessions = runs::module_sessions(&lab, &priced, only, failures).await?;
+    let recommended = runs::recommended_settings(dir, &priced)?;
+    let sessions = runs::module_sessions(&lab, &priced, &recommended, only, failures).await?;
     for (client, fresh) in sessions {
         runs::write_capture(dir, client, &versions[&client], fresh, only)?;
     }
@@ -358,8 +362,9 @@ pub fn regenerate(dir: &Path) -> Result<BTreeMap<String, String>, ClientsError> 
 /// The profiles of `module` measured by running clients, from `dir`'s `clients.json` (none
 /// when it is missing), in the shape of the lab's assumed profiles: the catalogue is what the
 /// client was captured sending once per session ([`CatalogueView::Captured`]), the per-call
-/// figure the results as it forwarded them, over that session's calls. The whole profile is in
-/// `clients.json`.
+/// figure the results as it forwarded them, over that session's calls; a client whose session
+/// under its recommended settings was captured has a second profile, named after them. The
+/// whole profile is in `clients.json`.
 pub fn measured_profiles(dir: &Path, module: &str) -> Vec<Profile> {
     let Ok(text) = std::fs::read_to_string(dir.join(REPORT_JSON)) else {
         return Vec::new();
@@ -375,27 +380,31 @@ pub fn measured_profiles(dir: &Path, module: &str) -> Vec<Profile> {
             c.modules
                 .iter()
                 .filter(|m| m.module == module)
-                .map(|m| Profile {
-                    profile: c.client.clone(),
-                    behaviour: format!(
-                        "once: {}; per call: {} ({} calls of {} tools)",
-                        c.once, c.per_call, m.calls, m.tools_used
-                    ),
-                    catalogue: CatalogueView::Captured,
-                    evidence: Evidence::Measured {
-                        client: c.name.clone(),
-                        version: c.version.clone(),
-                        date: c.date.clone(),
-                        fingerprint: c.fingerprint.clone(),
-                    },
-                    catalogue_before: m.before.once,
-                    catalogue_after: m.after.once,
-                    calls: m.calls,
-                    per_call_before: Some(m.per_call_before),
-                    per_call_after: Some(m.per_call_after),
-                    per_call_percent: m.per_call_percent,
-                    break_even_calls: m.break_even_calls,
-                    billed_break_even_calls: m.billed_break_even_calls,
+                .flat_map(|m| {
+                    let recommended = report_recommended::measured_profile(c, m);
+                    std::iter::once(Profile {
+                        profile: c.client.clone(),
+                        behaviour: format!(
+                            "once: {}; per call: {} ({} calls of {} tools)",
+                            c.once, c.per_call, m.calls, m.tools_used
+                        ),
+                        catalogue: CatalogueView::Captured,
+                        evidence: Evidence::Measured {
+                            client: c.name.clone(),
+                            version: c.version.clone(),
+                            date: c.date.clone(),
+                            fingerprint: c.fingerprint.clone(),
+                        },
+                        catalogue_before: m.before.once,
+                        catalogue_after: m.after.once,
+                        calls: m.calls,
+                        per_call_before: Some(m.per_call_before),
+                        per_call_after: Some(m.per_call_after),
+                        per_call_percent: m.per_call_percent,
+                        break_even_calls: m.break_even_calls,
+                        billed_break_even_calls: m.billed_break_even_calls,
+                    })
+                    .chain(recommended)
                 })
         })
         .collect()

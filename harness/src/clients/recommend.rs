@@ -19,6 +19,7 @@ use std::fmt::Write as _;
 use modyo_mcp::contract::ResultForm as Form;
 use serde::Serialize;
 
+use super::capture::Settings;
 use super::fingerprint::{Fingerprint, Part, ResultForm as Forwards};
 use crate::report::Span;
 
@@ -42,6 +43,14 @@ pub struct Recommendation {
 }
 
 impl Recommendation {
+    /// The settings as the server reads them: what a `recommended` session runs under.
+    pub fn server_settings(&self) -> Settings {
+        Settings {
+            results: Form::parse(self.results).unwrap_or_default(),
+            output_schema_off: self.output_schema_off,
+        }
+    }
+
     /// The settings as an operator types them (`MODYO_RESULTS=text`), or that the defaults
     /// are already the cheapest.
     pub fn settings(&self) -> String {
@@ -230,6 +239,7 @@ mod tests {
         let r = recommend(&f);
         assert_eq!((r.results, r.output_schema_off), ("text", false));
         assert_eq!(r.settings(), "`MODYO_RESULTS=text`");
+        assert_eq!(r.server_settings().label(), "MODYO_RESULTS=text");
     }
 
     #[test]
@@ -279,7 +289,12 @@ mod tests {
         let r = recommend(&f);
         assert_eq!((r.results, r.output_schema_off), ("both", true));
         assert_eq!(r.settings(), "`MODYO_OUTPUT_SCHEMA=off`");
+        assert_eq!(
+            r.server_settings().env(),
+            [("MODYO_OUTPUT_SCHEMA".to_owned(), "off".to_owned())]
+        );
         let f = fingerprint(json!("MARK_STRUCT_OK"), false);
         assert_eq!(recommend(&f).settings(), "the defaults (`both`)");
+        assert!(recommend(&f).server_settings().is_defaults());
     }
 }

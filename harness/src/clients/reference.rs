@@ -13,6 +13,11 @@
 //! exactly when an error is expected (the legacy tools have no controls: a refusal was a plain
 //! text). The reference is what the extraction compares the client's requests with, so it
 //! knows which parts are ours and what of our answer the client forwarded.
+//!
+//! A `recommended` session makes the plan's calls on the migrated module under the settings
+//! recommended for its client (C22); its reference ([`recommended`]) is our server under those
+//! settings, held to what the migrated side must answer (a control still reads as one when the
+//! form sends it as text only).
 
 use std::path::Path;
 
@@ -23,7 +28,7 @@ use rmcp::service::ServiceError;
 use serde_json::{Value, json};
 
 use super::ClientsError;
-use super::capture::{Call, LeftOut, Outcome, Side};
+use super::capture::{Call, LeftOut, Outcome, Settings, Side};
 use crate::serve::{Offline, ServeOptions};
 use crate::session::Library;
 
@@ -64,19 +69,30 @@ pub(crate) struct Plan {
     pub(crate) calls: Vec<Call>,
     /// Scenarios left out, with why.
     pub(crate) left_out: Vec<LeftOut>,
-    /// Our server on each side, answering exactly these calls: before, after.
+    /// Our server on each side of the migration, answering exactly these calls: before,
+    /// after.
     pub(crate) references: [Reference; 2],
 }
 
 impl Plan {
-    /// The reference of `side`.
-    pub(crate) fn reference(&self, side: Side) -> &Reference {
-        &self.references[usize::from(side == Side::After)]
+    /// The reference of `side`; `None` for [`Side::Recommended`], whose reference depends on
+    /// the settings ([`recommended`]).
+    pub(crate) fn reference(&self, side: Side) -> Option<&Reference> {
+        match side {
+            Side::Before => Some(&self.references[0]),
+            Side::After => Some(&self.references[1]),
+            Side::Recommended => None,
+        }
     }
 }
 
-/// The server environment of `module` on `side`: only that module, legacy before.
-pub(crate) fn server_env(module: Module, side: Side) -> Vec<(String, String)> {
+/// The server environment of `module` on `side`: only that module, legacy before, and the
+/// `settings` of a recommended session (`None`: the defaults).
+pub(crate) fn server_env(
+    module: Module,
+    side: Side,
+    settings: Option<Settings>,
+) -> Vec<(String, String)> {
     let mut env = vec![("MODYO_MCP_MODULES".to_owned(), module.as_str().to_owned())];
     if side == Side::Before {
         env.push((
@@ -84,6 +100,7 @@ pub(crate) fn server_env(module: Module, side: Side) -> Vec<(String, String)> {
             module.as_str().to_owned(),
         ));
     }
+    env.extend(settings.map(Settings::env).unwrap_or_default());
     env
 }
 
@@ -118,8 +135,8 @@ pub(crate) async fn plan(
     }
     // First pass: which calls the legacy tools accept, and which answer as expected on both
     // sides when every cassette is served at once.
-    let before = reference(cassettes, module, Side::Before, &candidates).await?;
-    let after = reference(cassettes, module, Side::After, &candidates).await?;
+    let before = reference(cassettes, module, Side::Before, None, &candidates).await?;
+    let after = reference(cassettes, module, Side::After, None, &candidates).await?;
     let mut calls = Vec::new();
     for (i, call) in candidates.into_iter().enumerate() {
         if let Some(missing) = missing_parameters(&before, &call) {
@@ -141,8 +158,8 @@ pub(crate) async fn plan(
     }
     // Second pass: the exact answers to the calls the session makes, in its order.
     let references = [
-        reference(cassettes, module, Side::Before, &calls).await?,
-        reference(cassettes, module, Side::After, &calls).await?,
+        reference(cassettes, module, Side::Before, None, &calls).await?,
+        reference(cassettes, module, Side::After, None, &calls).await?,
     ];
     for (side, reference) in Side::BOTH.iter().zip(&references) {
         for (call, result) in calls.iter().zip(&reference.results) {
@@ -161,6 +178,28 @@ pub(crate) async fn plan(
         left_out,
         references,
     })
+}
+
+/// Our server on the migrated side of `plan`'s module under `settings`, answering the plan's
+/// calls: the reference of a recommended session. Each answer must be the kind the migrated
+/// side gives (the plan chose its calls so), or the session would not price the same turns.
+pub(crate) async fn recommended(
+    cassettes: &Path,
+    plan: &Plan,
+    settings: Settings,
+) -> Result<Reference, ClientsError> {
+    let side = Side::Recommended;
+    let reference = reference(cassettes, plan.module, side, Some(settings), &plan.calls).await?;
+    for (call, result) in plan.calls.iter().zip(&reference.results) {
+        if let Some(why) = unexpected(call.outcome, side, result) {
+            return Err(ClientsError::Plan(format!(
+                "{} under {}: {why}",
+                call.scenario,
+                settings.label()
+            )));
+        }
+    }
+    Ok(reference)
 }
 
 /// The parameters `call` passes that the tool (as `reference` lists it) does not declare, or
@@ -186,9 +225,9 @@ fn unexpected(expected: Outcome, side: Side, result: &Value) -> Option<String> {
     let fits = match (side, expected) {
         (Side::Before, Outcome::Error) => is_error,
         (Side::Before, Outcome::Success | Outcome::Control) => !is_error,
-        (Side::After, Outcome::Success) => got.is_none(),
-        (Side::After, Outcome::Error) => is_error,
-        (Side::After, Outcome::Control) => !is_error && got.is_some(),
+        (Side::After | Side::Recommended, Outcome::Success) => got.is_none(),
+        (Side::After | Side::Recommended, Outcome::Error) => is_error,
+        (Side::After | Side::Recommended, Outcome::Control) => !is_error && got.is_some(),
     };
     (!fits).then(|| {
         format!(
@@ -209,7 +248,9 @@ pub(crate) fn label(outcome: Outcome) -> &'static str {
     }
 }
 
-/// Why a result is not a success (an error or a control), or `None` for a success.
+/// Why a result is not a success (an error or a control), or `None` for a success. A control
+/// is read from `structuredContent`, or, in a form that sends none (`text`), from the text,
+/// which is then the compact JSON of the same object.
 fn outcome(result: &Value) -> Option<String> {
     if let Some(message) = result.get(JSONRPC_ERROR).and_then(Value::as_str) {
         return Some(format!("JSON-RPC error: {message}"));
@@ -224,21 +265,31 @@ fn outcome(result: &Value) -> Option<String> {
             text.chars().take(160).collect::<String>()
         ));
     }
-    result
-        .pointer("/structuredContent/control/outcome")
+    let structured = match result.get("structuredContent") {
+        Some(structured) => structured.clone(),
+        None => result
+            .pointer("/content/0/text")
+            .and_then(Value::as_str)
+            .and_then(|text| serde_json::from_str(text).ok())
+            .unwrap_or(Value::Null),
+    };
+    structured
+        .pointer("/control/outcome")
         .and_then(Value::as_str)
         .map(|o| format!("control: {o}"))
 }
 
 /// Our offline server with every cassette (as `modyo-lab serve` runs it), in-process, with
-/// `module` on `side`: its tools, instructions, and answers to `calls` in order.
+/// `module` on `side` (under `settings`, for a recommended session): its tools, instructions,
+/// and answers to `calls` in order.
 pub(crate) async fn reference(
     cassettes: &Path,
     module: Module,
     side: Side,
+    settings: Option<Settings>,
     calls: &[Call],
 ) -> Result<Reference, ClientsError> {
-    let mut options = ServeOptions::new(cassettes).env(server_env(module, side));
+    let mut options = ServeOptions::new(cassettes).env(server_env(module, side, settings));
     // Recorded latency changes no answer; the clients' server skips it too.
     options.ignore_latency = true;
     let offline = Offline::start(&options).await?;
@@ -321,7 +372,7 @@ mod tests {
         let error = json!({"isError": true, "content": [{"type": "text", "text": "not found"}]});
         let control = json!({"structuredContent": {"control": {"outcome": "needs_confirmation"}}});
         let refused = json!({JSONRPC_ERROR: "Invalid arguments"});
-        for side in Side::BOTH {
+        for side in Side::ALL {
             assert_eq!(unexpected(Outcome::Success, side, &success), None);
             assert_eq!(unexpected(Outcome::Error, side, &error), None);
             assert!(unexpected(Outcome::Error, side, &success).is_some());
@@ -343,6 +394,15 @@ mod tests {
             Some("after expects success, got control: needs_confirmation".into())
         );
         assert!(unexpected(Outcome::Control, Side::Before, &error).is_some());
+        // Under `text`, a control is the compact JSON of the same object, as the text.
+        let text_control = json!({"content": [{"type": "text",
+            "text": "{\"control\":{\"outcome\":\"cancelled\"},\"data\":null}"}]});
+        assert_eq!(
+            unexpected(Outcome::Control, Side::Recommended, &text_control),
+            None
+        );
+        assert!(unexpected(Outcome::Success, Side::Recommended, &text_control).is_some());
+        assert!(unexpected(Outcome::Control, Side::Recommended, &success).is_some());
     }
 
     #[test]

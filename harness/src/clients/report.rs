@@ -1,5 +1,7 @@
 //! The clients report: each capture priced with the lab's counters, per module, before and
-//! after, with the break-even; rendered as `reports/clients.json` and `reports/clients.md`.
+//! after, with the break-even (and under the client's recommended settings:
+//! [`report_recommended`](super::report_recommended)); rendered as `reports/clients.json` and
+//! `reports/clients.md`.
 //!
 //! A session's cost is what it left in the model's context from our server: paid once (the
 //! lines naming our tools, our instructions, our tools' definitions) and per call (each result
@@ -15,6 +17,7 @@ use serde_json::Value;
 
 use super::capture::{Capture, Forwarded, LeftOut, Outcome, Session, Side};
 use super::fingerprint::{Fingerprint, ResultForm};
+pub use super::report_recommended::{RecommendedFigures, RecommendedProfile, RecommendedSession};
 use crate::report::markdown::{delta, signed, tok};
 use crate::report::table::{
     Align::{Left, Right},
@@ -110,6 +113,10 @@ pub struct ModuleProfile {
     /// call: what the all-calls figures above average.
     #[serde(default)]
     pub outcomes: Vec<OutcomeCost>,
+    /// The session under the settings recommended for the client, against the legacy one
+    /// (`null`: no fingerprint says what they are, and no session was run under them).
+    #[serde(default)]
+    pub recommended: Option<RecommendedProfile>,
 }
 
 /// The calls of one outcome in a module's sessions, priced per call as forwarded.
@@ -198,13 +205,15 @@ pub(crate) fn priced(sent: &Value) -> Count {
     }
 }
 
-struct Priced {
-    once: Count,
-    results: Count,
-    cost: SessionCost,
+/// A session priced: what it pays once, for its results, and its whole cost.
+pub(super) struct Priced {
+    pub(super) once: Count,
+    pub(super) results: Count,
+    pub(super) cost: SessionCost,
 }
 
-fn price(session: &Session) -> Priced {
+/// Prices one session.
+pub(super) fn price(session: &Session) -> Priced {
     let names = Count::of(&session.names.join("\n"));
     let copies: Vec<Count> = session.instructions.iter().map(|i| Count::of(i)).collect();
     let instructions: Count = copies.iter().copied().sum();
@@ -351,6 +360,8 @@ pub fn client_report(
                 module: module.to_owned(),
             });
         }
+        let recommended =
+            super::report_recommended::profile(capture, module, before, after, fingerprint)?;
         let (b, a) = (price(before), price(after));
         let calls = after.calls.len();
         let tools: BTreeSet<&str> = after.calls.iter().map(|c| c.tool.as_str()).collect();
@@ -372,6 +383,7 @@ pub fn client_report(
             break_even_calls: BreakEven::of(b.once, a.once, b.results, a.results, calls),
             billed_break_even_calls: BreakEven::billed(b.once, a.once, b.results, a.results, calls),
             outcomes: outcomes(before, after),
+            recommended,
         });
     }
     Ok(ClientReport {
@@ -466,6 +478,16 @@ fn quoted(items: impl IntoIterator<Item = impl AsRef<str>>) -> Vec<String> {
         .collect()
 }
 
+/// The sides the report describes: before and after, and recommended when a session ran it.
+fn sides(capture: &Capture) -> Vec<Side> {
+    Side::ALL
+        .into_iter()
+        .filter(|side| {
+            *side != Side::Recommended || capture.sessions.iter().any(|s| s.side == *side)
+        })
+        .collect()
+}
+
 /// Every session's definitions are exactly of the tools it called.
 fn definitions_of_used_tools(capture: &Capture) -> bool {
     capture.sessions.iter().all(|s| {
@@ -541,10 +563,20 @@ fn observe(capture: &Capture, fingerprint: Option<&Fingerprint>) -> Vec<String> 
     let mut out = Vec::new();
     let firsts: Vec<_> = sessions.iter().filter_map(|s| s.requests.first()).collect();
     let requests: usize = sessions.iter().map(|s| s.requests.len()).sum();
+    let modules: BTreeSet<&str> = sessions.iter().map(|s| s.module.as_str()).collect();
+    let recommended = sessions
+        .iter()
+        .filter(|s| s.side == Side::Recommended)
+        .count();
     out.push(format!(
-        "{} sessions ({} modules, before and after), {requests} requests to the model.",
+        "{} sessions ({} modules, before and after{}), {requests} requests to the model.",
         sessions.len(),
-        sessions.len() / 2
+        modules.len(),
+        if recommended > 0 {
+            format!(", {recommended} under the recommended settings")
+        } else {
+            String::new()
+        }
     ));
     // Names.
     if firsts.iter().all(|f| f.names > 0) {
@@ -583,7 +615,7 @@ fn observe(capture: &Capture, fingerprint: Option<&Fingerprint>) -> Vec<String> 
         .filter_map(|d| d.sent.as_object())
         .flat_map(|o| o.keys().map(String::as_str))
         .collect();
-    for side in Side::BOTH {
+    for side in sides(capture) {
         let carried: BTreeSet<&str> = sessions
             .iter()
             .filter(|s| s.side == side)
@@ -651,7 +683,7 @@ fn observe(capture: &Capture, fingerprint: Option<&Fingerprint>) -> Vec<String> 
             *kinds.entry((s.side, r.forwarded)).or_default() += 1;
         }
     }
-    for side in Side::BOTH {
+    for side in sides(capture) {
         let of_side: Vec<String> = kinds
             .iter()
             .filter(|((s, _), _)| *s == side)
@@ -853,6 +885,7 @@ by billed input (the headline; the once-paid parts counted in every request) and
         out.push('\n');
         out.push_str(&table.into_text());
         out.push('\n');
+        out.push_str(&super::report_recommended::section(client));
         out.push_str(&by_outcome(client));
     }
     if report.clients.iter().any(|c| !c.modules.is_empty()) {

@@ -9,6 +9,7 @@ fn session(side: Side, definition: &str, results: &[&str]) -> Session {
     Session {
         module: "widgets".into(),
         side,
+        settings: None,
         listed: 2,
         left_out: vec![LeftOut {
             scenario: "widgets/x#y".into(),

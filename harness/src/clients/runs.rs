@@ -1,5 +1,6 @@
 //! Running the clients: each client's marker session (its fingerprint) and its module
-//! sessions on our offline server, before and after; what each writes under
+//! sessions on our offline server, before and after, and, for a client whose recommended
+//! settings are not the defaults, under those settings; what each writes under
 //! `reports/clients/`.
 
 use std::collections::BTreeMap;
@@ -9,7 +10,7 @@ use modyo_mcp::Module;
 use serde_json::Value;
 
 use super::api::{Api, Script, Step};
-use super::capture::{self, Capture, Session, Side};
+use super::capture::{self, Capture, Session, Settings, Side};
 use super::driver::{self, Ran, Tools};
 use super::endpoint::Captured;
 use super::fingerprint::prune::{prune, scrubbed};
@@ -161,15 +162,17 @@ pub(crate) fn script(client: Client, reference: &Reference, calls: &[capture::Ca
     }
 }
 
-/// One module session of `client` on `side`, extracted.
+/// One module session of `client` on `side` (under `settings` on the recommended side),
+/// extracted against what our server answers there (`reference`).
 pub(crate) async fn module_session(
     lab: &Lab,
     client: Client,
     plan: &Plan,
     side: Side,
+    settings: Option<Settings>,
+    reference: &Reference,
 ) -> Result<Session, ClientsError> {
-    let reference = plan.reference(side);
-    let server = McpServer::offline(&lab.lab, &lab.cassettes, plan.module, side);
+    let server = McpServer::offline(&lab.lab, &lab.cassettes, plan.module, side, settings);
     let what = format!(
         "{} {} {}",
         client.name(),
@@ -201,6 +204,7 @@ pub(crate) async fn module_session(
     Ok(Session {
         module: plan.module.as_str().to_owned(),
         side,
+        settings,
         listed: reference.tools.len(),
         calls: plan.calls.clone(),
         left_out: plan.left_out.clone(),
@@ -212,11 +216,60 @@ pub(crate) async fn module_session(
     })
 }
 
-/// Every module session of every client in `clients` (modules in `only`, or all); the
-/// failures of a client are collected and its other sessions are not run.
+/// The settings each of `clients` is recommended (from its fingerprint in `dir`: the run's
+/// fresh one, else the committed one), for those whose recommendation is not the defaults: the
+/// clients that get a `recommended` session. A client without a fingerprint gets none.
+pub(crate) fn recommended_settings(
+    dir: &Path,
+    clients: &[Client],
+) -> Result<BTreeMap<Client, Settings>, ClientsError> {
+    let fingerprints = super::load_fingerprints(dir)?;
+    let mut out = BTreeMap::new();
+    for client in clients {
+        let Some(fingerprint) = fingerprints
+            .iter()
+            .find(|f| f.subject.client == client.id())
+        else {
+            eprintln!(
+                "clients: {}: no fingerprint, so no recommended session",
+                client.id()
+            );
+            continue;
+        };
+        let settings = super::recommend::recommend(fingerprint).server_settings();
+        if settings.is_defaults() {
+            eprintln!(
+                "clients: {}: recommended the defaults: its after sessions are the recommended ones",
+                client.id()
+            );
+        } else {
+            out.insert(*client, settings);
+        }
+    }
+    Ok(out)
+}
+
+/// The sides `client` runs, with the settings of each: before and after, and recommended when
+/// `recommended` holds settings for it.
+fn sides_of(
+    client: Client,
+    recommended: &BTreeMap<Client, Settings>,
+) -> Vec<(Side, Option<Settings>)> {
+    let mut sides: Vec<(Side, Option<Settings>)> =
+        Side::BOTH.into_iter().map(|side| (side, None)).collect();
+    if let Some(settings) = recommended.get(&client) {
+        sides.push((Side::Recommended, Some(*settings)));
+    }
+    sides
+}
+
+/// Every module session of every client in `clients` (modules in `only`, or all), with a
+/// recommended session for each client `recommended` holds settings for; the failures of a
+/// client are collected and its other sessions are not run.
 pub(crate) async fn module_sessions(
     lab: &Lab,
     clients: &[Client],
+    recommended: &BTreeMap<Client, Settings>,
     only: Option<Module>,
     failures: &mut Vec<String>,
 ) -> Result<BTreeMap<Client, Vec<Session>>, ClientsError> {
@@ -233,20 +286,44 @@ pub(crate) async fn module_sessions(
             eprintln!("clients: {}: no scenario to call", module.as_str());
             continue;
         }
+        // Our server under each distinct recommended settings, computed once per module.
+        let mut references: Vec<(Settings, Reference)> = Vec::new();
+        for settings in recommended.values() {
+            if !references.iter().any(|(s, _)| s == settings) {
+                let reference =
+                    super::reference::recommended(&lab.cassettes, &plan, *settings).await?;
+                references.push((*settings, reference));
+            }
+        }
         for client in clients {
             if failed.contains(client) {
                 continue;
             }
-            for side in Side::BOTH {
+            for (side, settings) in sides_of(*client, recommended) {
+                let reference = match settings {
+                    Some(settings) => references
+                        .iter()
+                        .find(|(s, _)| *s == settings)
+                        .map(|(_, r)| r),
+                    None => plan.reference(side),
+                };
+                let Some(reference) = reference else {
+                    return Err(ClientsError::Plan(format!(
+                        "{}: no reference for the {} side",
+                        module.as_str(),
+                        side.as_str()
+                    )));
+                };
                 eprintln!(
-                    "clients: {} {} {}: {} calls",
+                    "clients: {} {} {}{}: {} calls",
                     client.id(),
                     module.as_str(),
                     side.as_str(),
+                    settings.map_or(String::new(), |s| format!(" ({})", s.label())),
                     plan.calls.len()
                 );
                 let started = std::time::Instant::now();
-                match module_session(lab, *client, &plan, side).await {
+                match module_session(lab, *client, &plan, side, settings, reference).await {
                     Ok(session) => {
                         eprintln!(
                             "clients: {} {} {}: {} requests in {:.1} s",
@@ -337,6 +414,7 @@ mod tests {
         Session {
             module: module.into(),
             side,
+            settings: None,
             listed: 1,
             calls: Vec::new(),
             left_out: Vec::new(),

@@ -9,7 +9,7 @@ use std::path::Path;
 use modyo_mcp::Module;
 use serde_json::{Map, Value, json};
 
-use super::capture::Side;
+use super::capture::{Settings, Side};
 use super::reference::server_env;
 
 /// A stdio MCP server as a client starts it.
@@ -25,10 +25,16 @@ pub(crate) struct McpServer {
 
 impl McpServer {
     /// Our offline server with every cassette of `cassettes`, `module` only, legacy on the
-    /// `before` side.
-    pub(crate) fn offline(lab: &Path, cassettes: &Path, module: Module, side: Side) -> McpServer {
+    /// `before` side, under `settings` on the `recommended` one (`None`: the defaults).
+    pub(crate) fn offline(
+        lab: &Path,
+        cassettes: &Path,
+        module: Module,
+        side: Side,
+        settings: Option<Settings>,
+    ) -> McpServer {
         let mut env = vec![("RUST_LOG".to_owned(), "warn".to_owned())];
-        env.extend(server_env(module, side));
+        env.extend(server_env(module, side, settings));
         McpServer {
             command: lab.to_string_lossy().into_owned(),
             args: vec![
@@ -113,6 +119,7 @@ mod tests {
             Path::new("/c"),
             Module::Widgets,
             Side::Before,
+            None,
         );
         assert_eq!(
             before.args,
@@ -127,12 +134,28 @@ mod tests {
             Path::new("/c"),
             Module::Widgets,
             Side::After,
+            None,
         );
         assert!(
             after.json()["env"]
                 .get("MODYO_MCP_LEGACY_MODULES")
                 .is_none()
         );
+        assert!(after.json()["env"].get("MODYO_RESULTS").is_none());
+        let recommended = McpServer::offline(
+            Path::new("/lab"),
+            Path::new("/c"),
+            Module::Widgets,
+            Side::Recommended,
+            Some(Settings {
+                results: modyo_mcp::contract::ResultForm::Text,
+                output_schema_off: true,
+            }),
+        );
+        let env = recommended.json()["env"].clone();
+        assert_eq!(env["MODYO_RESULTS"], "text");
+        assert_eq!(env["MODYO_OUTPUT_SCHEMA"], "off");
+        assert!(env.get("MODYO_MCP_LEGACY_MODULES").is_none());
     }
 
     #[test]

@@ -10,14 +10,15 @@ use super::capture::Capture;
 use super::fingerprint::{Fingerprint, matrix};
 use super::recommend::{self, Recommendation};
 use super::report::{self, ClientsReport};
+use super::report_recommended;
 
-/// What the recommendation table of `clients.md` is, and what it does not claim yet.
+/// What the recommendation table of `clients.md` is; which sessions are priced under it
+/// follows ([`report_recommended::priced_sentence`]).
 const RECOMMENDED_LEAD: &str = "## Recommended settings per client\n\n\
 The server settings (C22: `MODYO_RESULTS`, `MODYO_OUTPUT_SCHEMA`) under which each fingerprinted client reads our answers \
 cheapest without losing anything, derived from its fingerprint alone (`harness/src/clients/recommend.rs`): a client that \
 reads only the text gets `text`; one that forwards the whole result gets `text` too, so the payload reaches the model once; \
-one that reads `structuredContent` keeps the default; an `outputSchema` that reaches the model is turned off. The sessions \
-priced below run under the defaults; the same sessions under these settings are not priced yet.\n\n";
+one that reads `structuredContent` keeps the default; an `outputSchema` that reaches the model is turned off. ";
 
 /// Clients tried and not run: the client, and what was tried and why it did not run.
 pub(crate) const TRIED: &[(&str, &str)] = &[];
@@ -58,7 +59,8 @@ pub(crate) fn not_run(
 }
 
 /// The break-even of every priced client per module (chars/2.902), by billed input and by final
-/// context, with the final context's change.
+/// context, with the final context's change, under the defaults (`both`) and, beside it, under
+/// the client's recommended settings.
 fn break_even(report: &ClientsReport) -> String {
     let mut modules: Vec<&str> = report
         .clients
@@ -74,17 +76,24 @@ fn break_even(report: &ClientsReport) -> String {
         "## Break-even per module and client\n\n\
 The number of calls from which the migrated session costs less than the legacy one in each client (chars/2.902; 0: from the \
 first call; never: the migrated calls are not cheaper), by billed input (the headline, in bold) / by final context, and, in \
-brackets, how much the session's final context changed, after against before; each client's section below has the figures.\n\n\
-| client |",
+brackets, how much the session's final context changed, after against before; each client's section below has the figures. \
+Per module, under the defaults (`both`) and, in the column \"recommended\", under the settings recommended for the client \
+(\"= after (defaults)\": the recommendation is the defaults; \"not captured\": the capture has no session under them yet).\n\n\
+| client | recommended settings |",
     );
     for m in &modules {
-        let _ = write!(out, " {m} |");
+        let _ = write!(out, " {m} (both) | {m} (recommended) |");
     }
-    out.push_str("\n|---|");
-    out.push_str(&"---:|".repeat(modules.len()));
+    out.push_str("\n|---|---|");
+    out.push_str(&"---:|".repeat(2 * modules.len()));
     out.push('\n');
     for c in &report.clients {
-        let _ = write!(out, "| {} |", c.label());
+        let _ = write!(
+            out,
+            "| {} | {} |",
+            c.label(),
+            report_recommended::settings_cell(c)
+        );
         for module in &modules {
             let cell =
                 c.modules
@@ -106,7 +115,9 @@ brackets, how much the session's final context changed, after against before; ea
                             None => calls,
                         }
                     });
-            let _ = write!(out, " {cell} |");
+            let recommended =
+                report_recommended::break_even_cell(c.modules.iter().find(|m| m.module == *module));
+            let _ = write!(out, " {cell} | {recommended} |");
         }
         out.push('\n');
     }
@@ -126,6 +137,8 @@ pub(crate) fn markdown(
     if !fingerprints.is_empty() {
         inserted.push_str(&matrix::markdown(fingerprints));
         inserted.push_str(RECOMMENDED_LEAD);
+        inserted.push_str(&report_recommended::priced_sentence(&report.clients));
+        inserted.push_str("\n\n");
         inserted.push_str(&recommend::markdown(fingerprints));
         inserted.push('\n');
     }

@@ -1,0 +1,272 @@
+//! Tests of the pricing under the recommended settings: a captured recommended session is
+//! priced against the legacy one and shown beside the defaults; a capture without one says
+//! "not captured"; a client recommended the defaults shows its `after` session.
+
+use super::*;
+use crate::clients::api::Api;
+use crate::clients::capture::{
+    Call, Definition, Forwarded, Header, LeftOut, Outcome, Result as Sent, Shape,
+};
+use crate::clients::fingerprint::{MarkerCapture, Subject};
+use crate::clients::report::{self, ClientsReport};
+use modyo_mcp::contract::ResultForm;
+use serde_json::{Value, json};
+
+fn session(side: Side, definition: &str, results: &[&str]) -> Session {
+    Session {
+        module: "widgets".into(),
+        side,
+        settings: (side == Side::Recommended).then_some(Settings {
+            results: ResultForm::Text,
+            output_schema_off: false,
+        }),
+        listed: 2,
+        left_out: vec![LeftOut {
+            scenario: "widgets/x#y".into(),
+            why: "because".into(),
+        }],
+        calls: results
+            .iter()
+            .enumerate()
+            .map(|(i, _)| Call {
+                scenario: format!("widgets/p#{i}"),
+                tool: "widgets-list-patterns".into(),
+                arguments: json!({}),
+                outcome: Outcome::Success,
+            })
+            .collect(),
+        requests: vec![Shape {
+            names: 2,
+            definitions: 0,
+            results: 0,
+            instructions: 1,
+        }],
+        names: vec!["mcp__s__a".into(), "mcp__s__b".into()],
+        instructions: vec!["Hi.".into()],
+        definitions: vec![Definition {
+            tool: "widgets-list-patterns".into(),
+            carries: vec!["description".into()],
+            sent: json!({"description": definition}),
+        }],
+        results: results
+            .iter()
+            .enumerate()
+            .map(|(i, r)| Sent {
+                call: i,
+                tool: "widgets-list-patterns".into(),
+                forwarded: Forwarded::Text,
+                sent: json!(r),
+            })
+            .collect(),
+    }
+}
+
+/// A capture of `genai` 1 with `sessions`.
+fn capture(sessions: Vec<Session>) -> Capture {
+    Capture {
+        header: Header {
+            format: crate::clients::capture::FORMAT.into(),
+            client: "genai".into(),
+            name: "G".into(),
+            package: "p".into(),
+            version: "1".into(),
+            date: "2026-12-01".into(),
+            server: "s".into(),
+        },
+        sessions,
+    }
+}
+
+/// The legacy and migrated sessions: before once 41 (names 19, instructions 3, definition 19),
+/// results 10 each; after once 58, results 5 each.
+fn before_and_after() -> Vec<Session> {
+    vec![
+        session(Side::Before, "d", &["0123456789", "0123456789"]),
+        session(Side::After, "longer description", &["01234", "01234"]),
+    ]
+}
+
+/// A fingerprint of `genai` 1 whose last request holds `result` as a tool result, and a
+/// text-only result.
+fn fingerprint(result: Value) -> Fingerprint {
+    let tool = json!({"type": "function", "function": {"name": "mk_ok",
+        "description": "MARK_DESC ok", "parameters": {"type": "object"}}});
+    MarkerCapture {
+        subject: Subject {
+            client: "genai".into(),
+            name: "G".into(),
+            registry: "npm".into(),
+            package: "p".into(),
+            version: "1".into(),
+            date: "2026-12-01".into(),
+            api: Api::Chat,
+        },
+        requests: vec![(
+            "/v1/chat/completions".into(),
+            json!({"tools": [tool], "messages": [
+                {"role": "tool", "content": result},
+                {"role": "tool", "content": "MARK_TEXT_TXT"}
+            ]}),
+        )],
+    }
+    .fingerprint()
+}
+
+fn text_client() -> Fingerprint {
+    fingerprint(json!("MARK_TEXT_OK"))
+}
+
+fn build(capture: Capture, fingerprint: &Fingerprint) -> ClientsReport {
+    report::build(
+        &[("clients/genai.jsonl".into(), capture)],
+        std::slice::from_ref(fingerprint),
+    )
+    .expect("prices")
+}
+
+fn markdown(report: &ClientsReport, fingerprint: &Fingerprint) -> String {
+    crate::clients::summary::markdown(report, std::slice::from_ref(fingerprint), &[])
+}
+
+#[test]
+fn a_recommended_session_is_priced_against_the_legacy_one_beside_the_defaults() {
+    let mut sessions = before_and_after();
+    // Once 45 (+4 against before), results 5 each (-5 per call against before).
+    sessions.push(session(Side::Recommended, "ddddd", &["01234", "01234"]));
+    let fingerprint = text_client();
+    let report = build(capture(sessions), &fingerprint);
+    let m = &report.clients[0].modules[0];
+    // The defaults' figures are untouched.
+    assert_eq!(m.billed_break_even_calls.primary, Some(7));
+    let r = m.recommended.as_ref().expect("a recommendation");
+    assert_eq!(r.settings, "MODYO_RESULTS=text");
+    assert_eq!(r.session, RecommendedSession::Recommended);
+    let f = r.figures.as_ref().expect("figures");
+    assert_eq!(f.once_after.chars, 45);
+    assert_eq!(
+        (f.per_call_before.chars, f.per_call_after.chars),
+        (10.0, 5.0)
+    );
+    assert_eq!(f.per_call_percent, Some(-50.0));
+    assert_eq!(
+        (f.final_context_before.chars, f.final_context_after.chars),
+        (61, 55)
+    );
+    // One request carrying the names and the instructions, on both sides: 19 + 3.
+    assert_eq!((f.billed_before.chars, f.billed_after.chars), (22, 22));
+    // +4 once, -5 per call: the final context pays it back at 1 call, the bill at 2.
+    assert_eq!(f.break_even_calls.primary, Some(1));
+    assert_eq!(f.billed_break_even_calls.primary, Some(2));
+
+    let md = markdown(&report, &fingerprint);
+    assert!(
+        md.contains("| client | recommended settings | widgets (both) | widgets (recommended) |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| G 1 | `MODYO_RESULTS=text` | **7** / 4 (+11.5%) | **2** / 1 (-9.8%) |"),
+        "{md}"
+    );
+    assert!(
+        md.contains(
+            "| widgets | `MODYO_RESULTS=text` | 3.4 → 1.7 | -50.0% | 21.0 → 19.0 (-9.8%) |"
+        ),
+        "{md}"
+    );
+    assert!(
+        md.contains("for each client whose settings differ, under these settings too"),
+        "{md}"
+    );
+    assert!(md.contains("1 under the recommended settings"), "{md}");
+
+    let json: Value = serde_json::from_str(&crate::clients::summary::json(&report, &[fingerprint]))
+        .expect("clients.json parses");
+    let recommended = &json["clients"][0]["modules"][0]["recommended"];
+    assert_eq!(recommended["session"], "recommended");
+    assert_eq!(recommended["settings"], "MODYO_RESULTS=text");
+    assert_eq!(
+        recommended["figures"]["billed_break_even_calls"]["chars/2.902"],
+        2
+    );
+    assert!(recommended["figures"]["billed_after"]["o200k_base"].is_u64());
+    // The module reports' row under the recommended settings reads back from clients.json.
+    let back: ClientsReport = serde_json::from_value(json).expect("reads back");
+    let profile = measured_profile(&back.clients[0], &back.clients[0].modules[0])
+        .expect("a measured recommended profile");
+    assert_eq!(profile.profile, "genai (recommended: MODYO_RESULTS=text)");
+    assert_eq!(profile.billed_break_even_calls.primary, Some(2));
+    assert_eq!(profile.catalogue_after.chars, 45);
+}
+
+#[test]
+fn a_capture_without_a_recommended_session_says_not_captured() {
+    let fingerprint = text_client();
+    let report = build(capture(before_and_after()), &fingerprint);
+    let client = &report.clients[0];
+    let r = client.modules[0]
+        .recommended
+        .as_ref()
+        .expect("a recommendation");
+    assert_eq!(r.session, RecommendedSession::NotCaptured);
+    assert!(r.figures.is_none());
+    assert!(measured_profile(client, &client.modules[0]).is_none());
+    let md = markdown(&report, &fingerprint);
+    assert!(
+        md.contains("| G 1 | `MODYO_RESULTS=text` | **7** / 4 (+11.5%) | not captured |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("the same sessions under these settings are not priced yet"),
+        "{md}"
+    );
+    assert!(
+        md.contains("Under the recommended settings (`MODYO_RESULTS=text`): not captured"),
+        "{md}"
+    );
+    let json: Value = serde_json::from_str(&crate::clients::summary::json(&report, &[fingerprint]))
+        .expect("clients.json parses");
+    let recommended = &json["clients"][0]["modules"][0]["recommended"];
+    assert_eq!(recommended["session"], "not_captured");
+    assert!(recommended["figures"].is_null());
+}
+
+#[test]
+fn a_client_recommended_the_defaults_shows_its_after_session() {
+    // Reads structuredContent instead of the text, no schema reaching the model: `both`.
+    let fingerprint = fingerprint(json!("MARK_STRUCT_OK"));
+    let report = build(capture(before_and_after()), &fingerprint);
+    let m = &report.clients[0].modules[0];
+    let r = m.recommended.as_ref().expect("a recommendation");
+    assert_eq!(r.settings, "defaults (both)");
+    assert_eq!(r.session, RecommendedSession::AfterDefaults);
+    let f = r.figures.as_ref().expect("the after session's figures");
+    assert_eq!(
+        f.billed_break_even_calls.primary,
+        m.billed_break_even_calls.primary
+    );
+    assert_eq!(f.once_after.chars, m.after.once.chars);
+    assert!(measured_profile(&report.clients[0], m).is_none());
+    let md = markdown(&report, &fingerprint);
+    assert!(
+        md.contains("| **7** / 4 (+11.5%) | = after (defaults) |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("Under the recommended settings (`defaults (both)`): = after (defaults)"),
+        "{md}"
+    );
+}
+
+#[test]
+fn a_recommended_session_of_other_calls_is_not_priced() {
+    let mut sessions = before_and_after();
+    sessions.push(session(Side::Recommended, "d", &["01234"]));
+    let result = report::build(
+        &[("clients/genai.jsonl".into(), capture(sessions))],
+        &[text_client()],
+    );
+    assert!(
+        matches!(result, Err(PriceError::DifferentCalls { .. })),
+        "{result:?}"
+    );
+}
