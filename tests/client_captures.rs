@@ -347,6 +347,7 @@ fn every_priced_client_has_a_capture() {
 fn the_readme_recommends_what_the_fingerprints_show() {
     use modyo_lab::clients::recommend;
     let fingerprints = clients::load_fingerprints(&reports()).expect("the fingerprints parse");
+    let table = clients::recommendations_table(&reports()).expect("the captures parse");
     let readme = std::fs::read_to_string(modyo_lab::workspace::dir("README.md")).expect("README");
     let span = recommend::README.text(&readme).unwrap_or_else(|| {
         panic!(
@@ -357,7 +358,7 @@ fn the_readme_recommends_what_the_fingerprints_show() {
     });
     assert_eq!(
         span,
-        format!("\n{}", recommend::markdown(&fingerprints)),
+        format!("\n{table}"),
         "README's recommended settings differ from the fingerprints (run modyo-lab clients --report-only)"
     );
     let settings = |id: &str| recommend::recommend(&fingerprint(id)).settings();

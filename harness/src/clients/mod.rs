@@ -176,7 +176,7 @@ pub async fn command(args: ClientsArgs) -> Result<(), ClientsError> {
         eprintln!("clients: wrote {name}");
     }
     if dir == crate::report::default_dir() {
-        readme_recommendations(&load_fingerprints(&dir)?)?;
+        readme_recommendations(&dir)?;
     }
     if failures.is_empty() {
         Ok(())
@@ -185,13 +185,14 @@ pub async fn command(args: ClientsArgs) -> Result<(), ClientsError> {
     }
 }
 
-/// The README's span of recommended settings per client ([`recommend::README`]).
-pub fn readme_recommendations(fingerprints: &[Fingerprint]) -> Result<(), ClientsError> {
+/// The README's span of recommended settings per client ([`recommend::README`]), from the
+/// fingerprints and captures in `dir`.
+pub fn readme_recommendations(dir: &Path) -> Result<(), ClientsError> {
     let path = crate::workspace::dir("README.md");
     let Ok(readme) = std::fs::read_to_string(&path) else {
         return Ok(());
     };
-    let text = format!("\n{}", recommend::markdown(fingerprints));
+    let text = format!("\n{}", recommendations_table(dir)?);
     match recommend::README.rewrite(&readme, &text) {
         Some(new) if new != readme => {
             std::fs::write(&path, new)?;
@@ -209,6 +210,14 @@ pub fn readme_recommendations(fingerprints: &[Fingerprint]) -> Result<(), Client
         ),
     }
     Ok(())
+}
+
+/// The table of recommended settings per client, with the break-even under them, from the
+/// fingerprints and captures in `dir` (what the README's span holds).
+pub fn recommendations_table(dir: &Path) -> Result<String, ClientsError> {
+    let fingerprints = load_fingerprints(dir)?;
+    let report = report::build(&load_captures(dir)?, &fingerprints)?;
+    Ok(recommend::markdown(&fingerprints, &report.clients))
 }
 
 /// The lab a run uses: the clients' tools, this binary, the cassettes.

@@ -21,6 +21,8 @@ use serde::Serialize;
 
 use super::capture::Settings;
 use super::fingerprint::{Fingerprint, Part, ResultForm as Forwards};
+use super::report::ClientReport;
+use super::report_recommended::RecommendedSession;
 use crate::report::Span;
 
 /// The README's span that `modyo-lab clients` rewrites with [`markdown`].
@@ -159,24 +161,58 @@ fn loses_errors_under_a_schema(fingerprint: &Fingerprint) -> bool {
 }
 
 /// The table of `reports/clients.md` (and the README's span): one row per fingerprinted
-/// client, in the fingerprints' order.
-pub fn markdown(fingerprints: &[Fingerprint]) -> String {
+/// client, in the fingerprints' order, with the break-even its sessions under these settings
+/// reached per module (from `clients`, the priced captures).
+pub fn markdown(fingerprints: &[Fingerprint], clients: &[ClientReport]) -> String {
     let mut out = String::from(
-        "| client | version | recommended settings | why (from its fingerprint) |\n|---|---|---|---|\n",
+        "| client | version | recommended settings | why (from its fingerprint) | break-even under them, by billed input (calls) |\n|---|---|---|---|---|\n",
     );
     for f in fingerprints {
         let r = recommend(f);
+        let priced = clients.iter().find(|c| c.client == f.subject.client);
         let _ = writeln!(
             out,
-            "| {} | {} {} | {} | {}. |",
+            "| {} | {} {} | {} | {}. | {} |",
             f.subject.name,
             f.subject.package,
             f.subject.version,
             r.settings(),
-            r.why
+            r.why,
+            break_even_under(priced)
         );
     }
     out
+}
+
+/// Per module, the calls after which the client's session under its recommended settings
+/// billed less input than the legacy one (`0`: from the first; `never`), from the session
+/// run under them, or the `after` session when they are the defaults.
+fn break_even_under(client: Option<&ClientReport>) -> String {
+    let Some(client) = client else {
+        return "not priced".to_owned();
+    };
+    let cells: Vec<String> = client
+        .modules
+        .iter()
+        .map(|m| {
+            let calls = match m.recommended.as_ref().map(|r| (r.session, &r.figures)) {
+                Some((RecommendedSession::Recommended, Some(f))) => {
+                    Some(f.billed_break_even_calls.primary)
+                }
+                Some((RecommendedSession::AfterDefaults, _)) => {
+                    Some(m.billed_break_even_calls.primary)
+                }
+                _ => None,
+            };
+            let shown = match calls {
+                Some(Some(n)) => n.to_string(),
+                Some(None) => "never".to_owned(),
+                None => "not captured".to_owned(),
+            };
+            format!("{} {shown}", m.module)
+        })
+        .collect();
+    cells.join(", ")
 }
 
 #[cfg(test)]

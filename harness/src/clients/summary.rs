@@ -139,7 +139,7 @@ pub(crate) fn markdown(
         inserted.push_str(RECOMMENDED_LEAD);
         inserted.push_str(&report_recommended::priced_sentence(&report.clients));
         inserted.push_str("\n\n");
-        inserted.push_str(&recommend::markdown(fingerprints));
+        inserted.push_str(&recommend::markdown(fingerprints, &report.clients));
         inserted.push('\n');
     }
     inserted.push_str(&break_even(report));

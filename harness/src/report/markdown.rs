@@ -998,17 +998,18 @@ whatever its outcome (errors and refusals are turns too), then over the successe
     out.push_str(
         "\nBreak-even per client profile: the number of calls after which a session after the change has billed less input than before, summed over its requests \
 (chars/2.902; in brackets: by the context the session ends with; never: the calls after are not cheaper). \
-Each profile prices the catalogue it names; what each one assumes is in the module reports.\n\n| module |",
+Each profile prices the catalogue it names; what each one assumes is in the module reports. A row per profile, so the table grows \
+downwards as clients and their recommended settings are measured.\n\n| profile (catalogue) |",
     );
-    for (profile, view) in &profiles {
-        let _ = write!(out, " `{profile}` ({view}) |");
+    for s in &rows {
+        let _ = write!(out, " {} |", s.module);
     }
     out.push_str("\n|---|");
-    out.push_str(&"---:|".repeat(profiles.len()));
+    out.push_str(&"---:|".repeat(rows.len()));
     out.push('\n');
-    for s in &rows {
-        let _ = write!(out, "| {} |", s.module);
-        for (profile, _) in &profiles {
+    for (profile, view) in &profiles {
+        let _ = write!(out, "| `{profile}` ({view}) |");
+        for s in &rows {
             let cell =
                 s.break_even
                     .iter()
