@@ -15,7 +15,7 @@
 //! knows which parts are ours and what of our answer the client forwarded.
 //!
 //! A `recommended` session makes the plan's calls on the migrated module under the settings
-//! recommended for its client (C22); its reference ([`recommended`]) is our server under those
+//! recommended for its client (C22); its reference (`recommended`) is our server under those
 //! settings, held to what the migrated side must answer (a control still reads as one when the
 //! form sends it as text only).
 

@@ -1,6 +1,6 @@
 //! The clients report: each capture priced with the lab's counters, per module, before and
 //! after, with the break-even (and under the client's recommended settings:
-//! [`report_recommended`](super::report_recommended)); rendered as `reports/clients.json` and
+//! `report_recommended`); rendered as `reports/clients.json` and
 //! `reports/clients.md`.
 //!
 //! A session's cost is what it left in the model's context from our server: paid once (the
