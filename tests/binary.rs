@@ -222,6 +222,24 @@ fn the_result_form_is_chosen_at_start_and_a_bogus_one_refuses_to_start() {
     }
 }
 
+/// `MODYO_ERRORS` fails closed too: a value that is not `json` or `text` stops the server at
+/// start, naming it; `text` is said on the start-up line.
+#[test]
+fn the_error_form_is_chosen_at_start_and_a_bogus_one_refuses_to_start() {
+    let (code, tools, stderr) = listing(&[("MODYO_ERRORS", "bogus")], &[]);
+    assert_eq!((code, tools), (Some(1), None), "{stderr}");
+    assert!(
+        stderr.contains("Error: MODYO_ERRORS must be json or text (any case), got 'bogus'"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = listing(&[("MODYO_ERRORS", "text")], &[]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.contains("errors as one plain line (MODYO_ERRORS=text)"),
+        "{stderr}"
+    );
+}
+
 /// The client's name from `initialize` is recorded on stderr (the operator picks the form for
 /// the client that connects).
 #[test]

@@ -362,3 +362,36 @@ async fn projection_reads_entry_bodies_and_fails_on_bad_ones_like_any_read() {
         );
     }
 }
+
+/// `MODYO_ERRORS=text` (C22): the same error as one plain line, with no quote a client could
+/// escape, the code first and the platform last; `isError` and no `structuredContent` as in
+/// JSON.
+#[tokio::test]
+async fn the_text_error_form_says_the_same_in_one_plain_line() {
+    let interaction = Interaction::get(SPACES)
+        .query("page", "1")
+        .query("per_page", "10")
+        .respond_with(RecordedResponse::json(
+            404,
+            json!({"errors": ["Not found"]}),
+        ));
+    let env = [("MODYO_ERRORS".to_owned(), "text".to_owned())];
+    let session = Session::start(&[cassette("faults/test", vec![interaction])], &env)
+        .await
+        .expect("session");
+    let result = session
+        .call("content-spaces-list", json!({}))
+        .await
+        .expect("a tool result, not a JSON-RPC error");
+    session.close().await;
+    assert_eq!(result.is_error, Some(true), "{result:?}");
+    assert!(result.structured_content.is_none());
+    let text = check::text(&result).expect("text");
+    assert!(text.starts_with("Error (not_found): "), "{text}");
+    assert!(
+        text.ends_with(" [platform: modyo-offline, 127.0.0.1]"),
+        "{text}"
+    );
+    assert!(!text.contains('"') && !text.contains('\n'), "{text}");
+    assert!(!text.contains(CANARY_TOKEN));
+}

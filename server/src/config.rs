@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::time::Duration;
 
-use crate::contract::ResultForm;
+use crate::contract::{ErrorForm, ResultForm};
 use crate::uploads::{RootError, UPLOAD_ROOTS_VAR, UploadRoots};
 use url::Url;
 
@@ -107,6 +107,9 @@ pub struct Config {
     /// `MODYO_RESULTS` (or `--results`, which wins): what a migrated answer carries (C22):
     /// `both` (the default), `structured` or `text`. Anything else refuses to start.
     pub results: ResultForm,
+    /// `MODYO_ERRORS`: the form of a tool error's text (C22): `json` (the default) or `text`.
+    /// Anything else refuses to start.
+    pub errors: ErrorForm,
     /// `MODYO_OUTPUT_SCHEMA`: whether `tools/list` publishes each tool's `outputSchema` (on by
     /// default; `off` for a client that copies the schemas into every request). The server
     /// validates its answers against them either way (C8).
@@ -179,6 +182,14 @@ pub enum ConfigError {
         /// The value as given.
         value: String,
     },
+    /// `MODYO_ERRORS` is not an error form, or is given twice with two forms.
+    #[error(
+        "MODYO_ERRORS must be json or text (any case), got '{value}'; refusing to start rather than guess"
+    )]
+    InvalidErrors {
+        /// The value as given (both, when given twice).
+        value: String,
+    },
     /// `MODYO_RESULTS` is given twice, with two forms.
     #[error(
         "MODYO_RESULTS is given twice, as '{first}' and '{second}'; refusing to start rather than guess"
@@ -219,6 +230,7 @@ impl Config {
         let mut modules = Module::ALL.into_iter().collect();
         let mut legacy_modules = BTreeSet::new();
         let mut results: Option<ResultForm> = None;
+        let mut errors: Option<ErrorForm> = None;
         let mut output_schema = true;
         let mut timeout = Duration::from_secs(30);
         let mut default_site_theme = 208;
@@ -238,6 +250,9 @@ impl Config {
                 UPLOAD_ROOTS_VAR => upload_roots = Some(value),
                 "MODYO_RESULTS" if !value.trim().is_empty() => {
                     results = Some(parse_results(results, &value)?)
+                }
+                "MODYO_ERRORS" if !value.trim().is_empty() => {
+                    errors = Some(parse_errors(errors, &value)?)
                 }
                 // Unset or empty: published. Present twice: any entry that turns it off wins
                 // (every entry must still be a known spelling).
@@ -270,6 +285,7 @@ impl Config {
             modules,
             legacy_modules,
             results: results.unwrap_or_default(),
+            errors: errors.unwrap_or_default(),
             output_schema,
             timeout,
             default_site_theme,
@@ -306,9 +322,13 @@ impl Config {
             "outputSchema not listed (MODYO_OUTPUT_SCHEMA is off)"
         };
         format!(
-            "results form {}: {}; {schemas}",
+            "results form {}: {}; {schemas}; errors as {}",
             self.results,
-            self.results.keeps()
+            self.results.keeps(),
+            match self.errors {
+                ErrorForm::Json => "compact JSON",
+                ErrorForm::Text => "one plain line (MODYO_ERRORS=text)",
+            }
         )
     }
 
@@ -352,6 +372,18 @@ fn parse_url(value: &str) -> Result<Url, ConfigError> {
 
 /// A result form; an entry that names another form than an earlier one is refused as well
 /// (which of the two was meant cannot be known).
+fn parse_errors(earlier: Option<ErrorForm>, value: &str) -> Result<ErrorForm, ConfigError> {
+    let form = ErrorForm::parse(value).ok_or_else(|| ConfigError::InvalidErrors {
+        value: value.to_owned(),
+    })?;
+    match earlier {
+        Some(first) if first != form => Err(ConfigError::InvalidErrors {
+            value: format!("{first}' and '{form}"),
+        }),
+        _ => Ok(form),
+    }
+}
+
 fn parse_results(earlier: Option<ResultForm>, value: &str) -> Result<ResultForm, ConfigError> {
     let form = ResultForm::parse(value).ok_or_else(|| ConfigError::InvalidResults {
         value: value.to_owned(),
@@ -529,7 +561,37 @@ mod tests {
         let off = Config::from_vars([("MODYO_OUTPUT_SCHEMA", "off")]).unwrap();
         assert!(
             off.results_line()
-                .ends_with("outputSchema not listed (MODYO_OUTPUT_SCHEMA is off)")
+                .contains("outputSchema not listed (MODYO_OUTPUT_SCHEMA is off)")
+        );
+    }
+
+    #[test]
+    fn errors_take_json_or_text_and_refuse_the_rest() {
+        assert_eq!(
+            Config::from_vars::<_, &str, &str>([]).unwrap().errors,
+            ErrorForm::Json
+        );
+        let text = Config::from_vars([("MODYO_ERRORS", " Text ")]).unwrap();
+        assert_eq!(text.errors, ErrorForm::Text);
+        assert!(
+            text.results_line()
+                .ends_with("errors as one plain line (MODYO_ERRORS=text)")
+        );
+        for bad in [
+            vec![("MODYO_ERRORS", "bogus")],
+            vec![("MODYO_ERRORS", "json"), ("MODYO_ERRORS", "text")],
+        ] {
+            let err = Config::from_vars(bad.clone()).unwrap_err().to_string();
+            assert!(
+                err.starts_with("MODYO_ERRORS must be json or text"),
+                "{bad:?}: {err}"
+            );
+        }
+        assert!(
+            Config::from_vars([("MODYO_ERRORS", "bogus")])
+                .unwrap_err()
+                .to_string()
+                .contains("'bogus'")
         );
     }
 

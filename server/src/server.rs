@@ -23,8 +23,8 @@ use serde_json::{Map, Value};
 use crate::app::App;
 use crate::config::{Config, Module};
 use crate::contract::{
-    Control, ErrorCode, Invalid, Mode, Outcome, OutputValidator, ResultForm, ToolClass, ToolError,
-    exit, schema,
+    Control, ErrorCode, ErrorForm, Invalid, Mode, Outcome, OutputValidator, ResultForm, ToolClass,
+    ToolError, exit, schema,
 };
 use crate::scrub::Scrubber;
 use crate::tools::{Call, CallError, ToolDef, catalog};
@@ -75,6 +75,8 @@ struct Inner {
     widgets: bool,
     /// What a migrated answer carries (C22).
     form: ResultForm,
+    /// The form of a tool error's text (C22).
+    errors: ErrorForm,
     /// Whether `tools/list` shows the migrated tools' `outputSchema` (the form and
     /// `MODYO_OUTPUT_SCHEMA` agree); they are compiled and answers validated either way (C8).
     list_schemas: bool,
@@ -145,7 +147,8 @@ impl ModyoServer {
         // its one server at INFO (`log_registry`).
         tracing::debug!("Tools: {} (filtered from {total}).", tools.len());
         let instructions = describe::instructions(&active, config.read_only, config.has_api());
-        let (form, list_schemas) = (config.results, config.lists_output_schema());
+        let (form, errors, list_schemas) =
+            (config.results, config.errors, config.lists_output_schema());
         Ok(ModyoServer {
             inner: Arc::new(Inner {
                 app,
@@ -154,6 +157,7 @@ impl ModyoServer {
                 instructions,
                 widgets,
                 form,
+                errors,
                 list_schemas,
             }),
         })
@@ -500,9 +504,10 @@ impl ServerHandler for ModyoServer {
         match self.call(request, context).await {
             Ok(mut result) => {
                 // Validated whole (C8), scrubbed whole (the text is what the scrubber
-                // searches), then shaped to the form (C22).
+                // searches), then shaped to the result and error forms (C22).
                 scrub_result(scrubber, &mut result);
                 self.inner.form.shape(&mut result);
+                self.inner.errors.shape(&mut result);
                 Ok(CallToolResponse::from(result))
             }
             Err(mut error) => {

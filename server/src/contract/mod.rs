@@ -11,6 +11,7 @@
 pub mod class;
 pub mod control;
 pub mod envelope;
+pub mod error_form;
 pub mod errors;
 pub mod exit;
 pub mod form;
@@ -24,6 +25,7 @@ pub mod validate;
 pub use class::ToolClass;
 pub use control::Control;
 pub use envelope::{Mode, Outcome, Reply};
+pub use error_form::ErrorForm;
 pub use errors::{ErrorCode, ToolError};
 pub use exit::Invalid;
 pub use form::ResultForm;
