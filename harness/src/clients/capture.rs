@@ -67,6 +67,9 @@ pub struct Settings {
     /// `MODYO_OUTPUT_SCHEMA=off` (absent from the file when not).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub output_schema_off: bool,
+    /// `MODYO_ERRORS=text` (absent from the file when not).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub errors_text: bool,
 }
 
 impl Settings {
@@ -74,6 +77,7 @@ impl Settings {
     pub const DEFAULTS: Settings = Settings {
         results: ResultForm::Both,
         output_schema_off: false,
+        errors_text: false,
     };
 
     /// Whether these are the server's defaults (a session under them is the `after` one).
@@ -89,6 +93,9 @@ impl Settings {
         }
         if self.output_schema_off {
             env.push(("MODYO_OUTPUT_SCHEMA".to_owned(), "off".to_owned()));
+        }
+        if self.errors_text {
+            env.push(("MODYO_ERRORS".to_owned(), "text".to_owned()));
         }
         env
     }

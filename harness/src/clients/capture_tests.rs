@@ -91,6 +91,7 @@ fn a_recommended_session_records_its_settings_and_only_it_does() {
     recommended.settings = Some(Settings {
         results: ResultForm::Text,
         output_schema_off: true,
+        errors_text: false,
     });
     capture.sessions.insert(0, recommended);
     let text = capture.to_jsonl();
@@ -139,11 +140,13 @@ fn settings_read_as_an_operator_types_them() {
     let text = Settings {
         results: ResultForm::Text,
         output_schema_off: false,
+        errors_text: false,
     };
     assert_eq!(text.label(), "MODYO_RESULTS=text");
     let schema_off = Settings {
         results: ResultForm::Both,
         output_schema_off: true,
+        errors_text: false,
     };
     assert!(!schema_off.is_defaults());
     assert_eq!(schema_off.label(), "MODYO_OUTPUT_SCHEMA=off");

@@ -260,6 +260,7 @@ mod tests {
         let text = Settings {
             results: ResultForm::Text,
             output_schema_off: false,
+            errors_text: false,
         };
         let under_text = reference::recommended(&cassettes, &plan, text)
             .await
@@ -343,6 +344,7 @@ mod tests {
         let schema_off = Settings {
             results: ResultForm::Both,
             output_schema_off: true,
+            errors_text: false,
         };
         let under_schema_off = reference::recommended(&cassettes, &plan, schema_off)
             .await

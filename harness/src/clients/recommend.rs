@@ -40,6 +40,8 @@ pub struct Recommendation {
     pub results: &'static str,
     /// `MODYO_OUTPUT_SCHEMA=off` is part of it.
     pub output_schema_off: bool,
+    /// `MODYO_ERRORS=text` is part of it.
+    pub errors_text: bool,
     /// Why, from the fingerprint.
     pub why: String,
 }
@@ -50,6 +52,7 @@ impl Recommendation {
         Settings {
             results: Form::parse(self.results).unwrap_or_default(),
             output_schema_off: self.output_schema_off,
+            errors_text: self.errors_text,
         }
     }
 
@@ -62,6 +65,9 @@ impl Recommendation {
         }
         if self.output_schema_off {
             parts.push("`MODYO_OUTPUT_SCHEMA=off`".to_owned());
+        }
+        if self.errors_text {
+            parts.push("`MODYO_ERRORS=text`".to_owned());
         }
         if parts.is_empty() {
             "the defaults (`both`)".to_owned()
@@ -137,6 +143,14 @@ act on"
             }
         );
     }
+    let errors_text = quotes_errors(fingerprint);
+    if let Some(at) = &errors_text {
+        let _ = write!(
+            why,
+            "; the text of an `isError` result reached the model inside a JSON string of its own ({at}), \
+so every quote of a JSON error is escaped there: `MODYO_ERRORS=text` says the same in one plain line"
+        );
+    }
     if !fingerprint.error_flag {
         why.push_str(
             "; it forwards an error like a success, which our errors allow: their text begins \
@@ -147,8 +161,28 @@ act on"
         client: fingerprint.subject.client.clone(),
         results: form.as_str(),
         output_schema_off,
+        errors_text: errors_text.is_some(),
         why,
     }
+}
+
+/// Where the fingerprint shows the plain error's text inside a JSON string the client built:
+/// a path through a JSON-encoded string (`<json>`), or an example holding the marker as a
+/// quoted JSON value (a dump of the result inside the client's own message). `None` when
+/// neither: the text reached the model as it was.
+fn quotes_errors(fingerprint: &Fingerprint) -> Option<String> {
+    let seen = fingerprint
+        .seen(Part::ErrorText)
+        .filter(|s| !s.requests.is_empty())?;
+    if let Some(path) = seen.paths.iter().find(|p| p.contains("<json>")) {
+        return Some(format!("`{path}`"));
+    }
+    let example = seen.example.as_deref().unwrap_or_default();
+    Part::ErrorText
+        .markers()
+        .iter()
+        .any(|m| example.contains(&format!("\"{m}\"")))
+        .then(|| "quoted in a dump of the result".to_owned())
 }
 
 /// Whether the fingerprint shows an error's text lost under a listed `outputSchema`: the
@@ -291,6 +325,38 @@ mod tests {
             r.why.contains("twice") && r.why.contains("`text` lists none"),
             "{}",
             r.why
+        );
+    }
+
+    #[test]
+    fn a_client_that_puts_an_error_inside_a_json_string_gets_plain_errors() {
+        let wrapped = fingerprint(
+            json!("{\"error\":\"MARK_ERRTEXT\",\"m\":\"MARK_STRUCT_OK\"}"),
+            false,
+        );
+        let r = recommend(&wrapped);
+        assert!(r.errors_text, "{wrapped:?}");
+        assert!(
+            r.settings().ends_with("`MODYO_ERRORS=text`"),
+            "{}",
+            r.settings()
+        );
+        assert!(r.why.contains("<json>"), "{}", r.why);
+        assert_eq!(
+            r.server_settings().env().last().map(|(k, _)| k.as_str()),
+            Some("MODYO_ERRORS")
+        );
+        let dumped = fingerprint(
+            json!(
+                "MARK_STRUCT_OK tool error with response: [{\"type\":\"text\",\"text\":\"MARK_ERRTEXT\"}]"
+            ),
+            false,
+        );
+        assert!(recommend(&dumped).errors_text);
+        let plain = fingerprint(json!("MARK_STRUCT_OK MARK_ERRTEXT"), false);
+        assert!(
+            !recommend(&plain).errors_text,
+            "as it was: nothing to escape"
         );
     }
 

@@ -19,6 +19,7 @@ fn session(side: Side, definition: &str, results: &[&str]) -> Session {
         settings: (side == Side::Recommended).then_some(Settings {
             results: ResultForm::Text,
             output_schema_off: false,
+            errors_text: false,
         }),
         listed: 2,
         left_out: vec![LeftOut {

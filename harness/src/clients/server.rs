@@ -150,11 +150,13 @@ mod tests {
             Some(Settings {
                 results: modyo_mcp::contract::ResultForm::Text,
                 output_schema_off: true,
+                errors_text: true,
             }),
         );
         let env = recommended.json()["env"].clone();
         assert_eq!(env["MODYO_RESULTS"], "text");
         assert_eq!(env["MODYO_OUTPUT_SCHEMA"], "off");
+        assert_eq!(env["MODYO_ERRORS"], "text");
         assert!(env.get("MODYO_MCP_LEGACY_MODULES").is_none());
     }
 
