@@ -180,13 +180,14 @@ fn the_inspector_cli_accepts_every_module_and_outcome_over_stdio() {
 }
 
 /// The server configurations besides the default (C22): the `structured` and `text` result
-/// forms, and `both` without the output schemas listed. The peer scripts read them from their
+/// forms, `both` without the output schemas listed, and `text` with plain-text errors. The peer scripts read them from their
 /// environment (the server they start inherits it) and check each answer's shape against
 /// them.
-const FORMS: [&[(&str, &str)]; 3] = [
+const FORMS: [&[(&str, &str)]; 4] = [
     &[("MODYO_RESULTS", "structured")],
     &[("MODYO_RESULTS", "text")],
     &[("MODYO_OUTPUT_SCHEMA", "off")],
+    &[("MODYO_RESULTS", "text"), ("MODYO_ERRORS", "text")],
 ];
 
 /// Runs `script` over `transport` in every configuration of [`FORMS`] and asserts the peer

@@ -109,9 +109,17 @@ export function outcomeOf(result) {
   return "success";
 }
 
+/// The code of a C16 error: the JSON's `error`, or under MODYO_ERRORS=text the word in
+/// `Error (<code>): ...`.
 function errorCode(result) {
+  const text = result.content?.[0]?.text;
+  if (typeof text !== "string") return null;
+  if ((process.env.MODYO_ERRORS || "").trim().toLowerCase() === "text") {
+    const m = /^Error \(([a-z_]+)\): /.exec(text);
+    return m ? m[1] : null;
+  }
   try {
-    return JSON.parse(result.content[0].text).error;
+    return JSON.parse(text).error;
   } catch {
     return null;
   }
@@ -133,7 +141,8 @@ export function problems(scenario, result, hasOutputSchema) {
   const content = Array.isArray(result.content) ? result.content : [];
   const text = content.length > 0 && content[0].type === "text" ? content[0].text : undefined;
   if (outcome === "error") {
-    if (text === undefined || !text.startsWith('{"error":')) out.push("the error text does not start with the error");
+    const start = (process.env.MODYO_ERRORS || "").trim().toLowerCase() === "text" ? "Error (" : '{"error":';
+    if (text === undefined || !text.startsWith(start)) out.push("the error text does not start with the error");
     if (result.structuredContent != null) out.push("an error carries structuredContent");
     return out;
   }

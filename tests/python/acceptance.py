@@ -70,7 +70,8 @@ def form_problems(result, outcome: str, has_schema: bool) -> list[str]:
         problems.append(f"outputSchema {'listed' if has_schema else 'not listed'} in the {FORM} form")
     text = result.content[0].text if result.content and getattr(result.content[0], "type", None) == "text" else None
     if outcome == "error":
-        if text is None or not text.startswith('{"error":'):
+        start = "Error (" if os.environ.get("MODYO_ERRORS", "").strip().lower() == "text" else '{"error":'
+        if text is None or not text.startswith(start):
             problems.append("the error text does not start with the error")
         if result.structured_content is not None:
             problems.append("an error carries structuredContent")
@@ -100,9 +101,19 @@ def form_problems(result, outcome: str, has_schema: bool) -> list[str]:
 
 
 def error_code(result) -> str | None:
+    """The code of a C16 error: the JSON's `error`, or under MODYO_ERRORS=text the word in
+    `Error (<code>): ...`."""
     try:
-        return json.loads(result.content[0].text)["error"]
-    except (ValueError, KeyError, IndexError, AttributeError):
+        text = result.content[0].text
+    except (IndexError, AttributeError):
+        return None
+    if os.environ.get("MODYO_ERRORS", "").strip().lower() == "text":
+        if text.startswith("Error (") and "): " in text:
+            return text[len("Error ("):text.index("): ")]
+        return None
+    try:
+        return json.loads(text)["error"]
+    except (ValueError, KeyError, TypeError):
         return None
 
 
