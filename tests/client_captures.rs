@@ -366,7 +366,23 @@ fn the_readme_recommends_what_the_fingerprints_show() {
     assert_eq!(settings("genai"), "`MODYO_RESULTS=text`");
     for f in &fingerprints {
         if f.result == ResultForm::Text {
-            assert_eq!(settings(&f.subject.client), "`MODYO_RESULTS=text`");
+            assert!(
+                settings(&f.subject.client).starts_with("`MODYO_RESULTS=text`"),
+                "{}",
+                f.subject.client
+            );
         }
     }
+    // Plain-text errors exactly where the error's text was seen inside a JSON string of the
+    // client's own (pydantic-ai and mcp-use wrap it, Gemini CLI dumps the result into its
+    // message), and nowhere else.
+    let plain: Vec<&str> = fingerprints
+        .iter()
+        .filter(|f| recommend::recommend(f).errors_text)
+        .map(|f| f.subject.client.as_str())
+        .collect();
+    assert_eq!(
+        plain,
+        ["gemini-cli", "codex-code", "pydantic-ai", "mcp-use"]
+    );
 }
