@@ -89,6 +89,7 @@ export function startHttpServer(binary, cassettes, env) {
 /// (MODYO_RESULTS, MODYO_OUTPUT_SCHEMA), and whether its tools list an outputSchema.
 export const form = (process.env.MODYO_RESULTS || "both").trim().toLowerCase();
 const schemaSwitch = (process.env.MODYO_OUTPUT_SCHEMA || "").trim().toLowerCase();
+const errorsText = (process.env.MODYO_ERRORS || "").trim().toLowerCase() === "text";
 export const schemasListed = form !== "text" && !["off", "false", "0", "no"].includes(schemaSwitch);
 
 /// The envelope a result carries: structuredContent, or the JSON of its text (the text form).
@@ -114,7 +115,7 @@ export function outcomeOf(result) {
 function errorCode(result) {
   const text = result.content?.[0]?.text;
   if (typeof text !== "string") return null;
-  if ((process.env.MODYO_ERRORS || "").trim().toLowerCase() === "text") {
+  if (errorsText) {
     const m = /^Error \(([a-z_]+)\): /.exec(text);
     return m ? m[1] : null;
   }
@@ -141,7 +142,7 @@ export function problems(scenario, result, hasOutputSchema) {
   const content = Array.isArray(result.content) ? result.content : [];
   const text = content.length > 0 && content[0].type === "text" ? content[0].text : undefined;
   if (outcome === "error") {
-    const start = (process.env.MODYO_ERRORS || "").trim().toLowerCase() === "text" ? "Error (" : '{"error":';
+    const start = errorsText ? "Error (" : '{"error":';
     if (text === undefined || !text.startsWith(start)) out.push("the error text does not start with the error");
     if (result.structuredContent != null) out.push("an error carries structuredContent");
     return out;

@@ -50,6 +50,7 @@ def load_scenarios(root: pathlib.Path):
 # The result form the server answers in (C22), from the environment it inherits, and whether
 # its tools list an outputSchema.
 FORM = (os.environ.get("MODYO_RESULTS") or "both").strip().lower()
+ERRORS_TEXT = (os.environ.get("MODYO_ERRORS") or "").strip().lower() == "text"
 SCHEMAS_LISTED = FORM != "text" and (os.environ.get("MODYO_OUTPUT_SCHEMA") or "").strip().lower() not in ("off", "false", "0", "no")
 
 
@@ -70,7 +71,7 @@ def form_problems(result, outcome: str, has_schema: bool) -> list[str]:
         problems.append(f"outputSchema {'listed' if has_schema else 'not listed'} in the {FORM} form")
     text = result.content[0].text if result.content and getattr(result.content[0], "type", None) == "text" else None
     if outcome == "error":
-        start = "Error (" if os.environ.get("MODYO_ERRORS", "").strip().lower() == "text" else '{"error":'
+        start = "Error (" if ERRORS_TEXT else '{"error":'
         if text is None or not text.startswith(start):
             problems.append("the error text does not start with the error")
         if result.structured_content is not None:
@@ -107,7 +108,7 @@ def error_code(result) -> str | None:
         text = result.content[0].text
     except (IndexError, AttributeError):
         return None
-    if os.environ.get("MODYO_ERRORS", "").strip().lower() == "text":
+    if ERRORS_TEXT:
         if text.startswith("Error (") and "): " in text:
             return text[len("Error ("):text.index("): ")]
         return None

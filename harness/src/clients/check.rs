@@ -225,27 +225,7 @@ mod tests {
 
     /// A fingerprint of `genai` version 1 that reads only the text: recommended `text`.
     fn text_client_fingerprint() -> crate::clients::Fingerprint {
-        let tool = json!({"type": "function", "function": {"name": "mk_ok",
-            "description": "MARK_DESC ok", "parameters": {"type": "object"}}});
-        MarkerCapture {
-            subject: Subject {
-                client: "genai".into(),
-                name: "g".into(),
-                registry: "npm".into(),
-                package: "p".into(),
-                version: "1".into(),
-                date: "2026-12-01".into(),
-                api: Api::Chat,
-            },
-            requests: vec![(
-                "/v1/chat/completions".into(),
-                json!({"tools": [tool], "messages": [
-                    {"role": "tool", "content": "MARK_TEXT_OK"},
-                    {"role": "tool", "content": "MARK_TEXT_TXT"}
-                ]}),
-            )],
-        }
-        .fingerprint()
+        crate::clients::fixtures::genai_fingerprint(json!("MARK_TEXT_OK"))
     }
 
     #[tokio::test]

@@ -39,6 +39,8 @@ mod driver;
 mod endpoint;
 mod extract;
 pub mod fingerprint;
+#[cfg(test)]
+mod fixtures;
 pub mod foreign;
 pub mod marker;
 pub mod recommend;

@@ -21,8 +21,8 @@ use serde::Serialize;
 
 use super::capture::Settings;
 use super::fingerprint::{Fingerprint, Part, ResultForm as Forwards};
-use super::report::ClientReport;
-use super::report_recommended::RecommendedSession;
+use super::report::{ClientReport, calls};
+use super::report_recommended;
 use crate::report::Span;
 
 /// The README's span that `modyo-lab clients` rewrites with [`markdown`].
@@ -229,18 +229,8 @@ fn break_even_under(client: Option<&ClientReport>) -> String {
         .modules
         .iter()
         .map(|m| {
-            let calls = match m.recommended.as_ref().map(|r| (r.session, &r.figures)) {
-                Some((RecommendedSession::Recommended, Some(f))) => {
-                    Some(f.billed_break_even_calls.primary)
-                }
-                Some((RecommendedSession::AfterDefaults, _)) => {
-                    Some(m.billed_break_even_calls.primary)
-                }
-                _ => None,
-            };
-            let shown = match calls {
-                Some(Some(n)) => n.to_string(),
-                Some(None) => "never".to_owned(),
+            let shown = match report_recommended::billed_break_even(m) {
+                Some(b) => calls(b.primary),
                 None => "not captured".to_owned(),
             };
             format!("{} {shown}", m.module)

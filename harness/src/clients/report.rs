@@ -741,11 +741,29 @@ pub fn json(report: &ClientsReport) -> String {
     text
 }
 
-fn calls(n: Option<u64>) -> String {
+/// A break-even as the reports print it in the three counters: chars/2.902 (in bold when
+/// `bold`, the headline), o200k_base, cl100k_base.
+pub(crate) fn by_counter(b: &BreakEven, bold: bool) -> String {
+    let primary = calls(b.primary);
+    let primary = if bold {
+        format!("**{primary}**")
+    } else {
+        primary
+    };
+    format!(
+        "{primary} / {} / {}",
+        calls(b.o200k_base),
+        calls(b.cl100k_base)
+    )
+}
+
+/// A number of calls, or `never`.
+pub(crate) fn calls(n: Option<u64>) -> String {
     n.map_or("never".into(), |n| n.to_string())
 }
 
-fn arrow(before: &Tokens, after: &Tokens) -> String {
+/// `before → after`, in tokens.
+pub(crate) fn arrow(before: &Tokens, after: &Tokens) -> String {
     format!("{} → {}", tok(before), tok(after))
 }
 
@@ -866,20 +884,8 @@ by billed input (the headline; the once-paid parts counted in every request) and
                     tok(&m.after.repeated)
                 )
                 .into(),
-                format!(
-                    "**{}** / {} / {}",
-                    calls(m.billed_break_even_calls.primary),
-                    calls(m.billed_break_even_calls.o200k_base),
-                    calls(m.billed_break_even_calls.cl100k_base)
-                )
-                .into(),
-                format!(
-                    "{} / {} / {}",
-                    calls(m.break_even_calls.primary),
-                    calls(m.break_even_calls.o200k_base),
-                    calls(m.break_even_calls.cl100k_base)
-                )
-                .into(),
+                by_counter(&m.billed_break_even_calls, true).into(),
+                by_counter(&m.break_even_calls, false).into(),
             ]);
         }
         out.push('\n');

@@ -13,7 +13,9 @@ use serde::{Deserialize, Serialize};
 use super::capture::{Capture, Session, Settings, Side};
 use super::fingerprint::Fingerprint;
 use super::recommend;
-use super::report::{ClientReport, ModuleProfile, PriceError, Priced, price};
+use super::report::{
+    ClientReport, ModuleProfile, PriceError, Priced, arrow, by_counter, calls, price,
+};
 use crate::report::markdown::{signed, tok};
 use crate::report::table::{
     Align::{Left, Right},
@@ -152,8 +154,14 @@ pub(crate) fn profile(
     }))
 }
 
-fn calls(n: Option<u64>) -> String {
-    n.map_or("never".into(), |n| n.to_string())
+/// The billed break-even under the recommended settings: the recommended session's, or the
+/// `after` one's when they are the defaults; `None` when the capture has no such session.
+pub(crate) fn billed_break_even(m: &ModuleProfile) -> Option<&BreakEven> {
+    match m.recommended.as_ref().map(|r| (r.session, &r.figures)) {
+        Some((RecommendedSession::Recommended, Some(f))) => Some(&f.billed_break_even_calls),
+        Some((RecommendedSession::AfterDefaults, _)) => Some(&m.billed_break_even_calls),
+        _ => None,
+    }
 }
 
 /// The break-even table's cell under the recommended settings: as the default cell (billed /
@@ -260,26 +268,13 @@ pub(crate) fn section(client: &ClientReport) -> String {
             )
             .into(),
             format!(
-                "{} → {} ({})",
-                tok(&f.billed_before),
-                tok(&f.billed_after),
+                "{} ({})",
+                arrow(&f.billed_before, &f.billed_after),
                 tok(&f.repeated_after)
             )
             .into(),
-            format!(
-                "**{}** / {} / {}",
-                calls(f.billed_break_even_calls.primary),
-                calls(f.billed_break_even_calls.o200k_base),
-                calls(f.billed_break_even_calls.cl100k_base)
-            )
-            .into(),
-            format!(
-                "{} / {} / {}",
-                calls(f.break_even_calls.primary),
-                calls(f.break_even_calls.o200k_base),
-                calls(f.break_even_calls.cl100k_base)
-            )
-            .into(),
+            by_counter(&f.billed_break_even_calls, true).into(),
+            by_counter(&f.break_even_calls, false).into(),
         ]);
     }
     format!(

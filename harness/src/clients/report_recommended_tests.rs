@@ -3,63 +3,24 @@
 //! "not captured"; a client recommended the defaults shows its `after` session.
 
 use super::*;
-use crate::clients::api::Api;
-use crate::clients::capture::{
-    Call, Definition, Forwarded, Header, LeftOut, Outcome, Result as Sent, Shape,
-};
-use crate::clients::fingerprint::{MarkerCapture, Subject};
+use crate::clients::capture::Header;
+use crate::clients::fixtures;
 use crate::clients::report::{self, ClientsReport};
 use modyo_mcp::contract::ResultForm;
 use serde_json::{Value, json};
 
 fn session(side: Side, definition: &str, results: &[&str]) -> Session {
-    Session {
-        module: "widgets".into(),
+    let text = Settings {
+        results: ResultForm::Text,
+        output_schema_off: false,
+        errors_text: false,
+    };
+    fixtures::session(
         side,
-        settings: (side == Side::Recommended).then_some(Settings {
-            results: ResultForm::Text,
-            output_schema_off: false,
-            errors_text: false,
-        }),
-        listed: 2,
-        left_out: vec![LeftOut {
-            scenario: "widgets/x#y".into(),
-            why: "because".into(),
-        }],
-        calls: results
-            .iter()
-            .enumerate()
-            .map(|(i, _)| Call {
-                scenario: format!("widgets/p#{i}"),
-                tool: "widgets-list-patterns".into(),
-                arguments: json!({}),
-                outcome: Outcome::Success,
-            })
-            .collect(),
-        requests: vec![Shape {
-            names: 2,
-            definitions: 0,
-            results: 0,
-            instructions: 1,
-        }],
-        names: vec!["mcp__s__a".into(), "mcp__s__b".into()],
-        instructions: vec!["Hi.".into()],
-        definitions: vec![Definition {
-            tool: "widgets-list-patterns".into(),
-            carries: vec!["description".into()],
-            sent: json!({"description": definition}),
-        }],
-        results: results
-            .iter()
-            .enumerate()
-            .map(|(i, r)| Sent {
-                call: i,
-                tool: "widgets-list-patterns".into(),
-                forwarded: Forwarded::Text,
-                sent: json!(r),
-            })
-            .collect(),
-    }
+        (side == Side::Recommended).then_some(text),
+        definition,
+        results,
+    )
 }
 
 /// A capture of `genai` 1 with `sessions`.
@@ -87,30 +48,8 @@ fn before_and_after() -> Vec<Session> {
     ]
 }
 
-/// A fingerprint of `genai` 1 whose last request holds `result` as a tool result, and a
-/// text-only result.
 fn fingerprint(result: Value) -> Fingerprint {
-    let tool = json!({"type": "function", "function": {"name": "mk_ok",
-        "description": "MARK_DESC ok", "parameters": {"type": "object"}}});
-    MarkerCapture {
-        subject: Subject {
-            client: "genai".into(),
-            name: "G".into(),
-            registry: "npm".into(),
-            package: "p".into(),
-            version: "1".into(),
-            date: "2026-12-01".into(),
-            api: Api::Chat,
-        },
-        requests: vec![(
-            "/v1/chat/completions".into(),
-            json!({"tools": [tool], "messages": [
-                {"role": "tool", "content": result},
-                {"role": "tool", "content": "MARK_TEXT_TXT"}
-            ]}),
-        )],
-    }
-    .fingerprint()
+    fixtures::genai_fingerprint(result)
 }
 
 fn text_client() -> Fingerprint {

@@ -2,53 +2,11 @@
 //! and what the fingerprint makes the report say.
 
 use super::*;
-use crate::clients::capture::{Call, Definition, Header, Result as Sent, Shape};
+use crate::clients::capture::{Header, Shape};
 use serde_json::json;
 
 fn session(side: Side, definition: &str, results: &[&str]) -> Session {
-    Session {
-        module: "widgets".into(),
-        side,
-        settings: None,
-        listed: 2,
-        left_out: vec![LeftOut {
-            scenario: "widgets/x#y".into(),
-            why: "because".into(),
-        }],
-        calls: results
-            .iter()
-            .enumerate()
-            .map(|(i, _)| Call {
-                scenario: format!("widgets/p#{i}"),
-                tool: "widgets-list-patterns".into(),
-                arguments: json!({}),
-                outcome: crate::clients::capture::Outcome::Success,
-            })
-            .collect(),
-        requests: vec![Shape {
-            names: 2,
-            definitions: 0,
-            results: 0,
-            instructions: 1,
-        }],
-        names: vec!["mcp__s__a".into(), "mcp__s__b".into()],
-        instructions: vec!["Hi.".into()],
-        definitions: vec![Definition {
-            tool: "widgets-list-patterns".into(),
-            carries: vec!["description".into()],
-            sent: json!({"description": definition}),
-        }],
-        results: results
-            .iter()
-            .enumerate()
-            .map(|(i, r)| Sent {
-                call: i,
-                tool: "widgets-list-patterns".into(),
-                forwarded: Forwarded::Text,
-                sent: json!(r),
-            })
-            .collect(),
-    }
+    crate::clients::fixtures::session(side, None, definition, results)
 }
 
 fn capture(before: Session, after: Session) -> Capture {
