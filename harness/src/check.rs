@@ -48,9 +48,13 @@ pub fn text(result: &CallToolResult) -> Option<&str> {
 }
 
 /// What a C16 error result says, as one object: `code` (the payload's `error`), `message`
-/// and every other key but `platform`.
+/// and every other key but `platform`. A build from before the flat payload (`{error: {code,
+/// message, ...}, platform}`, which `modyo-lab diff` measures as a base) reads the same.
 pub fn error(result: &CallToolResult) -> Option<Value> {
     let payload: Value = serde_json::from_str(text(result)?).ok()?;
+    if let Some(nested @ Value::Object(_)) = payload.get("error") {
+        return Some(nested.clone());
+    }
     let mut said = payload.as_object()?.clone();
     let code = said.shift_remove("error")?;
     said.shift_remove("platform");
@@ -213,5 +217,31 @@ fn check_platform(platform: Option<&Value>, out: &mut Vec<String>) {
     });
     if !ok {
         out.push("platform is not {name, host} (C2)".into());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rmcp::model::ContentBlock;
+    use serde_json::json;
+
+    fn failed(text: &str) -> CallToolResult {
+        CallToolResult::error(vec![ContentBlock::text(text)])
+    }
+
+    #[test]
+    fn an_error_reads_the_same_in_the_flat_payload_and_in_an_older_build_s_nested_one() {
+        let want = json!({"code": "not_found", "message": "x", "status": 404});
+        let flat = r#"{"error":"not_found","message":"x","status":404,"platform":{"name":"a","host":"b"}}"#;
+        let nested = r#"{"error":{"code":"not_found","message":"x","status":404},"platform":{"name":"a","host":"b"}}"#;
+        for text in [flat, nested] {
+            assert_eq!(error(&failed(text)), Some(want.clone()), "{text}");
+        }
+        assert_eq!(
+            error(&failed("Error: x")),
+            None,
+            "a legacy error is not C16"
+        );
     }
 }
