@@ -61,14 +61,15 @@ fn envelope(c: &mut Criterion) {
         control: false,
         ..Slots::default()
     };
+    let url = url::Url::parse("https://acme.modyo.cloud").expect("a URL");
+    let platform = Platform::new(Some(&url), None);
     let validator = OutputValidator::new(&schema::output_schema(
         ToolClass::Read,
         slots,
         json!({"type": "array", "items": row}),
+        &platform,
     ))
     .expect("the schema compiles");
-    let url = url::Url::parse("https://acme.modyo.cloud").expect("a URL");
-    let platform = Platform::new(Some(&url), None);
     let data = rows();
     c.bench_function(
         "envelope/exit 100 rows (build + validate + serialize)",

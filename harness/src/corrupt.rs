@@ -6,8 +6,9 @@
 //! violation into an error. To show that the peers we run in CI (the Python `mcp` client, the
 //! TypeScript SDK, the MCP Inspector) would reject one anyway, the offline server can wrap the
 //! real server in [`Corrupting`], which rewrites the successful results of one tool *after*
-//! that exit: `platform` becomes a string where the schema wants an object, and the text
-//! content is kept equal to the structured content so that only the schema is violated.
+//! that exit: `platform` becomes a string where the schema wants the account's `{name, host}`,
+//! and the text content is kept equal to the structured content so that only the schema is
+//! violated.
 //!
 //! Only `modyo-lab serve --corrupt-output TOOL` (or `MODYO_LAB_CORRUPT_OUTPUT=TOOL`) turns it
 //! on; the `modyo-mcp` binary has no such switch.
@@ -41,8 +42,9 @@ impl<H> Corrupting<H> {
     }
 }
 
-/// Breaks `platform` (an object in every envelope schema) in a structured, non-error result,
-/// and keeps the text content, when there is one, equal to the new structured content.
+/// Breaks `platform` (the account's `{name, host}` in every envelope schema) in a structured,
+/// non-error result, and keeps the text content, when there is one, equal to the new
+/// structured content.
 fn corrupt(response: &mut CallToolResponse) -> bool {
     let CallToolResponse::Complete(result) = response else {
         return false;

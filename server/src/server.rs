@@ -22,6 +22,7 @@ use serde_json::{Map, Value};
 
 use crate::app::App;
 use crate::config::{Config, Module};
+use crate::contract::Platform;
 use crate::contract::{
     Control, ErrorCode, ErrorForm, Invalid, Mode, Outcome, OutputValidator, ResultForm, ToolClass,
     ToolError, exit, schema,
@@ -136,7 +137,7 @@ impl ModyoServer {
             } else {
                 Mode::Migrated
             };
-            tools.push(registered(def, mode)?);
+            tools.push(registered(def, mode, &app.platform)?);
         }
         let index = tools
             .iter()
@@ -291,20 +292,26 @@ impl ModyoServer {
     }
 }
 
-/// `def` registered in `mode`, compiled once per process: the three schema compilations per
-/// tool are most of the cost of [`ModyoServer::new`], and tests and the lab build a server per
-/// session. The catalogue is fixed at compile time, so a tool's name and mode determine it.
-fn registered(def: &'static ToolDef, mode: Mode) -> Result<Arc<Registered>, ServerError> {
-    type Compiled = HashMap<(&'static str, bool), Arc<Registered>>;
+/// `def` registered in `mode` for `platform`, compiled once per process: the three schema
+/// compilations per tool are most of the cost of [`ModyoServer::new`], and tests and the lab
+/// build a server per session. The catalogue is fixed at compile time, so a tool's name and
+/// mode determine it, and the platform its `outputSchema`'s `const` (C2): a process serving
+/// several accounts compiles each tool once per account.
+fn registered(
+    def: &'static ToolDef,
+    mode: Mode,
+    platform: &Platform,
+) -> Result<Arc<Registered>, ServerError> {
+    type Compiled = HashMap<(&'static str, bool, Platform), Arc<Registered>>;
     static COMPILED: OnceLock<Mutex<Compiled>> = OnceLock::new();
-    let key = (def.name, mode == Mode::Legacy);
+    let key = (def.name, mode == Mode::Legacy, platform.clone());
     let compiled = COMPILED.get_or_init(Mutex::default);
     if let Some(found) = compiled.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
         return Ok(found.clone());
     }
     // Compiled outside the lock: a concurrent first build of the same tool only does the work
     // twice, and both results are the same.
-    let fresh = Arc::new(register(def, mode)?);
+    let fresh = Arc::new(register(def, mode, platform)?);
     let mut compiled = compiled.lock().unwrap_or_else(|e| e.into_inner());
     Ok(compiled.entry(key).or_insert(fresh).clone())
 }
@@ -323,7 +330,11 @@ pub(crate) fn check_declared(def: &ToolDef) -> Result<(), ServerError> {
     }
 }
 
-fn register(def: &'static ToolDef, mode: Mode) -> Result<Registered, ServerError> {
+fn register(
+    def: &'static ToolDef,
+    mode: Mode,
+    platform: &Platform,
+) -> Result<Registered, ServerError> {
     check_declared(def)?;
     let declared = def
         .input_schema
@@ -359,7 +370,8 @@ fn register(def: &'static ToolDef, mode: Mode) -> Result<Registered, ServerError
     let output = match mode {
         Mode::Legacy => None,
         Mode::Migrated => {
-            let schema = schema::output_schema(def.class, def.slots, def.data_schema.clone());
+            let schema =
+                schema::output_schema(def.class, def.slots, def.data_schema.clone(), platform);
             let validator =
                 OutputValidator::new(&schema).map_err(|reason| ServerError::Schema {
                     tool: def.name,

@@ -145,7 +145,7 @@ mod tests {
     }
 
     fn validator(class: ToolClass, slots: Slots, data: Value) -> OutputValidator {
-        OutputValidator::new(&schema::output_schema(class, slots, data)).unwrap()
+        OutputValidator::new(&schema::output_schema(class, slots, data, &platform())).unwrap()
     }
 
     #[test]

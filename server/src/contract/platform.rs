@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use url::{Host, Url};
 
 /// The platform slot of every response, errors included.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub struct Platform {
     /// Display name of the account.
     pub name: String,

@@ -10,6 +10,7 @@ use schemars::JsonSchema;
 use serde_json::{Map, Value, json};
 
 use super::class::ToolClass;
+use super::platform::Platform;
 
 /// Which optional envelope slots a tool can emit. The schema declares only those.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -81,9 +82,12 @@ pub fn map_of(values: Value) -> Value {
     json!({"type": "object", "additionalProperties": values})
 }
 
-/// The `platform` slot (C2).
-pub fn platform() -> Value {
-    strict(&[("name", string()), ("host", string())], &["name", "host"])
+/// The `platform` slot (C2): the one value this server writes in it, as a `const`. The account
+/// is fixed for the life of the process, so the schema promises the exact `{name, host}` every
+/// answer carries (stricter than an object of two strings, and a third of its size in every
+/// definition a client copies).
+pub fn platform(platform: &Platform) -> Value {
+    json!({ "const": platform })
 }
 
 /// The `resource` slot (C4); `path` only for a tool whose entities have one.
@@ -154,20 +158,23 @@ pub fn state(class: ToolClass, rare: RareState) -> Value {
 pub fn control() -> Value {
     strict(
         &[
-            (
-                "outcome",
-                json!({"type": "string", "enum": ["refused", "cancelled"]}),
-            ),
+            ("outcome", json!({"enum": ["refused", "cancelled"]})),
             ("message", string()),
         ],
         &["outcome", "message"],
     )
 }
 
-/// Assembles a tool's `outputSchema` from its class, its slots and its `data` schema.
-pub fn output_schema(class: ToolClass, slots: Slots, data: Value) -> Map<String, Value> {
+/// Assembles a tool's `outputSchema` from its class, its slots, its `data` schema and the
+/// platform it answers for.
+pub fn output_schema(
+    class: ToolClass,
+    slots: Slots,
+    data: Value,
+    on: &Platform,
+) -> Map<String, Value> {
     let mut properties = Map::new();
-    properties.insert("platform".into(), platform());
+    properties.insert("platform".into(), platform(on));
     let data = if slots.control { nullable(data) } else { data };
     properties.insert("data".into(), data);
     if slots.resource {
@@ -356,6 +363,13 @@ mod tests {
         json!({"type": "object", "properties": props})
     }
 
+    fn offline() -> Platform {
+        Platform {
+            name: "a".into(),
+            host: "h".into(),
+        }
+    }
+
     fn array(items: Value) -> Value {
         json!({"type": "array", "items": items})
     }
@@ -457,7 +471,7 @@ mod tests {
             control: true,
             ..Slots::default()
         };
-        let schema = Value::Object(output_schema(ToolClass::Gated, slots, data));
+        let schema = Value::Object(output_schema(ToolClass::Gated, slots, data, &offline()));
         assert_eq!(
             schema["properties"]["data"],
             json!({"type": ["object", "null"], "properties": {"pages": {"type": "array",
@@ -497,7 +511,7 @@ mod tests {
             ("name", "string"),
             ("path", "string"),
         ]));
-        let schema = output_schema(ToolClass::Read, Slots::default(), data.clone());
+        let schema = output_schema(ToolClass::Read, Slots::default(), data.clone(), &offline());
         assert_eq!(schema["properties"]["data"], data);
         assert!(!schema.contains_key("$defs"));
     }
@@ -521,7 +535,12 @@ mod tests {
             &["released", "still_pending"],
         );
         let inline = serde_json::to_string(&data).unwrap().len();
-        let schema = Value::Object(output_schema(ToolClass::Mutation, Slots::default(), data));
+        let schema = Value::Object(output_schema(
+            ToolClass::Mutation,
+            Slots::default(),
+            data,
+            &offline(),
+        ));
         let lists = &schema["properties"]["data"]["properties"];
         assert_eq!(
             lists["released"]["items"],
@@ -560,7 +579,7 @@ mod tests {
 
     #[test]
     fn output_schema_declares_only_the_slots_asked_for() {
-        let schema = output_schema(ToolClass::Read, Slots::default(), array(any()));
+        let schema = output_schema(ToolClass::Read, Slots::default(), array(any()), &offline());
         let props = schema["properties"].as_object().unwrap();
         assert_eq!(props.keys().collect::<Vec<_>>(), vec!["platform", "data"]);
         assert!(!schema.contains_key("$schema"));
@@ -573,6 +592,7 @@ mod tests {
                 ..Slots::default()
             },
             echo(&[]),
+            &offline(),
         );
         assert_eq!(
             schema["properties"]["data"]["type"],
