@@ -7,11 +7,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 
-use modyo_lab::cassette::{self, Outcome};
 use modyo_lab::check::{self, Kind};
 use modyo_lab::serve::{Offline, ServeOptions, offline_config};
 use modyo_lab::session::{CANARY_TOKEN, Session};
-use modyo_lab::{Cassette, ReplayOptions, ReplayServer};
+use modyo_replay::cassette::{self, Outcome};
+use modyo_replay::{Cassette, ReplayOptions, ReplayServer};
 use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path};

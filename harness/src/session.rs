@@ -15,9 +15,9 @@ use rmcp::{RoleClient, ServiceExt};
 use serde_json::Value;
 use tokio::task::JoinHandle;
 
-use crate::cassette::{self, Cassette, CassetteError, Scenario};
-use crate::replay::{ReplayError, ReplayOptions, ReplayServer};
 use crate::serve::{ServeError, offline_config};
+use modyo_replay::cassette::{self, Cassette, CassetteError, Scenario};
+use modyo_replay::replay::{ReplayError, ReplayOptions, ReplayServer};
 
 /// The token in-process sessions give the server: a canary that must never come back.
 pub const CANARY_TOKEN: &str = "canary-7f3a9c51-modyo-token";

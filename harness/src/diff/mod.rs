@@ -172,7 +172,7 @@ async fn foreign_verdict(args: &DiffArgs, base: &str, head: &str) -> Result<Verd
 
 /// Our server: the base revision built in a worktree, against this checkout.
 async fn ours(base: &str, threshold: f64) -> Result<Verdict, DiffError> {
-    let root = crate::workspace::root().ok_or_else(|| {
+    let root = modyo_replay::workspace::root().ok_or_else(|| {
         DiffError::Usage("--base needs this repository's checkout (run it from inside one)".into())
     })?;
     let sha = git(
@@ -239,7 +239,7 @@ async fn ours(base: &str, threshold: f64) -> Result<Verdict, DiffError> {
     let head_server = crate::probe::locate_server(None).map_err(MeasureError::from)?;
     let head_reports = measure_build(
         &head_server,
-        &crate::cassette::default_dir(),
+        &modyo_replay::cassette::default_dir(),
         &crate::report::default_dir(),
         "head",
         true,

@@ -35,14 +35,14 @@ use std::time::{Duration, Instant};
 use modyo_mcp::{Module, ModyoServer};
 use serde_json::{Map, Value};
 
-use crate::cassette::{CassetteError, Outcome, Scenario};
 use crate::check::{self, Kind};
 use crate::probe::{Probe, ProbeError, Response};
-use crate::replay::{ReplayError, ReplayOptions, ReplayServer};
 use crate::report::{Compared, Deltas, EnvelopeCost, Measured, ModuleReport, ScenarioReport, Side};
 use crate::serve::{OFFLINE_PLATFORM_NAME, ServeError, offline_config};
 use crate::session::{CANARY_TOKEN, Library};
 use crate::tokens::{Count, Delta, round1};
+use modyo_replay::cassette::{CassetteError, Outcome, Scenario};
+use modyo_replay::replay::{ReplayError, ReplayOptions, ReplayServer};
 
 use catalogue::{chars, compact, members};
 

@@ -39,8 +39,10 @@ use url::Url;
 use super::drift::{Difference, json_differences};
 use super::guard::{Guard, Refusal};
 use super::redact::Redactor;
-use crate::cassette::{Interaction, RecordedRequest, RecordedResponse, ResponseBody};
-use crate::replay::MISS_HEADER;
+use modyo_replay::cassette::{
+    Interaction, RecordedRequest, RecordedResponse, ResponseBody, request_line,
+};
+use modyo_replay::replay::MISS_HEADER;
 
 /// How long the proxy waits for the live account (the server has its own, shorter, timeout).
 const UPSTREAM_TIMEOUT: Duration = Duration::from_secs(300);
@@ -327,7 +329,7 @@ async fn handle(state: &State, request: Request<Incoming>) -> Response<Full<Byte
         }
     };
     tracing::debug!(
-        request = %line(&exchange.interaction.request),
+        request = %request_line(&exchange.interaction.request),
         status = exchange.interaction.response.status,
         origin = ?exchange.origin,
         "record proxy"
@@ -473,7 +475,7 @@ fn throttled(answer: &Answer) -> Option<Option<String>> {
 /// The local answer to a request the guard did not let through.
 fn refused(stored: RecordedRequest, refusal: &Refusal, redactor: &Redactor) -> (Answer, Exchange) {
     let reason = refusal.to_string();
-    tracing::debug!(request = %line(&stored), "{reason}");
+    tracing::debug!(request = %request_line(&stored), "{reason}");
     let answer = proxy_error(refusal.status(), &reason);
     let exchange = exchange_of(stored, &answer, Origin::Refused(reason), None, redactor);
     (answer, exchange)
@@ -622,21 +624,6 @@ fn body_kind(body: &ResponseBody) -> &'static str {
         ResponseBody::Json(_) => "JSON body",
         ResponseBody::Text(_) => "text body",
         ResponseBody::Bytes(_) => "binary body",
-    }
-}
-
-/// `GET /path?a=1` of a stored (redacted) request.
-pub(crate) fn line(request: &RecordedRequest) -> String {
-    let mut pairs = Vec::new();
-    for (k, v) in request.query.iter() {
-        for v in v.values() {
-            pairs.push(format!("{k}={v}"));
-        }
-    }
-    if pairs.is_empty() {
-        format!("{} {}", request.method, request.path)
-    } else {
-        format!("{} {}?{}", request.method, request.path, pairs.join("&"))
     }
 }
 

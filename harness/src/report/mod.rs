@@ -33,9 +33,9 @@ pub const FORMAT: &str = "modyo-lab-report/2";
 pub const LAST_RUN: &str = "last-run.md";
 
 /// The default reports directory: `reports/` of the workspace, found at run time (see
-/// [`crate::workspace`]), else `./reports`.
+/// [`modyo_replay::workspace`]), else `./reports`.
 pub fn default_dir() -> PathBuf {
-    crate::workspace::dir("reports")
+    modyo_replay::workspace::dir("reports")
 }
 
 /// One module's report, or one server's (`modyo-lab measure --before CMD --after CMD`: `module`

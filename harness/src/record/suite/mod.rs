@@ -45,9 +45,9 @@ pub use report::{REPORT_FORMAT, RunLimits, StepReport, SuiteReport, ToolReport, 
 use super::RecordReport;
 use super::guard::{Guard, Limits};
 use super::run::{Call, Mode, RecordError, RecordOptions};
-use crate::cassette::{self, Cassette, CassetteError};
 use crate::session::Session;
-use crate::spec::{SpecError, Surfaces};
+use modyo_replay::cassette::{self, Cassette, CassetteError};
+use modyo_spec::{SpecError, Surfaces};
 
 /// The server setting every call of a suite runs with.
 pub const READ_ONLY_ENV: (&str, &str) = ("MODYO_READ_ONLY", "true");
@@ -249,7 +249,7 @@ pub async fn run(
         )
     })?;
     let ours_dir = args.ours.clone().unwrap_or_else(cassette::default_dir);
-    let spec_dir = args.spec.clone().unwrap_or_else(crate::spec::default_dir);
+    let spec_dir = args.spec.clone().unwrap_or_else(modyo_spec::default_dir);
     let cassettes_dir = out.join("cassettes");
     check_output(&cassettes_dir, &ours_dir)?;
     let limits = run_limits(&suite.limits, args)?;
@@ -258,7 +258,7 @@ pub async fn run(
     let ours_cassettes = Cassette::load_all(&ours_dir)?;
     // The surface corrected as `cassettes check` corrects it (an erratum that does not match
     // another surface, such as an account's own, is left out).
-    let surfaces = Surfaces::load_with_errata(&spec_dir, crate::spec::errata::ERRATA)?;
+    let surfaces = Surfaces::load_with_errata(&spec_dir, modyo_spec::errata::ERRATA)?;
     let ours = Ours::new(&ours_cassettes, surfaces);
     drop(ours_cassettes);
     let tools = read_only_tools().await?;

@@ -34,8 +34,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::SuiteError;
-use crate::cassette::{Cassette, Provenance};
 use crate::lint;
+use modyo_replay::cassette::{Cassette, Provenance};
 
 /// The format tag of a suite file.
 pub const FORMAT: &str = "modyo-suite/1";

@@ -583,16 +583,18 @@ pub fn refusal(surfaces: &[Surface], erratum: &Erratum) -> Option<String> {
                     Ok(_) => {}
                 }
             }
-            Evidence::Source { source, shows } => match crate::cassette::Evidence::parse(source) {
-                Ok(parsed) if parsed.is_none() => {
-                    why.push("evidence `none` is no evidence".to_owned());
+            Evidence::Source { source, shows } => {
+                match modyo_replay::cassette::Evidence::parse(source) {
+                    Ok(parsed) if parsed.is_none() => {
+                        why.push("evidence `none` is no evidence".to_owned());
+                    }
+                    Ok(_) if shows.trim().is_empty() => {
+                        why.push(format!("evidence {source}: say what it shows"));
+                    }
+                    Ok(_) => {}
+                    Err(e) => why.push(format!("evidence {e}")),
                 }
-                Ok(_) if shows.trim().is_empty() => {
-                    why.push(format!("evidence {source}: say what it shows"));
-                }
-                Ok(_) => {}
-                Err(e) => why.push(format!("evidence {e}")),
-            },
+            }
         }
     }
     (!why.is_empty()).then(|| why.join("; "))

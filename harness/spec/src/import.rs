@@ -34,9 +34,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use super::SpecError;
 use super::shape::Shape;
 use super::surface::{Operation, Required, SourceProvenance, Surface, sha256_hex};
-use super::{SpecError, Template};
+use modyo_replay::Template;
 
 /// The HTTP methods a path item may hold, in the order they are read.
 const METHODS: [&str; 7] = ["get", "put", "post", "delete", "options", "head", "patch"];

@@ -44,8 +44,8 @@ use super::SpecError;
 use super::errata::{Erratum, Place};
 use super::shape::{Mismatch, Shape, conform};
 use super::surface::{Operation, Surface};
-use super::template::{self, Segment as TemplateSegment, Template};
-use crate::cassette::{Interaction, ResponseBody, Undocumented};
+use modyo_replay::cassette::{Interaction, ResponseBody, Undocumented};
+use modyo_replay::template::{self, Segment as TemplateSegment, Template};
 
 /// The query parameters every list of the admin API takes, documented once for all lists.
 pub const COLLECTION_PARAMS: [(&str, Shape); 5] = [
@@ -880,7 +880,7 @@ fn response_body(
 }
 
 /// Counts, for summaries: how many of each key.
-pub(crate) fn count<K: Ord + Copy>(items: impl IntoIterator<Item = K>) -> BTreeMap<K, usize> {
+pub fn count<K: Ord + Copy>(items: impl IntoIterator<Item = K>) -> BTreeMap<K, usize> {
     let mut counts = BTreeMap::new();
     for item in items {
         *counts.entry(item).or_default() += 1;
@@ -891,7 +891,7 @@ pub(crate) fn count<K: Ord + Copy>(items: impl IntoIterator<Item = K>) -> BTreeM
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::SourceProvenance;
+    use crate::SourceProvenance;
 
     fn op(method: &str, path: &str, params: &[(&str, Shape)]) -> Operation {
         Operation {
@@ -905,7 +905,7 @@ mod tests {
             form: BTreeMap::new(),
             unlocated: BTreeMap::new(),
             body: None,
-            required: crate::spec::surface::Required::default(),
+            required: crate::surface::Required::default(),
             responses: BTreeMap::from([("200".to_owned(), None)]),
         }
     }
@@ -1017,7 +1017,7 @@ mod tests {
 
     #[test]
     fn an_erratum_with_evidence_adds_a_value_to_an_enumeration_and_no_other() {
-        use crate::spec::errata::{Erratum, Evidence, Part, Place};
+        use crate::errata::{Erratum, Evidence, Part, Place};
         const STAGING: Erratum = Erratum {
             name: "staging",
             subject: "paths./sites.get.parameters.status",
@@ -1086,7 +1086,8 @@ mod tests {
     #[test]
     fn a_mark_is_refused_where_a_documented_operation_would_answer() {
         let s = surfaces();
-        let mark = |m: &str, p: &str| Undocumented::new(m, p, crate::cassette::Evidence::None);
+        let mark =
+            |m: &str, p: &str| Undocumented::new(m, p, modyo_replay::cassette::Evidence::None);
         assert_eq!(
             s.documents_mark(&mark("GET", "/api/admin/sites/{id}"))
                 .as_deref(),

@@ -24,7 +24,7 @@ pub const FORMAT_V1: &str = "modyo-cassette/1";
 /// (`content/spaces-list`); the name is not stored in the file.
 ///
 /// ```
-/// use modyo_lab::cassette::{Cassette, Interaction, Provenance, Scenario};
+/// use modyo_replay::cassette::{Cassette, Interaction, Provenance, Scenario};
 /// use serde_json::json;
 ///
 /// let cassette = Cassette::new("content/spaces-list", Provenance::synthetic("2026-11-29", "an empty account"))
@@ -223,7 +223,7 @@ pub enum Source {
 /// contradicts it and stays a contradiction until the server is fixed.
 ///
 /// ```
-/// use modyo_lab::cassette::{Evidence, Undocumented};
+/// use modyo_replay::cassette::{Evidence, Undocumented};
 ///
 /// let mark = Undocumented::new("GET", "/api/admin/groups", Evidence::docs("docs/en/platform/core/api.md"))
 ///     .note("named among the collections that take `only`");
