@@ -13,10 +13,10 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
-use modyo_lab::measure::budget::{self, Budget};
 use modyo_lab::measure::{self, Measurement, Options};
 use modyo_lab::probe::locate_server;
 use modyo_lab::report;
+use modyo_lab::report::budget::{self, Budget};
 use modyo_replay::{Cassette, Interaction, Provenance, Scenario};
 use serde_json::{Value, json};
 

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use modyo_mcp::ModyoServer;
+use modyo_mcp::{Module, ModyoServer};
 use rmcp::model::{CallToolRequestParams, CallToolResult, Tool};
 use rmcp::service::{RunningService, ServiceError};
 use rmcp::{RoleClient, ServiceExt};
@@ -230,5 +230,22 @@ impl Library {
     /// The root directory.
     pub fn root(&self) -> &Path {
         &self.root
+    }
+}
+
+/// The module of a tool: its name up to the first `-`.
+pub fn module_of(tool: &str) -> Option<Module> {
+    Module::parse(tool.split('-').next().unwrap_or(""))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn module_is_the_tool_prefix() {
+        assert_eq!(module_of("content-entries-list"), Some(Module::Content));
+        assert_eq!(module_of("channels-sites-list"), Some(Module::Channels));
+        assert_eq!(module_of("nothing"), None);
     }
 }

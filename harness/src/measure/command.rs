@@ -6,10 +6,10 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use super::budget::{self, Budget};
 use super::foreign::{self, ForeignOptions, Server};
 use super::{MeasureError, Options, run};
 use crate::lint::{PlannedCall, ServerCommand};
+use crate::report::budget::{self, Budget};
 use crate::report::{self, ModuleReport, Summary};
 
 /// The arguments of `modyo-lab measure`.

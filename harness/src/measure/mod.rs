@@ -16,10 +16,11 @@
 //! in [`Measurement::failures`]; a crash or a stale server binary aborts the run.
 //!
 //! The report itself (catalogue as context and as wire, per tool, profiles, break-even) is built
-//! by `compare`, which [`foreign`] shares for any two stdio servers; [`budget`] holds a
-//! measurement to the committed limits.
+//! by `compare`, which [`foreign`] shares for any two stdio servers; `--check` holds a
+//! measurement to the committed limits ([`crate::report::budget`]).
 
-pub mod budget;
+#[cfg(test)]
+mod budget_tests;
 pub mod catalogue;
 mod command;
 mod compare;
@@ -110,7 +111,7 @@ pub enum MeasureError {
     Io(#[from] std::io::Error),
     /// The budget could not be read or written.
     #[error(transparent)]
-    Budget(#[from] budget::BudgetError),
+    Budget(#[from] crate::report::budget::BudgetError),
     /// The measurement broke the budget (each finding listed on stderr).
     #[error("{0} budget finding(s): the measurement does not keep to the budget")]
     OverBudget(usize),
@@ -168,11 +169,6 @@ impl Planned {
     }
 }
 
-/// The module of a tool: its name up to the first `-`.
-pub fn module_of(tool: &str) -> Option<Module> {
-    Module::parse(tool.split('-').next().unwrap_or(""))
-}
-
 /// Runs the measurement. `progress` receives one line per phase (for stderr).
 pub async fn run(
     options: &Options,
@@ -205,7 +201,7 @@ pub async fn run(
             cassette: cassette.name().to_owned(),
             scenario: scenario.clone(),
         };
-        let Some(module) = module_of(&scenario.tool) else {
+        let Some(module) = crate::session::module_of(&scenario.tool) else {
             failures.push(format!(
                 "{}: tool {} belongs to no module",
                 planned.id(),
@@ -501,7 +497,7 @@ impl Lab<'_> {
             });
         };
         if mode == Mode::Before {
-            let new = undeclared(Some(tool), &scenario.arguments);
+            let new = crate::check::undeclared(Some(tool), &scenario.arguments);
             if !new.is_empty() {
                 return Ok(Side::Skipped {
                     skipped: format!(
@@ -537,21 +533,6 @@ impl Lab<'_> {
             .extend(problems.into_iter().map(|p| format!("{label}: {p}")));
         Ok(Side::Measured(Box::new(measured)))
     }
-}
-
-/// The arguments a call passes that `tool` (a `tools/list` entry; `None`: not listed) does
-/// not declare in its `inputSchema`.
-pub(crate) fn undeclared<'a>(tool: Option<&Value>, arguments: &'a Value) -> Vec<&'a str> {
-    let declared = tool
-        .and_then(|t| t.pointer("/inputSchema/properties"))
-        .and_then(Value::as_object);
-    arguments
-        .as_object()
-        .into_iter()
-        .flat_map(Map::keys)
-        .filter(|k| declared.is_none_or(|d| !d.contains_key(*k)))
-        .map(String::as_str)
-        .collect()
 }
 
 /// The sum of every text block of a result.
@@ -819,12 +800,5 @@ mod tests {
         }
         // The bill of a session: 3 requests of catalogue 10, results 5 and 5 + 5.
         assert_eq!(billed_input(10.0, 5.0, 2), 45.0);
-    }
-
-    #[test]
-    fn module_is_the_tool_prefix() {
-        assert_eq!(module_of("content-entries-list"), Some(Module::Content));
-        assert_eq!(module_of("channels-sites-list"), Some(Module::Channels));
-        assert_eq!(module_of("nothing"), None);
     }
 }

@@ -6,9 +6,11 @@
 //! collections, floats rounded to one decimal. The wall time of a run is not part of a report
 //! (see [`last_run`]).
 
+pub mod budget;
 pub(crate) mod chart;
 pub(crate) mod markdown;
 mod review;
+pub mod slots;
 mod span;
 pub(crate) mod table;
 
@@ -22,9 +24,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::measure::budget::Budget;
-use crate::measure::catalogue::{Definition, SlotRow};
 use crate::tokens::{BPE, CHARS_PER_TOKEN, Count, Delta, PRIMARY, PerUnit, Tokens};
+use budget::Budget;
+use slots::{Definition, SlotRow};
 
 /// The format tag of a module report.
 pub const FORMAT: &str = "modyo-lab-report/2";
