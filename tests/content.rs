@@ -82,7 +82,7 @@ const BULK_ACTIONS: [&str; 5] = ["create", "publish", "unpublish", "archive", "d
 
 /// Actions whose success path no cassette can replay: an upload is a multipart body, and
 /// replay matches a request without a recorded body only when it has no body at all
-/// (`harness/src/replay/request.rs`). Their success paths are the wiremock tests below.
+/// (`harness/replay/src/replay/request.rs`). Their success paths are the wiremock tests below.
 const MULTIPART_ONLY: [(&str, &str); 2] = [
     ("content-assets-manage", "upload"),
     ("content-assets-bulk", "-"),

@@ -29,7 +29,7 @@ use super::shape::Shape;
 use super::surface::{Operation, Surface};
 
 /// The file that holds the list, for messages.
-pub const LIST_FILE: &str = "harness/src/spec/errata.rs";
+pub const LIST_FILE: &str = "harness/spec/src/errata.rs";
 
 /// Which part of an operation a place is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
