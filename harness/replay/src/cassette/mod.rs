@@ -33,14 +33,17 @@
 //! ```
 
 mod error;
+mod interaction;
 mod model;
 mod store;
 mod validate;
 
 pub use error::CassetteError;
+pub use interaction::{
+    Interaction, OrderedMap, QueryValue, RecordedRequest, RecordedResponse, ResponseBody,
+};
 pub use model::{
-    Cassette, Evidence, Expect, FORMAT_V1, Interaction, OrderedMap, Outcome, Provenance,
-    QueryValue, RecordedRequest, RecordedResponse, ResponseBody, Scenario, Source, Undocumented,
+    Cassette, Evidence, Expect, FORMAT_V1, Outcome, Provenance, Scenario, Source, Undocumented,
 };
 pub use store::{MAX_CASSETTE_BYTES, default_dir, load_path, names, path_of, resolve};
 

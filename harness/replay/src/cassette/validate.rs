@@ -6,7 +6,8 @@ use std::collections::HashSet;
 use hyper::header::{HeaderName, HeaderValue};
 
 use super::error::CassetteError;
-use super::model::{Cassette, OrderedMap};
+use super::interaction::OrderedMap;
+use super::model::Cassette;
 use crate::template::Template;
 
 /// The methods a recorded request may use.
