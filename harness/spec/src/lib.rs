@@ -9,6 +9,7 @@
 //! - [`pull`]: `modyo-lab spec pull`, an account's own specification over HTTP;
 //! - [`conform`]: one interaction judged against the surfaces;
 //! - [`errata`]: the corrections of the published specification, each with its evidence;
+//!   [`amend`] applies them to the surfaces;
 //! - [`contested`]: the calls a public source contradicts, and what was done about each;
 //! - [`moved`]: the platform version each source describes, and what Modyo changed since the
 //!   published specification;
@@ -19,6 +20,7 @@
 //! too). The `modyo-lab spec` subcommands and the coverage report (`spec coverage`, which
 //! replays every scenario through the server) are the lab's (`modyo-lab`).
 
+pub mod amend;
 pub mod check;
 pub mod conform;
 pub mod contested;

@@ -280,7 +280,7 @@ impl Surfaces {
         let mut applied = Vec::new();
         let mut refused = Vec::new();
         for erratum in errata {
-            match super::errata::apply(&mut corrected, erratum) {
+            match crate::amend::apply(&mut corrected, erratum) {
                 Ok(()) => applied.push(*erratum),
                 Err(why) => refused.push((*erratum, why)),
             }
