@@ -28,7 +28,6 @@ const LONG_FILES: &[&str] = &[
     "harness/src/record/proxy.rs",
     "harness/src/record/run.rs",
     "harness/src/record/suite/mod.rs",
-    "harness/src/report/budget.rs",
     "harness/src/report/markdown.rs",
     "harness/src/report/mod.rs",
     "harness/src/spec/coverage.rs",
