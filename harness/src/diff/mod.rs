@@ -14,8 +14,9 @@
 //!
 //! The verdict goes to stdout, to `$GITHUB_STEP_SUMMARY` when that is set (GitHub Actions
 //! shows it on the run's page), to `--markdown FILE` and `--json FILE` when asked; `--fail-on`
-//! turns growth past a limit into a failing exit.
+//! turns growth past a limit into a failing exit ([`limits`]).
 
+pub mod limits;
 pub mod verdict;
 
 use std::path::{Path, PathBuf};
@@ -94,7 +95,7 @@ pub enum DiffError {
 /// `modyo-lab diff`.
 pub async fn command(args: DiffArgs) -> Result<(), DiffError> {
     let limits = match &args.fail_on {
-        Some(text) => verdict::parse_limits(text).map_err(DiffError::Usage)?,
+        Some(text) => limits::parse_limits(text).map_err(DiffError::Usage)?,
         None => Vec::new(),
     };
     let verdict = match (&args.base, &args.base_server, &args.head_server) {
