@@ -24,7 +24,6 @@ const LONG_FILES: &[&str] = &[
     "harness/src/clients/report.rs",
     "harness/src/measure/mod.rs",
     "harness/src/perf/render.rs",
-    "harness/src/record/proxy.rs",
     "harness/src/record/run.rs",
     "harness/src/record/suite/mod.rs",
     "harness/src/report/markdown.rs",
