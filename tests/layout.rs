@@ -25,7 +25,6 @@ const LONG_FILES: &[&str] = &[
     "harness/src/measure/mod.rs",
     "harness/src/perf/render.rs",
     "harness/src/record/run.rs",
-    "harness/src/record/suite/mod.rs",
     "harness/src/report/markdown.rs",
     "harness/src/report/mod.rs",
     "harness/src/spec/coverage.rs",
