@@ -16,6 +16,7 @@
 
 pub mod binary;
 pub mod changes;
+pub mod criterion;
 pub mod machine;
 mod measure;
 mod profile;
@@ -353,7 +354,7 @@ pub async fn command(args: BenchArgs) -> Result<(), PerfError> {
         Some(exe.parent()?.parent()?.join("criterion"))
     });
     let criterion = criterion_dir
-        .map(|d| render::criterion_estimates(&d))
+        .map(|d| criterion::criterion_estimates(&d))
         .unwrap_or_default();
     let report = Report {
         machine,
