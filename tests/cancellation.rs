@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use modyo_lab::serve::{Offline, ServeOptions};
 use modyo_lab::session::{CANARY_TOKEN, Session};
-use modyo_lab::{Interaction, RecordedResponse, ReplayOptions, ReplayServer};
+use modyo_replay::{Interaction, RecordedResponse, ReplayOptions, ReplayServer};
 use rmcp::RoleClient;
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest};

@@ -3,8 +3,8 @@
 
 use std::fs;
 
-use modyo_lab::Cassette;
-use modyo_lab::cassette::{self, Source};
+use modyo_replay::Cassette;
+use modyo_replay::cassette::{self, Source};
 
 #[test]
 fn every_cassette_parses_resolves_and_has_provenance() -> anyhow::Result<()> {
@@ -150,7 +150,7 @@ fn the_documented_example_parses_and_rewrites_to_the_same_bytes() -> anyhow::Res
 fn generated_cassettes_match_their_generator() {
     use modyo_lab::fixtures::{FixtureSet, stale};
     let stale =
-        stale(FixtureSet::Pilot, &modyo_lab::cassette::default_dir()).expect("generator runs");
+        stale(FixtureSet::Pilot, &modyo_replay::cassette::default_dir()).expect("generator runs");
     assert!(
         stale.is_empty(),
         "run `make generate`: these committed cassettes differ from the generator: {stale:?}"

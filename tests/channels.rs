@@ -6,9 +6,9 @@
 use std::io::Write as _;
 use std::path::Path;
 
-use modyo_lab::cassette::RecordedResponse;
 use modyo_lab::session::Session;
-use modyo_lab::{Cassette, Interaction, Provenance};
+use modyo_replay::cassette::RecordedResponse;
+use modyo_replay::{Cassette, Interaction, Provenance};
 use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
@@ -337,7 +337,7 @@ async fn read_only_mode_sends_no_write_for_any_gated_action() -> anyhow::Result<
         let result = session
             .call(&scenario.tool, scenario.arguments.clone())
             .await?;
-        if scenario.expect.outcome == modyo_lab::cassette::Outcome::Control {
+        if scenario.expect.outcome == modyo_replay::cassette::Outcome::Control {
             assert_eq!(
                 structured(&result)["control"]["outcome"],
                 "refused",

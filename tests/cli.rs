@@ -6,7 +6,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use modyo_lab::{Cassette, Interaction, Provenance, Scenario};
+use modyo_replay::{Cassette, Interaction, Provenance, Scenario};
 use serde_json::json;
 
 use crate::util::{lab_binary, server_binary, workspace};

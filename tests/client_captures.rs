@@ -60,7 +60,7 @@ fn the_committed_captures_still_match_the_server_as_built() {
     let problems = runtime
         .block_on(clients::stale(
             &reports(),
-            &modyo_lab::cassette::default_dir(),
+            &modyo_replay::cassette::default_dir(),
         ))
         .expect("the reference runs");
     assert!(
@@ -348,7 +348,8 @@ fn the_readme_recommends_what_the_fingerprints_show() {
     use modyo_lab::clients::recommend;
     let fingerprints = clients::load_fingerprints(&reports()).expect("the fingerprints parse");
     let table = clients::recommendations_table(&reports()).expect("the captures parse");
-    let readme = std::fs::read_to_string(modyo_lab::workspace::dir("README.md")).expect("README");
+    let readme =
+        std::fs::read_to_string(modyo_replay::workspace::dir("README.md")).expect("README");
     let span = recommend::README.text(&readme).unwrap_or_else(|| {
         panic!(
             "README.md lacks {} ... {}",

@@ -7,11 +7,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 
-use modyo_lab::cassette::{self, Outcome};
 use modyo_lab::check::{self, Kind};
 use modyo_lab::serve::{Offline, ServeOptions, offline_config};
 use modyo_lab::session::{CANARY_TOKEN, Session};
-use modyo_lab::{Cassette, ReplayOptions, ReplayServer};
+use modyo_replay::cassette::{self, Outcome};
+use modyo_replay::{Cassette, ReplayOptions, ReplayServer};
 use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
@@ -82,7 +82,7 @@ const BULK_ACTIONS: [&str; 5] = ["create", "publish", "unpublish", "archive", "d
 
 /// Actions whose success path no cassette can replay: an upload is a multipart body, and
 /// replay matches a request without a recorded body only when it has no body at all
-/// (`harness/src/replay/request.rs`). Their success paths are the wiremock tests below.
+/// (`harness/replay/src/replay/request.rs`). Their success paths are the wiremock tests below.
 const MULTIPART_ONLY: [(&str, &str); 2] = [
     ("content-assets-manage", "upload"),
     ("content-assets-bulk", "-"),

@@ -2,9 +2,9 @@
 //! C17), coverage without evidence (C6), projection (C14), the read-only gate and classes
 //! (C19, C18), legacy mode (C21), protocol errors, and the pinned instructions (C20).
 
-use modyo_lab::cassette::Interaction;
 use modyo_lab::check;
 use modyo_lab::session::Session;
+use modyo_replay::cassette::Interaction;
 use serde_json::{Value, json};
 
 use crate::util::cassette;

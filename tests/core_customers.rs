@@ -17,12 +17,12 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use modyo_lab::Cassette;
-use modyo_lab::cassette::{self, Outcome};
 use modyo_lab::check::{self, Kind};
 use modyo_lab::serve::{Offline, ServeOptions};
 use modyo_lab::session::{Library, Session};
 use modyo_mcp::{Config, ModyoServer};
+use modyo_replay::Cassette;
+use modyo_replay::cassette::{self, Outcome};
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use serde_json::{Value, json};
@@ -515,7 +515,7 @@ fn read_actions(tool: &str) -> &'static [&'static str] {
 
 /// The action a scenario exercises: a `-manage` call without one is a `get`; `-` for a tool
 /// without actions.
-fn action_of(scenario: &modyo_lab::Scenario) -> String {
+fn action_of(scenario: &modyo_replay::Scenario) -> String {
     scenario.arguments["action"]
         .as_str()
         .unwrap_or(if scenario.tool.ends_with("-manage") {
@@ -531,7 +531,7 @@ fn ours(cassette: &Cassette) -> bool {
     name.starts_with("core/") || name.starts_with("customers/")
 }
 
-fn read_only(scenario: &modyo_lab::Scenario) -> bool {
+fn read_only(scenario: &modyo_replay::Scenario) -> bool {
     scenario.env.get("MODYO_READ_ONLY").map(String::as_str) == Some("true")
 }
 
@@ -635,7 +635,7 @@ fn refused_by_the_api(tool: &str, action: &str) -> bool {
 async fn replay(
     library: &Library,
     cassette: &Cassette,
-    scenario: &modyo_lab::Scenario,
+    scenario: &modyo_replay::Scenario,
     env: &[(String, String)],
 ) -> anyhow::Result<CallToolResult> {
     let session = Session::start(&library.mount_set(cassette.name())?, env).await?;
@@ -780,7 +780,7 @@ async fn validate_reports_structural_faults_as_data_and_counts_what_it_searched(
             .iter()
             .find(|i| i.request.path == path)
             .unwrap_or_else(|| panic!("{path} in customers/base"));
-        let modyo_lab::cassette::ResponseBody::Json(body) = &found.response.body else {
+        let modyo_replay::cassette::ResponseBody::Json(body) = &found.response.body else {
             panic!("{path}: a JSON body");
         };
         let len = |key: &str| body[key].as_array().map_or(0, Vec::len);

@@ -4,11 +4,11 @@
 //! message (not repeated as a key), `retryable: true` where retrying may help (absent
 //! otherwise) and `retry_after_s` where known.
 
-use modyo_lab::cassette::{Interaction, RecordedResponse};
 use modyo_lab::check;
-use modyo_lab::replay::{ReplayOptions, ReplayServer};
 use modyo_lab::serve::offline_config;
 use modyo_lab::session::{CANARY_TOKEN, Session};
+use modyo_replay::cassette::{Interaction, RecordedResponse};
+use modyo_replay::replay::{ReplayOptions, ReplayServer};
 use serde_json::{Value, json};
 
 use crate::util::cassette;

@@ -19,10 +19,10 @@ use std::net::TcpListener;
 use modyo_lab::check::{self, Kind};
 use modyo_lab::serve::offline_config;
 use modyo_lab::session::{CANARY_TOKEN, Library, Session};
-use modyo_lab::{
+use modyo_mcp::Module;
+use modyo_replay::{
     Cassette, Provenance, ReceivedRequest, RecordedResponse, ReplayOptions, ReplayServer,
 };
-use modyo_mcp::Module;
 use rmcp::model::CallToolResult;
 use serde_json::Value;
 
@@ -341,7 +341,7 @@ fn fault_cassettes_are_in_the_writers_canonical_form() -> anyhow::Result<()> {
             || c.name().starts_with("drift/")
             || c.name() == "content/spaces-manage"
     }) {
-        let on_disk = std::fs::read_to_string(modyo_lab::cassette::path_of(
+        let on_disk = std::fs::read_to_string(modyo_replay::cassette::path_of(
             library.root(),
             cassette.name(),
         ))?;

@@ -6,11 +6,11 @@
 //! own answer (C8) where no schema is listed; legacy modules answer the old way in every form.
 
 use futures::StreamExt;
-use modyo_lab::cassette::{Interaction, Outcome};
 use modyo_lab::check::{self, Kind};
 use modyo_lab::session::{Library, Session};
-use modyo_lab::{Cassette, Scenario};
 use modyo_mcp::contract::ResultForm;
+use modyo_replay::cassette::{Interaction, Outcome};
+use modyo_replay::{Cassette, Scenario};
 use rmcp::model::{CallToolResult, ReadResourceRequestParams, Tool};
 use serde_json::{Value, json};
 

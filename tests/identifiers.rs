@@ -5,8 +5,8 @@
 
 use std::collections::BTreeMap;
 
-use modyo_lab::ReplayOptions;
 use modyo_lab::session::{Library, Session};
+use modyo_replay::ReplayOptions;
 use serde_json::{Map, Value, json};
 
 /// Whether a parameter's description says, in its main clause (before any `;`), that it

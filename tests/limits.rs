@@ -3,9 +3,9 @@
 //! to send is the caller's error, never a retryable `upstream_unavailable`; and an input echoed
 //! in an error is shortened.
 
-use modyo_lab::cassette::{Interaction, RecordedResponse};
 use modyo_lab::check;
 use modyo_lab::session::Session;
+use modyo_replay::cassette::{Interaction, RecordedResponse};
 use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
@@ -181,7 +181,7 @@ async fn long_inputs_are_not_echoed_whole() -> anyhow::Result<()> {
     let session = Session::start_with(
         &[cassette("limits/echo", vec![walk])],
         &[],
-        modyo_lab::ReplayOptions::default().allow_repeats(true),
+        modyo_replay::ReplayOptions::default().allow_repeats(true),
     )
     .await?;
     for length in [1_000, 100_000] {

@@ -6,8 +6,8 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use modyo_lab::cassette;
 use modyo_lab::lint::{self, LintOptions, Lists, ServerCommand};
+use modyo_replay::cassette;
 use serde_json::{Value, json};
 
 fn workspace() -> PathBuf {

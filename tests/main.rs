@@ -26,6 +26,8 @@
 //!   loopback only, both binaries with `--http`, header-read timeout, session cap);
 //! - `identifiers`: identifier parameters take a JSON integer as well as a string;
 //! - `limits`: the upstream body cap, `maxLength` on every string input, too-long inputs;
+//! - `layout`: the harness's shape: no import cycle between the folders of a crate, no source
+//!   file over 600 lines but a shrink-only list;
 //! - `lint`: the contract lint, clean on our server, catching a deliberately broken one;
 //! - `measure`: the lab end to end (snapshots of every module report, slot sums, determinism);
 //! - `peers`: the strict peers as programs (Python `mcp`, TypeScript SDK, MCP Inspector CLI,
@@ -70,6 +72,7 @@ mod forms;
 mod gate;
 mod http;
 mod identifiers;
+mod layout;
 mod limits;
 mod lint;
 mod measure;

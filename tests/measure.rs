@@ -13,10 +13,11 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
-use modyo_lab::measure::budget::{self, Budget};
 use modyo_lab::measure::{self, Measurement, Options};
 use modyo_lab::probe::locate_server;
-use modyo_lab::{Cassette, Interaction, Provenance, Scenario, report};
+use modyo_lab::report;
+use modyo_lab::report::budget::{self, Budget};
+use modyo_replay::{Cassette, Interaction, Provenance, Scenario};
 use serde_json::{Value, json};
 
 use crate::peers::python;
@@ -52,7 +53,7 @@ fn measure(options: &Options) -> Measurement {
 /// The whole catalogue, measured once for every test that only reads the result.
 fn catalogue() -> &'static Measurement {
     static RUN: OnceLock<Measurement> = OnceLock::new();
-    RUN.get_or_init(|| measure(&options(&modyo_lab::cassette::default_dir())))
+    RUN.get_or_init(|| measure(&options(&modyo_replay::cassette::default_dir())))
 }
 
 fn files(measurement: &Measurement) -> std::collections::BTreeMap<String, String> {
@@ -230,7 +231,7 @@ fn every_calibration_row_weighs_the_field_case_within_3_percent() {
 
 #[test]
 fn every_number_names_its_counter_and_nothing_depends_on_the_machine() {
-    let workspace = modyo_lab::cassette::default_dir();
+    let workspace = modyo_replay::cassette::default_dir();
     let workspace = workspace.parent().expect("cassettes/ has a parent");
     for (name, text) in files(catalogue()) {
         assert!(
@@ -249,7 +250,7 @@ fn every_number_names_its_counter_and_nothing_depends_on_the_machine() {
 #[test]
 fn two_runs_write_identical_bytes() {
     let first = files(catalogue());
-    let second = files(&measure(&options(&modyo_lab::cassette::default_dir())));
+    let second = files(&measure(&options(&modyo_replay::cassette::default_dir())));
     assert_eq!(
         first.keys().collect::<Vec<_>>(),
         second.keys().collect::<Vec<_>>()

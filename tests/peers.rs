@@ -21,7 +21,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use modyo_lab::cassette::Outcome;
+use modyo_replay::cassette::Outcome;
 
 use crate::util::http::Spawned;
 use crate::util::{lab_binary, workspace};

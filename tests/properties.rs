@@ -38,11 +38,11 @@
 use std::collections::BTreeSet;
 use std::time::Instant;
 
-use modyo_lab::cassette::{QueryValue, RecordedRequest};
 use modyo_lab::check::{self, Kind};
 use modyo_lab::lint::{Lint, Lists, Rule};
 use modyo_lab::session::{Library, Session};
-use modyo_lab::{Cassette, Provenance, RecordedResponse, ReplayOptions};
+use modyo_replay::cassette::{QueryValue, RecordedRequest};
+use modyo_replay::{Cassette, Provenance, RecordedResponse, ReplayOptions};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestCaseError, TestRunner};
 use rmcp::model::{CallToolResult, Tool};
@@ -107,7 +107,7 @@ const PROBE_PAGE: u64 = 7_777;
 /// made again with another page and the requests it sends are compared.
 async fn drives_page(
     probe: &probes::Probe,
-    request: &modyo_lab::ReceivedRequest,
+    request: &modyo_replay::ReceivedRequest,
 ) -> anyhow::Result<bool> {
     let takes_page = probe
         .tool
@@ -919,7 +919,7 @@ async fn call_with(
     session: &Session,
     target: &Target,
     arguments: Value,
-    drifted: Vec<modyo_lab::Interaction>,
+    drifted: Vec<modyo_replay::Interaction>,
 ) -> Result<CallToolResult, TestCaseError> {
     let replay = session.replay();
     replay.reset().await;

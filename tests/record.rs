@@ -13,14 +13,16 @@ use std::process::Command;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use modyo_lab::cassette::{Outcome, ResponseBody, Source};
 use modyo_lab::lifecycle::{self, CheckOptions, ProblemKind};
 use modyo_lab::record::{
     self, Call, Live, Mode, Origin, Policy, ProxyConfig, RecordOptions, RecordReport,
     RecordingProxy, Redactor,
 };
 use modyo_lab::session::{CANARY_TOKEN, Library, Session};
-use modyo_lab::{Cassette, Interaction, Provenance, RecordedResponse, ReplayOptions, ReplayServer};
+use modyo_replay::cassette::{Outcome, ResponseBody, Source};
+use modyo_replay::{
+    Cassette, Interaction, Provenance, RecordedResponse, ReplayOptions, ReplayServer,
+};
 use serde_json::{Value, json};
 
 // ---------------------------------------------------------------------------------------
@@ -124,7 +126,7 @@ fn assert_no_canary(what: &str, text: &str) {
 }
 
 fn read(dir: &Path, name: &str) -> String {
-    std::fs::read_to_string(modyo_lab::cassette::path_of(dir, name)).expect("cassette written")
+    std::fs::read_to_string(modyo_replay::cassette::path_of(dir, name)).expect("cassette written")
 }
 
 /// Replays every scenario of `name` offline (each in its own session, like the scenario
@@ -768,7 +770,7 @@ async fn cassettes_check_finds_secrets_orphans_and_unused_interactions() {
 
 #[tokio::test]
 async fn the_workspace_cassettes_pass_the_check() {
-    let report = lifecycle::check(&CheckOptions::new(modyo_lab::cassette::default_dir()))
+    let report = lifecycle::check(&CheckOptions::new(modyo_replay::cassette::default_dir()))
         .await
         .expect("checks");
     assert!(report.ok, "{}", report.to_text());
@@ -857,7 +859,7 @@ fn the_cli_reports_near_misses_and_fails_without_leaking_the_token() {
         Provenance::recorded("2026-11-29", "one space"),
     )
     .scenario(
-        modyo_lab::Scenario::new("by-id")
+        modyo_replay::Scenario::new("by-id")
             .tool("content-spaces-get")
             .args(json!({"space": "636"})),
     )

@@ -17,13 +17,15 @@
 
 use std::path::Path;
 
-use modyo_lab::cassette::ResponseBody;
 use modyo_lab::lifecycle::{self, CheckOptions, ProblemKind};
 use modyo_lab::record::suite::{self, EndpointReport, Suite, SuiteArgs, SuiteOutcome, Verdict};
 use modyo_lab::record::{Guard, Limits, Live, Policy, ProxyConfig, RecordOptions, RecordingProxy};
 use modyo_lab::record::{Origin, Redactor};
 use modyo_lab::session::{CANARY_TOKEN, Library};
-use modyo_lab::{Cassette, Interaction, Provenance, RecordedResponse, ReplayOptions, ReplayServer};
+use modyo_replay::cassette::ResponseBody;
+use modyo_replay::{
+    Cassette, Interaction, Provenance, RecordedResponse, ReplayOptions, ReplayServer,
+};
 use serde_json::{Value, json};
 
 /// The groups list: `admin_users_count` renamed to `members_count` in every group.
@@ -335,7 +337,7 @@ async fn through_the_binary_a_tight_budget_holds_and_ours_are_never_written_over
     );
 
     // Into our cassettes, or into a directory that holds some: refused before any request.
-    let workspace = modyo_lab::cassette::default_dir()
+    let workspace = modyo_replay::cassette::default_dir()
         .parent()
         .expect("the workspace")
         .to_owned();

@@ -3,11 +3,11 @@
 //! labelled with the configured platform), and "too many redirects" is its own message. A
 //! cassette's `location` cannot make the offline server fetch from another host either.
 
-use modyo_lab::cassette::{Interaction, RecordedResponse};
 use modyo_lab::check;
 use modyo_lab::serve::{Offline, ServeOptions};
 use modyo_lab::session::Session;
-use modyo_lab::{ReplayOptions, ReplayServer};
+use modyo_replay::cassette::{Interaction, RecordedResponse};
+use modyo_replay::{ReplayOptions, ReplayServer};
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use serde_json::{Value, json};

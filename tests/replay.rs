@@ -4,9 +4,9 @@
 
 use std::time::{Duration, Instant};
 
-use modyo_lab::cassette::{self, RecordedResponse};
-use modyo_lab::replay::ReceivedBody;
-use modyo_lab::{Cassette, Interaction, ReplayOptions, ReplayServer};
+use modyo_replay::cassette::{self, RecordedResponse};
+use modyo_replay::replay::ReceivedBody;
+use modyo_replay::{Cassette, Interaction, ReplayOptions, ReplayServer};
 use serde_json::{Value, json};
 
 use crate::util::{cassette, get, http, miss_text, replay, replay_one};

@@ -2,9 +2,9 @@
 //! the cassette expects, the contract every result keeps, no replay miss, and the canary token
 //! nowhere in the answer.
 
-use modyo_lab::cassette::Outcome;
 use modyo_lab::check::{self, Kind};
 use modyo_lab::session::{CANARY_TOKEN, Session};
+use modyo_replay::cassette::Outcome;
 
 #[tokio::test]
 async fn every_cassette_scenario_keeps_its_expectation_and_the_contract() -> anyhow::Result<()> {

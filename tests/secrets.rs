@@ -11,12 +11,12 @@
 use std::io::Write as _;
 use std::process::{Command, Stdio};
 
-use modyo_lab::cassette::{Interaction, RecordedResponse};
 use modyo_lab::lifecycle::{self, CheckOptions, ProblemKind};
 use modyo_lab::record::{Origin, Policy, ProxyConfig, RecordingProxy, Redactor};
 use modyo_lab::session::{CANARY_TOKEN, Session};
-use modyo_lab::{Cassette, Provenance, ReplayOptions, ReplayServer};
 use modyo_mcp::contract::ResultForm;
+use modyo_replay::cassette::{Interaction, RecordedResponse};
+use modyo_replay::{Cassette, Provenance, ReplayOptions, ReplayServer};
 use serde_json::{Value, json};
 
 use crate::util::{cassette, server_binary};

@@ -4,9 +4,9 @@
 use std::path::Path;
 use std::process::Stdio;
 
-use modyo_lab::Interaction;
-use modyo_lab::cassette::CassetteError;
 use modyo_lab::serve::{Offline, ServeError, ServeOptions};
+use modyo_replay::Interaction;
+use modyo_replay::cassette::CassetteError;
 use rmcp::ServiceExt;
 use rmcp::transport::TokioChildProcess;
 use serde_json::json;

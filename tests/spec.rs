@@ -8,17 +8,18 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use modyo_lab::cassette::{Evidence, Undocumented};
 use modyo_lab::lifecycle::{self, CheckOptions, ProblemKind};
-use modyo_lab::spec::check::{self, Standing};
-use modyo_lab::spec::conform::{Kind, ResponseHeld, WarningKind};
-use modyo_lab::spec::errata::{Erratum, Evidence as ErratumEvidence, Part, Place as ErratumPlace};
-use modyo_lab::spec::import::{ImportInput, import};
-use modyo_lab::spec::known::{KNOWN_CONTRADICTIONS, Known};
-use modyo_lab::spec::pull::{self, PullOptions};
-use modyo_lab::spec::source::{self, FileCheck, Source};
-use modyo_lab::spec::{SourceProvenance, Surface, Surfaces, coverage};
-use modyo_lab::{Cassette, Interaction, Provenance, RecordedResponse};
+use modyo_lab::spec::coverage;
+use modyo_replay::cassette::{Evidence, Undocumented};
+use modyo_replay::{Cassette, Interaction, Provenance, RecordedResponse};
+use modyo_spec::check::{self, Standing};
+use modyo_spec::conform::{Kind, ResponseHeld, WarningKind};
+use modyo_spec::errata::{Erratum, Evidence as ErratumEvidence, Part, Place as ErratumPlace};
+use modyo_spec::import::{ImportInput, import};
+use modyo_spec::known::{KNOWN_CONTRADICTIONS, Known};
+use modyo_spec::pull::{self, PullOptions};
+use modyo_spec::source::{self, FileCheck, Source};
+use modyo_spec::{SourceProvenance, Surface, Surfaces};
 use serde_json::json;
 use wiremock::matchers::{header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -171,7 +172,7 @@ fn key_order_in_the_document_does_not_change_the_surface() {
 
 #[test]
 fn the_committed_surfaces_are_canonical_and_regenerate_from_the_published_documents() {
-    let dir = modyo_lab::spec::default_dir();
+    let dir = modyo_spec::default_dir();
     let canonical = source::canonical(&dir).expect("reads the surfaces");
     assert_eq!(canonical.len(), 3, "admin, content and customers");
     for (path, check) in &canonical {
@@ -182,7 +183,7 @@ fn the_committed_surfaces_are_canonical_and_regenerate_from_the_published_docume
             path.display()
         );
     }
-    for (_, _, surface) in modyo_lab::spec::surface::read_dir(&dir).expect("reads") {
+    for (_, _, surface) in modyo_spec::surface::read_dir(&dir).expect("reads") {
         let published = source::PUBLISHED;
         assert_eq!(surface.provenance.source, published.source);
         assert_eq!(
@@ -276,11 +277,11 @@ fn books_page() -> serde_json::Value {
 }
 
 /// Judges one interaction in a plain cassette (no marks, not a fault).
-fn judge(interaction: Interaction) -> modyo_lab::spec::conform::Judgement {
+fn judge(interaction: Interaction) -> modyo_spec::conform::Judgement {
     library().judge(&interaction, &[], false)
 }
 
-fn kinds(judgement: &modyo_lab::spec::conform::Judgement) -> Vec<(Kind, String)> {
+fn kinds(judgement: &modyo_spec::conform::Judgement) -> Vec<(Kind, String)> {
     judgement
         .contradictions
         .iter()
@@ -630,7 +631,7 @@ fn faults_outages_and_unauthorized_answers_are_not_held_but_their_requests_are()
 
 fn library_cassette(name: &str) -> Cassette {
     Cassette::new(name, Provenance::synthetic("2026-11-29", "spec test"))
-        .scenario(modyo_lab::Scenario::new("one").tool("library-books-manage"))
+        .scenario(modyo_replay::Scenario::new("one").tool("library-books-manage"))
 }
 
 #[test]
@@ -1036,7 +1037,7 @@ fn included_cassettes_lend_their_interactions_to_every_includer_s_tools() {
 #[tokio::test]
 async fn the_workspace_cassettes_hold_to_the_published_specification() {
     // Arrange: what `modyo-lab cassettes check` does on the workspace.
-    let options = CheckOptions::new(modyo_lab::cassette::default_dir()).with_defaults();
+    let options = CheckOptions::new(modyo_replay::cassette::default_dir()).with_defaults();
     assert_eq!(
         options.known.len(),
         KNOWN_CONTRADICTIONS.len(),
@@ -1071,7 +1072,7 @@ async fn the_workspace_cassettes_hold_to_the_published_specification() {
 async fn the_sites_staging_filter_holds_only_by_its_erratum() {
     // Arrange: the workspace check without the erratum that adds `staging` to the documented
     // values of the sites list's `status` filter.
-    let mut options = CheckOptions::new(modyo_lab::cassette::default_dir()).with_defaults();
+    let mut options = CheckOptions::new(modyo_replay::cassette::default_dir()).with_defaults();
     let before = options.errata.len();
     options.errata.retain(|e| e.name != "sites-status-staging");
     assert_eq!(options.errata.len(), before - 1, "the workspace has it");
@@ -1114,8 +1115,8 @@ async fn dropping_an_entry_from_the_list_fails_the_workspace_check() {
     let Some((first, rest)) = KNOWN_CONTRADICTIONS.split_first() else {
         return; // the list is empty: nothing left to shrink
     };
-    let options = CheckOptions::new(modyo_lab::cassette::default_dir())
-        .spec(modyo_lab::spec::default_dir(), rest);
+    let options = CheckOptions::new(modyo_replay::cassette::default_dir())
+        .spec(modyo_spec::default_dir(), rest);
     let report = lifecycle::check(&options).await.expect("checks");
     assert!(!report.ok);
     let new: Vec<&str> = report
@@ -1332,7 +1333,7 @@ async fn every_contested_call_is_said_in_its_tools_descriptions() {
         .expect("a session");
     let tools = session.tools().await.expect("tools/list");
     session.close().await;
-    for entry in modyo_lab::spec::contested::CONTESTED {
+    for entry in modyo_spec::contested::CONTESTED {
         for name in entry.tools {
             let tool = tools
                 .iter()
@@ -1353,8 +1354,8 @@ async fn every_contested_call_is_said_in_its_tools_descriptions() {
 async fn the_committed_api_coverage_report_is_a_regeneration() {
     // Arrange / Act: every scenario replayed, as `make api-coverage` does.
     let report = coverage::build(
-        &modyo_lab::cassette::default_dir(),
-        &modyo_lab::spec::default_dir(),
+        &modyo_replay::cassette::default_dir(),
+        &modyo_spec::default_dir(),
         4,
     )
     .await

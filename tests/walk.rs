@@ -10,7 +10,7 @@
 //! shared channels world, which answers everything else (the site lookup).
 
 use modyo_lab::session::{Library, Session};
-use modyo_lab::{Cassette, Interaction, Provenance, ReplayOptions};
+use modyo_replay::{Cassette, Interaction, Provenance, ReplayOptions};
 use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 

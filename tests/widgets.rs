@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use modyo_lab::check::{self, Kind};
 use modyo_lab::session::Session;
-use modyo_lab::{ReplayOptions, ReplayServer};
 use modyo_mcp::{Config, ModyoServer};
+use modyo_replay::{ReplayOptions, ReplayServer};
 use rmcp::model::{CallToolResult, ReadResourceRequestParams, ResourceContents};
 use serde_json::{Value, json};
 

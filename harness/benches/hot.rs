@@ -8,11 +8,11 @@
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use modyo_lab::serve::{Offline, ServeOptions};
-use modyo_lab::{Cassette, Interaction, Provenance};
 use modyo_mcp::contract::schema;
 use modyo_mcp::contract::{
     Coverage, Mode, Outcome, OutputValidator, Platform, Reply, Resource, Slots, ToolClass, exit,
 };
+use modyo_replay::{Cassette, Interaction, Provenance};
 use serde_json::{Value, json};
 
 /// 100 projected rows like `content-entries-list` with `fields` answers.
@@ -111,7 +111,7 @@ fn tokens(c: &mut Criterion) {
 
 fn matching(c: &mut Criterion) {
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");
-    let mut options = ServeOptions::new(modyo_lab::cassette::default_dir());
+    let mut options = ServeOptions::new(modyo_replay::cassette::default_dir());
     options.ignore_latency = true;
     let offline = runtime
         .block_on(Offline::start(&options))

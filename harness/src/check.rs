@@ -220,6 +220,21 @@ fn check_platform(platform: Option<&Value>, out: &mut Vec<String>) {
     }
 }
 
+/// The arguments a call passes that `tool` (a `tools/list` entry; `None`: not listed) does
+/// not declare in its `inputSchema`.
+pub fn undeclared<'a>(tool: Option<&Value>, arguments: &'a Value) -> Vec<&'a str> {
+    let declared = tool
+        .and_then(|t| t.pointer("/inputSchema/properties"))
+        .and_then(Value::as_object);
+    arguments
+        .as_object()
+        .into_iter()
+        .flat_map(serde_json::Map::keys)
+        .filter(|k| declared.is_none_or(|d| !d.contains_key(*k)))
+        .map(String::as_str)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,12 +1,16 @@
-//! `modyo-lab`: the record/replay harness and measurement lab for the `modyo-mcp` server.
+//! `modyo-lab`: the measurement lab and offline server for the `modyo-mcp` server, and the
+//! `modyo-lab` binary.
 //!
-//! Cassettes record what the Modyo API answered; replay serves them from a local HTTP server
-//! so the real server code runs offline, in tests, in the lab and in `modyo-lab serve`.
+//! The harness is three crates, each depending only on those before it:
+//!
+//! - `modyo-replay` (`harness/replay/`): cassettes and their replay over local HTTP, what a
+//!   test of any MCP server needs, usable as a dev-dependency;
+//! - `modyo-spec` (`harness/spec/`): Modyo's published API specification as the API surface
+//!   (the Swagger import, the surface files beside it) and every cassette held to it;
+//! - `modyo-lab` (this crate, `harness/src/`): everything that runs the server.
 //!
 //! # Layout
 //!
-//! - [`cassette`]: format v1, strict loading, `include` resolution, the deterministic writer;
-//! - [`replay`]: exact-match replay over local HTTP, loud misses with near-miss diagnostics;
 //! - [`check`]: what every tool result must satisfy, as a client sees it (C1, C2, C8, C16-C18);
 //! - [`corrupt`]: a test-only fault that makes one tool's results break their schema, to prove
 //!   strict clients would catch it;
@@ -18,8 +22,8 @@
 //!   check) behind `modyo-lab record`;
 //! - [`lifecycle`]: `modyo-lab cassettes check` (parse, redaction, provenance, usage, unused
 //!   interactions, and every interaction held to Modyo's published API specification);
-//! - [`spec`]: the API surface imported from Modyo's published Swagger (`modyo-lab spec import`,
-//!   `spec pull`), the conformance check and the API coverage report (`spec coverage`);
+//! - [`spec`]: the `modyo-lab spec` subcommands over `modyo_spec` (`spec import`, `spec pull`,
+//!   `spec check`) and the API coverage report (`spec coverage`);
 //! - [`serve`]: the offline server (`modyo-lab serve`): every cassette mounted, MCP on stdio or
 //!   streamable HTTP;
 //! - [`probe`]: the built server as a child process, raw JSON-RPC, exact response bytes (M1);
@@ -28,27 +32,11 @@
 //!   the catalogue as context and as wire, by slot and by tool (M3, M4), the budget and its check;
 //! - [`report`]: the report model and its Markdown, JSON and SVG renderings (M5);
 //! - [`perf`]: `modyo-lab bench`, the performance report against the floor and mcp-recorder;
-//! - [`workspace`]: the checkout whose `cassettes/` and `reports/` are the defaults, found at
-//!   run time.
+//! - [`diff`]: `modyo-lab diff`, a pull request's token verdict, base against head;
 //! - [`clients`]: `modyo-lab clients`, real MCP clients run headless against the marker server
 //!   (`modyo-lab marker`: their fingerprints) and the offline server with a scripted model, and
 //!   what they put in the model's context.
-//!
-//! # Example
-//!
-//! ```no_run
-//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-//! use modyo_lab::{Cassette, ReplayOptions, ReplayServer};
-//!
-//! let cassettes = Cassette::load("cassettes", "content/spaces-list")?.with_includes("cassettes")?;
-//! let replay = ReplayServer::start(ReplayOptions::default()).await;
-//! replay.mount(&cassettes).await?;
-//! // point the server (or any HTTP client) at replay.uri()
-//! # Ok(())
-//! # }
-//! ```
 
-pub mod cassette;
 pub mod check;
 pub mod clients;
 pub mod corrupt;
@@ -60,15 +48,8 @@ pub mod measure;
 pub mod perf;
 pub mod probe;
 pub mod record;
-pub mod replay;
 pub mod report;
 pub mod serve;
 pub mod session;
 pub mod spec;
 pub mod tokens;
-pub mod workspace;
-
-pub use cassette::{Cassette, CassetteError, Interaction, Provenance, RecordedResponse, Scenario};
-pub use replay::{
-    Miss, ReceivedRequest, ReplayError, ReplayOptions, ReplayServer, UnusedInteraction,
-};

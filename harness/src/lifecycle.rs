@@ -17,7 +17,7 @@
 //! from `expect` are reported too.
 //!
 //! With an API surface (`--spec`, on by default on the command line), every interaction is
-//! also held to Modyo's published specification ([`crate::spec::check`]): a contradiction not
+//! also held to Modyo's published specification ([`modyo_spec::check`]): a contradiction not
 //! on the shrink-only list, an `undocumented` mark no interaction uses or that covers a
 //! documented endpoint, and a stale list entry are problems. The list applies to the
 //! workspace's own cassettes; for any other directory every contradiction is a problem.
@@ -29,22 +29,23 @@ use std::path::PathBuf;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::cassette::{self, Cassette, CassetteError, Outcome};
 use crate::check::{self, Kind};
 use crate::record::Format;
 use crate::record::redact::{PLACEHOLDER, Redactor, is_placeholder};
-use crate::replay::ReplayOptions;
 use crate::session::Session;
-use crate::spec::check::Conformance;
-use crate::spec::errata::{ERRATA, Erratum};
-use crate::spec::known::{KNOWN_CONTRADICTIONS, Known};
+use modyo_replay::cassette::{self, Cassette, CassetteError, Outcome};
+use modyo_replay::replay::ReplayOptions;
+use modyo_spec::check::Conformance;
+use modyo_spec::errata::{ERRATA, Erratum};
+use modyo_spec::known::{KNOWN_CONTRADICTIONS, Known};
+pub use modyo_spec::{Problem, ProblemKind};
 
 /// What `modyo-lab cassettes check` checks; also its arguments.
 #[derive(Debug, Clone, clap::Args)]
 pub struct CheckOptions {
     /// The cassettes directory.
     #[arg(long, default_value_os_t = cassette::default_dir(), hide_default_value = true,
-        help = crate::workspace::cassettes_help("The cassettes directory."))]
+        help = modyo_replay::workspace::cassettes_help("The cassettes directory."))]
     pub cassettes: PathBuf,
     /// Replay every scenario and fail when an interaction was never played.
     #[arg(long)]
@@ -111,7 +112,7 @@ impl CheckOptions {
             self.spec = None;
             return self;
         }
-        let spec = self.spec.get_or_insert_with(crate::spec::default_dir);
+        let spec = self.spec.get_or_insert_with(modyo_spec::default_dir);
         self.errata = errata_for(spec, &self.cassettes);
         let ours = |p: &std::path::Path| p.canonicalize().ok();
         if ours(&self.cassettes).is_some()
@@ -143,49 +144,11 @@ fn errata_for(spec: &std::path::Path, cassettes: &std::path::Path) -> Vec<Erratu
     let ours = |p: &std::path::Path, default: PathBuf| {
         canonical(p).is_some() && canonical(p) == canonical(&default)
     };
-    if ours(spec, crate::spec::default_dir()) && ours(cassettes, cassette::default_dir()) {
+    if ours(spec, modyo_spec::default_dir()) && ours(cassettes, cassette::default_dir()) {
         ERRATA.to_vec()
     } else {
         Vec::new()
     }
-}
-
-/// The kind of a problem.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ProblemKind {
-    /// The file does not parse, or an include does not resolve.
-    Invalid,
-    /// A secret is stored.
-    Secret,
-    /// No scenario uses the cassette.
-    UnusedCassette,
-    /// No scenario played the interaction.
-    UnusedInteraction,
-    /// A scenario's request matched nothing.
-    Miss,
-    /// A scenario's outcome is not its `expect`.
-    Outcome,
-    /// An interaction contradicts the API surface, and the contradiction is not on the list.
-    Contradiction,
-    /// An `undocumented` mark is unused, or covers a documented endpoint.
-    UndocumentedMark,
-    /// An entry of the known-contradictions list is stale or names the wrong tool.
-    KnownList,
-    /// An erratum no longer matches the specification, lacks evidence, or corrects nothing
-    /// an interaction needs.
-    Erratum,
-}
-
-/// One problem with one cassette.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-pub struct Problem {
-    /// The cassette name.
-    pub cassette: String,
-    /// What kind of problem.
-    pub kind: ProblemKind,
-    /// What and where (never a secret value).
-    pub detail: String,
 }
 
 /// The result of a check.
@@ -326,10 +289,10 @@ pub async fn check(options: &CheckOptions) -> Result<CheckReport, CassetteError>
 
     let mut conformance = None;
     if let Some(dir) = &options.spec {
-        match crate::spec::Surfaces::load_with_errata(dir, &options.errata) {
+        match modyo_spec::Surfaces::load_with_errata(dir, &options.errata) {
             Ok(surfaces) => {
                 let all: Vec<Cassette> = parsed.values().cloned().collect();
-                let result = crate::spec::check::run(&all, &surfaces, &options.known);
+                let result = modyo_spec::check::run(&all, &surfaces, &options.known);
                 problems.extend(result.problems.iter().map(|p| Problem {
                     detail: scrub(p.detail.clone()),
                     ..p.clone()
@@ -451,7 +414,7 @@ pub async fn check(options: &CheckOptions) -> Result<CheckReport, CassetteError>
                     Some(by) => format!("shadowed by {by}"),
                     None => "never played by any scenario".to_owned(),
                 };
-                let request = crate::record::request_line(&interaction.request);
+                let request = modyo_replay::cassette::request_line(&interaction.request);
                 problems.push(Problem {
                     cassette: c.name().to_owned(),
                     kind: ProblemKind::UnusedInteraction,

@@ -109,8 +109,8 @@ struct LintArgs {
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
     /// Cassettes for our own server (served, and every scenario replayed for C8/C11/C12).
-    #[arg(long, default_value_os_t = modyo_lab::cassette::default_dir(), hide_default_value = true,
-        help = modyo_lab::workspace::cassettes_help("Cassettes for our own server (served, and every scenario replayed for C8/C11/C12)."))]
+    #[arg(long, default_value_os_t = modyo_replay::cassette::default_dir(), hide_default_value = true,
+        help = modyo_replay::workspace::cassettes_help("Cassettes for our own server (served, and every scenario replayed for C8/C11/C12)."))]
     cassettes: std::path::PathBuf,
     /// Exemption lists as JSON (default: ours for our server, none for another server).
     #[arg(long)]
@@ -237,8 +237,8 @@ enum Command {
         /// The fixture set.
         set: FixtureSet,
         /// The cassettes directory.
-        #[arg(long, default_value_os_t = modyo_lab::cassette::default_dir(), hide_default_value = true,
-            help = modyo_lab::workspace::cassettes_help("The cassettes directory."))]
+        #[arg(long, default_value_os_t = modyo_replay::cassette::default_dir(), hide_default_value = true,
+            help = modyo_replay::workspace::cassettes_help("The cassettes directory."))]
         cassettes: std::path::PathBuf,
         /// Fail if the files on disk differ from what the generator writes; write nothing.
         #[arg(long)]

@@ -24,9 +24,9 @@ use modyo_mcp::{Config, ConfigError, HttpListener, ModyoServer, ServerError, Tok
 use rmcp::transport::IntoTransport;
 use rmcp::{RoleServer, ServiceExt};
 
-use crate::cassette::{self, Cassette, CassetteError};
 use crate::corrupt::Corrupting;
-use crate::replay::{ReplayError, ReplayOptions, ReplayServer};
+use modyo_replay::cassette::{self, Cassette, CassetteError};
+use modyo_replay::replay::{ReplayError, ReplayOptions, ReplayServer};
 
 /// Tags whose cassettes the offline server leaves out unless asked for.
 pub const DEFAULT_EXCLUDED_TAGS: [&str; 1] = ["fault"];
@@ -48,7 +48,7 @@ pub const KEPT_REQUESTS: usize = 1_000;
 pub struct ServeOptions {
     /// The cassettes directory, or one cassette file (served with what it includes).
     #[arg(long, default_value_os_t = cassette::default_dir(), hide_default_value = true,
-        help = crate::workspace::cassettes_help(
+        help = modyo_replay::workspace::cassettes_help(
             "The cassettes directory, or one cassette file (served with what it includes)."))]
     pub cassettes: PathBuf,
     /// Also serve cassettes with this tag (left out by default: fault).

@@ -8,16 +8,16 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use modyo_mcp::ModyoServer;
+use modyo_mcp::{Module, ModyoServer};
 use rmcp::model::{CallToolRequestParams, CallToolResult, Tool};
 use rmcp::service::{RunningService, ServiceError};
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::Value;
 use tokio::task::JoinHandle;
 
-use crate::cassette::{self, Cassette, CassetteError, Scenario};
-use crate::replay::{ReplayError, ReplayOptions, ReplayServer};
 use crate::serve::{ServeError, offline_config};
+use modyo_replay::cassette::{self, Cassette, CassetteError, Scenario};
+use modyo_replay::replay::{ReplayError, ReplayOptions, ReplayServer};
 
 /// The token in-process sessions give the server: a canary that must never come back.
 pub const CANARY_TOKEN: &str = "canary-7f3a9c51-modyo-token";
@@ -230,5 +230,22 @@ impl Library {
     /// The root directory.
     pub fn root(&self) -> &Path {
         &self.root
+    }
+}
+
+/// The module of a tool: its name up to the first `-`.
+pub fn module_of(tool: &str) -> Option<Module> {
+    Module::parse(tool.split('-').next().unwrap_or(""))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn module_is_the_tool_prefix() {
+        assert_eq!(module_of("content-entries-list"), Some(Module::Content));
+        assert_eq!(module_of("channels-sites-list"), Some(Module::Channels));
+        assert_eq!(module_of("nothing"), None);
     }
 }

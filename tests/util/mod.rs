@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use modyo_lab::session::Library;
-use modyo_lab::{Cassette, Interaction, Provenance, ReplayOptions, ReplayServer};
+use modyo_replay::{Cassette, Interaction, Provenance, ReplayOptions, ReplayServer};
 
 pub(crate) mod http;
 pub(crate) mod probes;

@@ -4,18 +4,18 @@
 
 use std::collections::BTreeMap;
 
-use modyo_lab::cassette::Outcome;
 use modyo_lab::check::{self, Kind};
 use modyo_lab::lint;
 use modyo_lab::session::{Library, Session};
-use modyo_lab::{Cassette, Provenance, ReceivedRequest, RecordedResponse};
 use modyo_mcp::contract::ToolClass;
 use modyo_mcp::contract::class::is_read_action;
+use modyo_replay::cassette::Outcome;
+use modyo_replay::{Cassette, Provenance, ReceivedRequest, RecordedResponse};
 use rmcp::model::{CallToolResult, Tool};
 use serde_json::{Map, Value, json};
 
 /// A scenario's environment as pairs.
-pub(crate) fn env_of(scenario: &modyo_lab::Scenario) -> Vec<(String, String)> {
+pub(crate) fn env_of(scenario: &modyo_replay::Scenario) -> Vec<(String, String)> {
     scenario
         .env
         .iter()
@@ -204,7 +204,7 @@ pub(crate) fn list_root(body: &Value) -> Option<String> {
 /// The JSON body of a recorded response, if it has one.
 pub(crate) fn json_body(response: &RecordedResponse) -> Option<&Value> {
     match &response.body {
-        modyo_lab::cassette::ResponseBody::Json(v) => Some(v),
+        modyo_replay::cassette::ResponseBody::Json(v) => Some(v),
         _ => None,
     }
 }

@@ -47,23 +47,23 @@ pub struct ClientsArgs {
     #[arg(long, default_value = "server", requires = "server")]
     pub name: String,
     /// The Node binary that runs the npm clients.
-    #[arg(long, default_value_os_t = crate::workspace::dir(".tools/node/node_modules/.bin/node"), hide_default_value = true,
+    #[arg(long, default_value_os_t = modyo_replay::workspace::dir(".tools/node/node_modules/.bin/node"), hide_default_value = true,
         help = path_help("The Node binary that runs the npm clients.", ".tools/node/node_modules/.bin/node"))]
     pub node: PathBuf,
     /// The installed clients, one folder each (`make clients` installs them).
-    #[arg(long, default_value_os_t = crate::workspace::dir(".tools/clients"), hide_default_value = true,
+    #[arg(long, default_value_os_t = modyo_replay::workspace::dir(".tools/clients"), hide_default_value = true,
         help = path_help("The installed clients, one folder each (`make clients` installs them).", ".tools/clients"))]
     pub tools: PathBuf,
     /// The clients' pins and driver scripts, one folder each.
-    #[arg(long, default_value_os_t = crate::workspace::dir("tests/clients"), hide_default_value = true,
+    #[arg(long, default_value_os_t = modyo_replay::workspace::dir("tests/clients"), hide_default_value = true,
         help = path_help("The clients' pins and driver scripts, one folder each.", "tests/clients"))]
     pub scripts: PathBuf,
     /// Where the reports and captures are (default: the workspace's reports/).
     #[arg(long)]
     pub reports: Option<PathBuf>,
     /// The cassettes directory.
-    #[arg(long, default_value_os_t = crate::cassette::default_dir(), hide_default_value = true,
-        help = crate::workspace::cassettes_help("The cassettes directory."))]
+    #[arg(long, default_value_os_t = modyo_replay::cassette::default_dir(), hide_default_value = true,
+        help = modyo_replay::workspace::cassettes_help("The cassettes directory."))]
     pub cassettes: PathBuf,
     /// Keep every session's model requests, whole, as `DIR/<client>-<session>.jsonl` (to see
     /// why a session failed; never committed: they hold the clients' own prompts).

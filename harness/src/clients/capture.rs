@@ -22,7 +22,7 @@ use modyo_mcp::contract::ResultForm;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub use crate::cassette::Outcome;
+pub use modyo_replay::cassette::Outcome;
 
 /// The format tag of a capture file.
 pub const FORMAT: &str = "modyo-lab-capture/1";

@@ -232,7 +232,7 @@ mod tests {
     async fn a_recommended_session_is_held_to_our_server_under_its_settings() {
         use crate::clients::capture::{Capture, Header, Result as Sent, Session};
         use modyo_mcp::contract::ResultForm;
-        let cassettes = crate::cassette::default_dir();
+        let cassettes = modyo_replay::cassette::default_dir();
         let library = Library::load(&cassettes).expect("the cassettes load");
         let plan = reference::plan(&library, &cassettes, Module::Widgets)
             .await

@@ -66,8 +66,8 @@ pub use report::{ClientsReport, ModuleProfile, PriceError};
 
 use crate::report::{CatalogueView, Evidence, Profile};
 
-use crate::cassette::CassetteError;
 use crate::serve::ServeError;
+use modyo_replay::cassette::CassetteError;
 
 /// The name our server is registered under in every client.
 pub const SERVER_NAME: &str = "modyo-offline";
@@ -190,7 +190,7 @@ pub async fn command(args: ClientsArgs) -> Result<(), ClientsError> {
 /// The README's span of recommended settings per client ([`recommend::README`]), from the
 /// fingerprints and captures in `dir`.
 pub fn readme_recommendations(dir: &Path) -> Result<(), ClientsError> {
-    let path = crate::workspace::dir("README.md");
+    let path = modyo_replay::workspace::dir("README.md");
     let Ok(readme) = std::fs::read_to_string(&path) else {
         return Ok(());
     };

@@ -114,7 +114,7 @@ pub(crate) async fn plan(
     let mut candidates = Vec::new();
     for (cassette, scenario) in library.scenarios() {
         if cassette.name().split('/').next() != Some(module.as_str())
-            || crate::measure::module_of(&scenario.tool) != Some(module)
+            || crate::session::module_of(&scenario.tool) != Some(module)
         {
             continue;
         }
@@ -205,7 +205,7 @@ pub(crate) async fn recommended(
 /// The parameters `call` passes that the tool (as `reference` lists it) does not declare, or
 /// `None` when it declares them all.
 fn missing_parameters(reference: &Reference, call: &Call) -> Option<String> {
-    let missing = crate::measure::undeclared(reference.tool(&call.tool), &call.arguments);
+    let missing = crate::check::undeclared(reference.tool(&call.tool), &call.arguments);
     (!missing.is_empty()).then(|| missing.join(", "))
 }
 

@@ -50,7 +50,7 @@ impl Lab {
                 "$SCRIPTS".to_owned(),
             ),
         ];
-        if let Some(root) = crate::workspace::root() {
+        if let Some(root) = modyo_replay::workspace::root() {
             pairs.push((root.to_string_lossy().into_owned(), "$WORKSPACE".to_owned()));
         }
         pairs.sort_by_key(|(from, _)| std::cmp::Reverse(from.len()));

@@ -14,8 +14,9 @@
 //!
 //! The verdict goes to stdout, to `$GITHUB_STEP_SUMMARY` when that is set (GitHub Actions
 //! shows it on the run's page), to `--markdown FILE` and `--json FILE` when asked; `--fail-on`
-//! turns growth past a limit into a failing exit.
+//! turns growth past a limit into a failing exit ([`limits`]).
 
+pub mod limits;
 pub mod verdict;
 
 use std::path::{Path, PathBuf};
@@ -94,7 +95,7 @@ pub enum DiffError {
 /// `modyo-lab diff`.
 pub async fn command(args: DiffArgs) -> Result<(), DiffError> {
     let limits = match &args.fail_on {
-        Some(text) => verdict::parse_limits(text).map_err(DiffError::Usage)?,
+        Some(text) => limits::parse_limits(text).map_err(DiffError::Usage)?,
         None => Vec::new(),
     };
     let verdict = match (&args.base, &args.base_server, &args.head_server) {
@@ -172,7 +173,7 @@ async fn foreign_verdict(args: &DiffArgs, base: &str, head: &str) -> Result<Verd
 
 /// Our server: the base revision built in a worktree, against this checkout.
 async fn ours(base: &str, threshold: f64) -> Result<Verdict, DiffError> {
-    let root = crate::workspace::root().ok_or_else(|| {
+    let root = modyo_replay::workspace::root().ok_or_else(|| {
         DiffError::Usage("--base needs this repository's checkout (run it from inside one)".into())
     })?;
     let sha = git(
@@ -239,7 +240,7 @@ async fn ours(base: &str, threshold: f64) -> Result<Verdict, DiffError> {
     let head_server = crate::probe::locate_server(None).map_err(MeasureError::from)?;
     let head_reports = measure_build(
         &head_server,
-        &crate::cassette::default_dir(),
+        &modyo_replay::cassette::default_dir(),
         &crate::report::default_dir(),
         "head",
         true,

@@ -17,8 +17,8 @@ use serde_json::Value;
 use tokio::io::AsyncReadExt;
 
 use super::{Lint, Lists, Report, Rule};
-use crate::cassette::CassetteError;
 use crate::session::{Library, Session, SessionError};
+use modyo_replay::cassette::CassetteError;
 
 /// How long the lint waits for a server to start and answer `tools/list`, or a call.
 const PATIENCE: Duration = Duration::from_secs(60);

@@ -6,10 +6,10 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use super::budget::{self, Budget};
 use super::foreign::{self, ForeignOptions, Server};
 use super::{MeasureError, Options, run};
 use crate::lint::{PlannedCall, ServerCommand};
+use crate::report::budget::{self, Budget};
 use crate::report::{self, ModuleReport, Summary};
 
 /// The arguments of `modyo-lab measure`.
@@ -30,8 +30,8 @@ pub struct MeasureArgs {
     #[arg(long)]
     pub server: Option<PathBuf>,
     /// The cassettes directory.
-    #[arg(long, default_value_os_t = crate::cassette::default_dir(), hide_default_value = true,
-        help = crate::workspace::cassettes_help("The cassettes directory."))]
+    #[arg(long, default_value_os_t = modyo_replay::cassette::default_dir(), hide_default_value = true,
+        help = modyo_replay::workspace::cassettes_help("The cassettes directory."))]
     pub cassettes: PathBuf,
     /// Hold the figures to the budget instead of writing reports: exit 1 naming every tool and
     /// figure over its limit. Measures the "after" side only.

@@ -6,8 +6,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use super::catalogue::{self, Definition, Extras, breakdown, context_text, tools_text};
+use super::catalogue::{self, Extras, breakdown, context_text, tools_text};
 use crate::probe::PROTOCOL_VERSION;
+use crate::report::slots::Definition;
 use crate::report::{
     BreakEven, Catalogue, CatalogueView, Compared, Counters, EnvelopeCost, EnvelopeSlot,
     EnvelopeSummary, Evidence, ExtrasCost, FORMAT, Measured, ModuleReport, OutcomeMean, Profile,

@@ -16,14 +16,16 @@
 //! in [`Measurement::failures`]; a crash or a stale server binary aborts the run.
 //!
 //! The report itself (catalogue as context and as wire, per tool, profiles, break-even) is built
-//! by `compare`, which [`foreign`] shares for any two stdio servers; [`budget`] holds a
-//! measurement to the committed limits.
+//! by `compare`, which [`foreign`] shares for any two stdio servers; `--check` holds a
+//! measurement to the committed limits ([`crate::report::budget`]).
 
-pub mod budget;
+#[cfg(test)]
+mod budget_tests;
 pub mod catalogue;
 mod command;
 mod compare;
 pub mod foreign;
+mod judge;
 mod projection;
 
 pub use command::{MeasureArgs, command};
@@ -33,18 +35,18 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use modyo_mcp::{Module, ModyoServer};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use crate::cassette::{CassetteError, Outcome, Scenario};
-use crate::check::{self, Kind};
 use crate::probe::{Probe, ProbeError, Response};
-use crate::replay::{ReplayError, ReplayOptions, ReplayServer};
-use crate::report::{Compared, Deltas, EnvelopeCost, Measured, ModuleReport, ScenarioReport, Side};
+use crate::report::{Compared, ModuleReport, ScenarioReport, Side};
 use crate::serve::{OFFLINE_PLATFORM_NAME, ServeError, offline_config};
 use crate::session::{CANARY_TOKEN, Library};
-use crate::tokens::{Count, Delta, round1};
+use modyo_replay::cassette::{CassetteError, Scenario};
+use modyo_replay::replay::{ReplayError, ReplayOptions, ReplayServer};
 
-use catalogue::{chars, compact, members};
+use catalogue::compact;
+pub use judge::envelope_cost;
+use judge::{deltas, judge, scenario_report, text_count, texts};
 
 /// What to measure.
 #[derive(Debug, Clone)]
@@ -110,7 +112,7 @@ pub enum MeasureError {
     Io(#[from] std::io::Error),
     /// The budget could not be read or written.
     #[error(transparent)]
-    Budget(#[from] budget::BudgetError),
+    Budget(#[from] crate::report::budget::BudgetError),
     /// The measurement broke the budget (each finding listed on stderr).
     #[error("{0} budget finding(s): the measurement does not keep to the budget")]
     OverBudget(usize),
@@ -168,11 +170,6 @@ impl Planned {
     }
 }
 
-/// The module of a tool: its name up to the first `-`.
-pub fn module_of(tool: &str) -> Option<Module> {
-    Module::parse(tool.split('-').next().unwrap_or(""))
-}
-
 /// Runs the measurement. `progress` receives one line per phase (for stderr).
 pub async fn run(
     options: &Options,
@@ -205,7 +202,7 @@ pub async fn run(
             cassette: cassette.name().to_owned(),
             scenario: scenario.clone(),
         };
-        let Some(module) = module_of(&scenario.tool) else {
+        let Some(module) = crate::session::module_of(&scenario.tool) else {
             failures.push(format!(
                 "{}: tool {} belongs to no module",
                 planned.id(),
@@ -501,7 +498,7 @@ impl Lab<'_> {
             });
         };
         if mode == Mode::Before {
-            let new = undeclared(Some(tool), &scenario.arguments);
+            let new = crate::check::undeclared(Some(tool), &scenario.arguments);
             if !new.is_empty() {
                 return Ok(Side::Skipped {
                     skipped: format!(
@@ -539,292 +536,5 @@ impl Lab<'_> {
     }
 }
 
-/// The arguments a call passes that `tool` (a `tools/list` entry; `None`: not listed) does
-/// not declare in its `inputSchema`.
-pub(crate) fn undeclared<'a>(tool: Option<&Value>, arguments: &'a Value) -> Vec<&'a str> {
-    let declared = tool
-        .and_then(|t| t.pointer("/inputSchema/properties"))
-        .and_then(Value::as_object);
-    arguments
-        .as_object()
-        .into_iter()
-        .flat_map(Map::keys)
-        .filter(|k| declared.is_none_or(|d| !d.contains_key(*k)))
-        .map(String::as_str)
-        .collect()
-}
-
-/// The sum of every text block of a result.
-fn text_count(result: &Value) -> Count {
-    texts(result).into_iter().map(Count::of).sum()
-}
-
-fn texts(result: &Value) -> Vec<&str> {
-    result
-        .get("content")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|c| c.get("text").and_then(Value::as_str))
-        .collect()
-}
-
-/// Checks a result against the scenario's expectation and the contract, and measures it.
-fn judge(
-    tool: &Value,
-    result: &Value,
-    scenario: &Scenario,
-    mode: Mode,
-    http_requests: usize,
-    contract: bool,
-) -> Result<(Vec<String>, Measured), MeasureError> {
-    let shape = |what: &str, e: serde_json::Error| MeasureError::Shape(format!("{what}: {e}"));
-    let typed_tool: rmcp::model::Tool =
-        serde_json::from_value(tool.clone()).map_err(|e| shape("tools/list entry", e))?;
-    let typed: rmcp::model::CallToolResult =
-        serde_json::from_value(result.clone()).map_err(|e| shape("tools/call result", e))?;
-    let mut problems = if contract {
-        check::problems(&typed_tool, &typed)
-    } else {
-        Vec::new()
-    };
-    let kind = check::kind(&typed);
-    let expected = scenario.expect.outcome;
-    let want = match expected {
-        Outcome::Success => Kind::Success,
-        Outcome::Error => Kind::Error,
-        Outcome::Control => Kind::Control,
-    };
-    match mode {
-        Mode::After => {
-            if kind != want {
-                problems.push(format!(
-                    "expected {want:?}, got {kind:?}: {}",
-                    check::text(&typed)
-                        .unwrap_or("")
-                        .chars()
-                        .take(300)
-                        .collect::<String>()
-                ));
-            }
-        }
-        Mode::Before => {
-            // Legacy results have no control (a refusal was a plain success text) and no codes.
-            let is_error = typed.is_error == Some(true);
-            if is_error != (expected == Outcome::Error) {
-                problems.push(format!(
-                    "expected {expected:?}, the legacy result has isError={is_error}: {}",
-                    check::text(&typed)
-                        .unwrap_or("")
-                        .chars()
-                        .take(300)
-                        .collect::<String>()
-                ));
-            }
-        }
-    }
-    let code = match kind {
-        Kind::Error => check::error(&typed)
-            .and_then(|e| e.get("code").and_then(Value::as_str).map(str::to_owned)),
-        Kind::Control => typed
-            .structured_content
-            .as_ref()
-            .and_then(|s| s.pointer("/control/outcome"))
-            .and_then(Value::as_str)
-            .map(str::to_owned),
-        Kind::Success => None,
-    };
-    if mode == Mode::After
-        && kind == want
-        && let Some(want) = &scenario.expect.code
-        && code.as_deref() != Some(want.as_str())
-    {
-        problems.push(format!("expected code {want}, got {code:?}"));
-    }
-    let text = text_count(result);
-    let structured_value = result.get("structuredContent");
-    let structured = structured_value.map(|s| Count::of(&compact(s)));
-    let payload = match structured_value {
-        Some(s) => Some(s.clone()),
-        None if mode == Mode::After && kind == Kind::Error => texts(result)
-            .first()
-            .and_then(|t| serde_json::from_str::<Value>(t).ok())
-            .filter(Value::is_object),
-        None => None,
-    };
-    let outcome = match (mode, kind) {
-        (_, Kind::Error) => "error",
-        (Mode::After, Kind::Control) => "control",
-        _ => "success",
-    };
-    Ok((
-        problems,
-        Measured {
-            outcome: outcome.into(),
-            code: if mode == Mode::After { code } else { None },
-            http_requests: Some(http_requests),
-            text: text.tokens_all(),
-            structured: structured.map(|c| c.tokens_all()),
-            both: (text + structured.unwrap_or_default()).tokens_all(),
-            envelope: payload
-                .as_ref()
-                .and_then(Value::as_object)
-                .map(envelope_cost),
-        },
-    ))
-}
-
-/// What each part of an envelope costs, in characters.
-pub fn envelope_cost(payload: &Map<String, Value>) -> EnvelopeCost {
-    let mut cost = EnvelopeCost {
-        framing: 2,
-        ..EnvelopeCost::default()
-    };
-    let mut total = 2;
-    for (key, value, chars_of) in members(payload) {
-        let c = chars_of as u64;
-        total += c;
-        match key {
-            "platform" => cost.platform += c,
-            "resource" => cost.resource += c,
-            "state" => cost.state += c,
-            "control" => cost.control += c,
-            "data" | "error" => {
-                let v = chars(value) as u64;
-                cost.payload += v;
-                cost.framing += c - v;
-            }
-            _ => cost.framing += c,
-        }
-    }
-    cost.overhead = total - cost.payload;
-    cost.overhead_tokens = round1(cost.overhead as f64 / crate::tokens::CHARS_PER_TOKEN);
-    cost
-}
-
-fn expect_label(scenario: &Scenario) -> String {
-    let outcome = match scenario.expect.outcome {
-        Outcome::Success => "success",
-        Outcome::Error => "error",
-        Outcome::Control => "control",
-    };
-    match &scenario.expect.code {
-        Some(code) => format!("{outcome}:{code}"),
-        None => outcome.to_owned(),
-    }
-}
-
-/// After minus before for each view of a result, when both sides were measured.
-fn deltas(before: &Side, after: &Side) -> Option<Deltas> {
-    let (b, a) = (before.measured()?, after.measured()?);
-    let s = |m: &Measured| m.structured.map_or(Count::default(), |t| t.count());
-    Some(Deltas {
-        text: Delta::between(b.text.count(), a.text.count()),
-        structured: Delta::between(s(b), s(a)),
-        both: Delta::between(b.both.count(), a.both.count()),
-    })
-}
-
-fn scenario_report(planned: &Planned, before: Side, after: Side) -> ScenarioReport {
-    let delta = deltas(&before, &after);
-    ScenarioReport {
-        id: planned.id(),
-        cassette: planned.cassette.clone(),
-        scenario: planned.scenario.name.clone(),
-        tool: planned.scenario.tool.clone(),
-        arguments: planned.scenario.arguments.clone(),
-        env: planned.env().into_iter().collect(),
-        expect: expect_label(&planned.scenario),
-        before,
-        after,
-        delta,
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::report::BreakEven;
-    use serde_json::json;
-
-    #[test]
-    fn envelope_parts_sum_to_the_payload() {
-        let payload = json!({"platform": {"name": "a", "host": "b"}, "data": [1, 2], "resource": {"type": "space"}, "state": {"returned": 2}});
-        let cost = envelope_cost(payload.as_object().unwrap());
-        let total = compact(&payload).chars().count() as u64;
-        assert_eq!(cost.payload, 5);
-        assert_eq!(cost.overhead + cost.payload, total);
-        assert_eq!(
-            cost.platform + cost.resource + cost.state + cost.control + cost.framing,
-            cost.overhead
-        );
-        assert_eq!(cost.framing, 2 + r#","data":"#.len() as u64);
-    }
-
-    #[test]
-    fn break_even_is_the_first_call_count_that_pays_back() {
-        let c = |chars| Count {
-            chars,
-            o200k_base: chars,
-            cl100k_base: chars,
-        };
-        // +100 once, -30 per call on average over 3 calls: 4 calls pay back.
-        let b = BreakEven::of(c(1000), c(1100), c(300), c(210), 3);
-        assert_eq!(b.primary, Some(4));
-        assert_eq!(
-            BreakEven::of(c(1000), c(900), c(2), c(2), 1).primary,
-            Some(0)
-        );
-        // A smaller catalogue does not pay back calls that cost more: cheaper only at first.
-        assert_eq!(BreakEven::of(c(1000), c(900), c(1), c(2), 1).primary, None);
-        assert_eq!(
-            BreakEven::of(c(1000), c(1100), c(10), c(10), 1).primary,
-            None
-        );
-    }
-
-    #[test]
-    fn billed_break_even_is_the_first_session_whose_summed_requests_cost_less() {
-        use crate::report::billed_input;
-        let c = |chars| Count {
-            chars,
-            o200k_base: chars,
-            cl100k_base: chars,
-        };
-        // +100 once, -30 per call: the final context pays back at 4 calls, the bill at 7
-        // (each request re-sends the extra catalogue, each saving is paid back only later).
-        let b = BreakEven::billed(c(1000), c(1100), c(300), c(210), 3);
-        assert_eq!(b.primary, Some(7));
-        // Held against the bills themselves, for many sessions: from n on, after bills no more.
-        for (cb, ca, sb, sa, calls) in [
-            (1000_u64, 1100_u64, 300_u64, 210_u64, 3_usize),
-            (10_689, 10_806, 1_572, 851, 1),
-            (10_689, 21_818, 1_572, 851, 1),
-            (500, 400, 50, 60, 1),
-        ] {
-            let be = BreakEven::billed(c(cb), c(ca), c(sb), c(sa), calls).primary;
-            let per = |s: u64| s as f64 / calls as f64;
-            let cheaper =
-                |n: u64| billed_input(ca as f64, per(sa), n) <= billed_input(cb as f64, per(sb), n);
-            match be {
-                Some(n) => {
-                    assert!((n..n + 500).all(cheaper), "{cb} {ca} {sb} {sa}: from {n}");
-                    assert!(
-                        n == 0 || !cheaper(n - 1),
-                        "{cb} {ca} {sb} {sa}: {n} is the first"
-                    );
-                }
-                None => assert!(!cheaper(10_000), "{cb} {ca} {sb} {sa}: never"),
-            }
-        }
-        // The bill of a session: 3 requests of catalogue 10, results 5 and 5 + 5.
-        assert_eq!(billed_input(10.0, 5.0, 2), 45.0);
-    }
-
-    #[test]
-    fn module_is_the_tool_prefix() {
-        assert_eq!(module_of("content-entries-list"), Some(Module::Content));
-        assert_eq!(module_of("channels-sites-list"), Some(Module::Channels));
-        assert_eq!(module_of("nothing"), None);
-    }
-}
+mod tests;

@@ -20,9 +20,9 @@ use super::{SWEEP, Throughput};
 use crate::fixtures::pilot::{BASE, PAGES_100, projected_fields};
 use crate::fixtures::sucursales::{ENTRIES, SPACE_ID};
 use crate::probe::{Answered, Probe};
-use crate::replay::{ReceivedRequest, ReplayOptions, ReplayServer};
 use crate::serve::OFFLINE_PLATFORM_NAME;
 use crate::session::{CANARY_TOKEN, Library};
+use modyo_replay::replay::{ReceivedRequest, ReplayOptions, ReplayServer};
 
 /// Fields per entry of the Sucursales type.
 pub(super) const FIELDS: usize = 31;
@@ -511,19 +511,12 @@ fn round(d: Duration) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::replay::ReceivedBody;
+    use modyo_replay::replay::ReceivedBody;
 
     fn get(path: &str, query: &[(&str, &str)]) -> ReceivedRequest {
-        ReceivedRequest {
-            method: "GET".into(),
-            path: path.into(),
-            query: query
-                .iter()
-                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-                .collect(),
-            body: ReceivedBody::Empty,
-            replayed: true,
-        }
+        let mut request = ReceivedRequest::unanswered("GET", path, query, ReceivedBody::Empty);
+        request.replayed = true;
+        request
     }
 
     #[test]

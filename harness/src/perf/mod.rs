@@ -16,6 +16,7 @@
 
 pub mod binary;
 pub mod changes;
+pub mod criterion;
 pub mod machine;
 mod measure;
 mod profile;
@@ -29,9 +30,9 @@ use std::time::Instant;
 pub use machine::Machine;
 pub use stats::{DefaultChoice, Summary, SweepPoint};
 
-use crate::cassette::CassetteError;
 use crate::probe::ProbeError;
-use crate::replay::ReplayError;
+use modyo_replay::cassette::CassetteError;
+use modyo_replay::replay::ReplayError;
 
 /// The file `make bench` writes under `reports/`.
 pub const REPORT_FILE: &str = "performance.md";
@@ -101,8 +102,8 @@ pub struct BenchArgs {
     #[arg(long)]
     pub server: Option<PathBuf>,
     /// The cassettes directory.
-    #[arg(long, default_value_os_t = crate::cassette::default_dir(), hide_default_value = true,
-        help = crate::workspace::cassettes_help("The cassettes directory."))]
+    #[arg(long, default_value_os_t = modyo_replay::cassette::default_dir(), hide_default_value = true,
+        help = modyo_replay::workspace::cassettes_help("The cassettes directory."))]
     pub cassettes: PathBuf,
     /// The mcp-recorder executable (default: .tools/bench-venv/bin/mcp-recorder of the
     /// workspace, installed by `make bench-venv`).
@@ -283,7 +284,7 @@ pub async fn command(args: BenchArgs) -> Result<(), PerfError> {
         machine.cpu, machine.cores, machine.load
     ));
     let server = crate::probe::locate_server(args.server.as_deref())?;
-    let workspace = crate::workspace::root().unwrap_or_default();
+    let workspace = modyo_replay::workspace::root().unwrap_or_default();
     let binary = binary::Binary::measure(&server, &workspace).map_err(|e| e.to_string());
     let lab = std::env::current_exe()?;
     let setup = measure::Setup {
@@ -334,7 +335,7 @@ pub async fn command(args: BenchArgs) -> Result<(), PerfError> {
         let tokens = measure::tokens(&setup).await.map_err(|e| e.to_string());
         progress("mcp-recorder");
         let recorder_bin = args.recorder.clone().unwrap_or_else(|| {
-            crate::cassette::default_dir()
+            modyo_replay::cassette::default_dir()
                 .parent()
                 .map(|p| p.join(".tools/bench-venv/bin/mcp-recorder"))
                 .unwrap_or_default()
@@ -353,7 +354,7 @@ pub async fn command(args: BenchArgs) -> Result<(), PerfError> {
         Some(exe.parent()?.parent()?.join("criterion"))
     });
     let criterion = criterion_dir
-        .map(|d| render::criterion_estimates(&d))
+        .map(|d| criterion::criterion_estimates(&d))
         .unwrap_or_default();
     let report = Report {
         machine,
@@ -399,7 +400,7 @@ fn readme_binary_size(
     let Ok(measured) = measured else {
         return Ok(());
     };
-    let path = crate::workspace::dir("README.md");
+    let path = modyo_replay::workspace::dir("README.md");
     let Ok(readme) = std::fs::read_to_string(&path) else {
         progress(&format!("no {}: binary size not carried", path.display()));
         return Ok(());

@@ -35,7 +35,6 @@ mod run;
 pub mod suite;
 
 pub use guard::{Guard, GuardStats, Limits, Refusal};
-pub(crate) use proxy::line as request_line;
 pub use proxy::{Drift, Exchange, Origin, Policy, ProxyConfig, ProxyError, RecordingProxy};
 pub use redact::Redactor;
 pub use report::{CallReport, DriftReport, RecordReport};

@@ -19,14 +19,14 @@ use super::guard::Guard;
 use super::proxy::{Drift, Exchange, Origin, Policy, ProxyConfig, ProxyError, RecordingProxy};
 use super::redact::Redactor;
 use super::report::{CallReport, DriftReport, RecordReport};
-use crate::cassette::{
+use crate::check::{self, Kind};
+use crate::serve::{OFFLINE_TOKEN, ServeError, offline_config};
+use crate::session::Session;
+use modyo_replay::cassette::{
     self, Cassette, CassetteError, Expect, Interaction, Outcome, Provenance, RecordedResponse,
     Scenario,
 };
-use crate::check::{self, Kind};
-use crate::replay::{ReplayError, ReplayOptions, ReplayServer, RequestKey};
-use crate::serve::{OFFLINE_TOKEN, ServeError, offline_config};
-use crate::session::Session;
+use modyo_replay::replay::{ReplayError, ReplayOptions, ReplayServer, RequestKey};
 
 /// VCR's record modes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum, Serialize)]
@@ -132,7 +132,7 @@ pub struct RecordOptions {
     pub mode: Mode,
     /// The cassettes directory.
     #[arg(long, default_value_os_t = cassette::default_dir(), hide_default_value = true,
-        help = crate::workspace::cassettes_help("The cassettes directory."))]
+        help = modyo_replay::workspace::cassettes_help("The cassettes directory."))]
     pub cassettes: PathBuf,
     /// A JSON array or JSON-lines file of `{"name"?, "tool", "arguments"?, "env"?}` calls.
     #[arg(long)]
@@ -738,7 +738,7 @@ pub async fn run(options: &RecordOptions) -> Result<RecordReport, RecordError> {
 /// Counts the exchanges of one call by origin, and keeps misses, failures and drift.
 fn summarize(exchanges: &[Exchange], report: &mut CallReport) {
     for exchange in exchanges {
-        let line = super::proxy::line(&exchange.interaction.request);
+        let line = modyo_replay::cassette::request_line(&exchange.interaction.request);
         match &exchange.origin {
             Origin::Live => report.live += 1,
             Origin::Unstorable(reason) => {

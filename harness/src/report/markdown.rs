@@ -2,8 +2,8 @@
 
 use std::fmt::Write;
 
-use crate::measure::budget::{Budget, Usage};
-use crate::measure::catalogue::Definition;
+use super::budget::{Budget, Usage};
+use super::slots::Definition;
 use crate::tokens::{Counter, Delta, PerUnit, Tokens, grouped as num};
 
 use super::{Evidence, ModuleReport, Side, Summary};

@@ -6,9 +6,11 @@
 //! collections, floats rounded to one decimal. The wall time of a run is not part of a report
 //! (see [`last_run`]).
 
+pub mod budget;
 pub(crate) mod chart;
 pub(crate) mod markdown;
 mod review;
+pub mod slots;
 mod span;
 pub(crate) mod table;
 
@@ -22,9 +24,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::measure::budget::Budget;
-use crate::measure::catalogue::{Definition, SlotRow};
 use crate::tokens::{BPE, CHARS_PER_TOKEN, Count, Delta, PRIMARY, PerUnit, Tokens};
+use budget::Budget;
+use slots::{Definition, SlotRow};
 
 /// The format tag of a module report.
 pub const FORMAT: &str = "modyo-lab-report/2";
@@ -33,9 +35,9 @@ pub const FORMAT: &str = "modyo-lab-report/2";
 pub const LAST_RUN: &str = "last-run.md";
 
 /// The default reports directory: `reports/` of the workspace, found at run time (see
-/// [`crate::workspace`]), else `./reports`.
+/// [`modyo_replay::workspace`]), else `./reports`.
 pub fn default_dir() -> PathBuf {
-    crate::workspace::dir("reports")
+    modyo_replay::workspace::dir("reports")
 }
 
 /// One module's report, or one server's (`modyo-lab measure --before CMD --after CMD`: `module`

@@ -37,9 +37,7 @@ fn profile_line(profile: &Profile) -> String {
 }
 
 fn tool_line(tool: &ToolReport) -> String {
-    let wire = |d: &Option<crate::measure::catalogue::Definition>| {
-        d.as_ref().map_or("-".into(), |d| t(&d.wire))
-    };
+    let wire = |d: &Option<super::slots::Definition>| d.as_ref().map_or("-".into(), |d| t(&d.wire));
     let schema = tool
         .after
         .as_ref()

@@ -6,11 +6,11 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::coverage::{self, CoverageError};
-use super::import::{ImportInput, api_name, import};
-use super::pull::{self, PullOptions};
-use super::source::{self, FileCheck, PUBLISHED, Source};
-use super::surface::{SourceProvenance, Surface};
-use super::{SpecError, default_dir};
+use modyo_spec::import::{ImportInput, api_name, import};
+use modyo_spec::pull::{self, PullOptions};
+use modyo_spec::source::{self, FileCheck, PUBLISHED, Source};
+use modyo_spec::surface::{SourceProvenance, Surface};
+use modyo_spec::{SpecError, default_dir};
 
 /// The `spec` subcommands.
 #[derive(Debug, clap::Subcommand)]
@@ -33,7 +33,7 @@ pub enum SpecCommand {
 pub struct ImportArgs {
     /// Where to write the surface files.
     #[arg(long, default_value_os_t = default_dir(), hide_default_value = true,
-        help = crate::workspace::dir_help("Where to write the surface files.", super::DEFAULT_DIR))]
+        help = modyo_replay::workspace::dir_help("Where to write the surface files.", modyo_spec::DEFAULT_DIR))]
     pub out: PathBuf,
     /// Import Modyo's published documents (modyo/modyo-docs, pull request 604) from a local
     /// copy: --git, --sources, MODYO_DOCS_GIT or MODYO_SPEC_SOURCES.
@@ -73,7 +73,7 @@ pub struct ImportArgs {
 pub struct PullArgs {
     /// Where to write the surface files.
     #[arg(long, default_value_os_t = default_dir(), hide_default_value = true,
-        help = crate::workspace::dir_help("Where to write the surface files.", super::DEFAULT_DIR))]
+        help = modyo_replay::workspace::dir_help("Where to write the surface files.", modyo_spec::DEFAULT_DIR))]
     pub out: PathBuf,
     /// An API to pull (repeatable; default: admin, content and customers).
     #[arg(long = "api")]
@@ -85,7 +85,7 @@ pub struct PullArgs {
 pub struct CheckArgs {
     /// The surface files.
     #[arg(long, default_value_os_t = default_dir(), hide_default_value = true,
-        help = crate::workspace::dir_help("The surface files.", super::DEFAULT_DIR))]
+        help = modyo_replay::workspace::dir_help("The surface files.", modyo_spec::DEFAULT_DIR))]
     pub spec: PathBuf,
     /// A git directory of modyo/modyo-docs to regenerate from.
     #[arg(long, value_name = "DIR")]
@@ -102,16 +102,16 @@ pub struct CheckArgs {
 #[derive(Debug, clap::Args)]
 pub struct CoverageArgs {
     /// The cassettes.
-    #[arg(long, default_value_os_t = crate::cassette::default_dir(), hide_default_value = true,
-        help = crate::workspace::cassettes_help("The cassettes."))]
+    #[arg(long, default_value_os_t = modyo_replay::cassette::default_dir(), hide_default_value = true,
+        help = modyo_replay::workspace::cassettes_help("The cassettes."))]
     pub cassettes: PathBuf,
     /// The surface files.
     #[arg(long, default_value_os_t = default_dir(), hide_default_value = true,
-        help = crate::workspace::dir_help("The surface files.", super::DEFAULT_DIR))]
+        help = modyo_replay::workspace::dir_help("The surface files.", modyo_spec::DEFAULT_DIR))]
     pub spec: PathBuf,
     /// Where to write the report.
     #[arg(long, default_value_os_t = crate::report::default_dir(), hide_default_value = true,
-        help = crate::workspace::dir_help("Where to write the report.", "reports"))]
+        help = modyo_replay::workspace::dir_help("Where to write the report.", "reports"))]
     pub out: PathBuf,
     /// Write nothing; fail if the committed report differs from a regeneration.
     #[arg(long)]

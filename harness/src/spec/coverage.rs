@@ -4,7 +4,7 @@
 //! Which interactions a tool uses is found by replaying: every scenario of every cassette runs
 //! through the real server in its own session, exactly as the scenario tests run it, and the
 //! interactions it played (the mounted ones its session did not leave unused) are its own.
-//! Each interaction's standing comes from the conformance check ([`super::check`]):
+//! Each interaction's standing comes from the conformance check ([`modyo_spec::check`]):
 //! documented (and in agreement), undocumented (with the cassette's evidence), or contradicted.
 //! An endpoint is contradicted for a tool when any interaction of it the tool played is; a
 //! scenario runs on documented endpoints only when every interaction it played is documented.
@@ -18,19 +18,19 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::check::{self, Standing, tool_module};
-use super::conform::{Class, Surfaces};
-use super::contested::CONTESTED;
-use super::errata::ERRATA;
-use super::known::KNOWN_CONTRADICTIONS;
-use super::moved::{CHANGES, DOCS_PLATFORM, PLATFORM_EVIDENCE, SURFACE_PLATFORM};
-use crate::cassette::{Cassette, CassetteError};
-use crate::replay::ReplayOptions;
 use crate::report::table::{
     Align::{Left, Right},
     Cell, Table,
 };
 use crate::session::{Library, Session};
+use modyo_replay::cassette::{Cassette, CassetteError};
+use modyo_replay::replay::ReplayOptions;
+use modyo_spec::check::{self, Standing, tool_module};
+use modyo_spec::conform::{Class, Surfaces};
+use modyo_spec::contested::CONTESTED;
+use modyo_spec::errata::ERRATA;
+use modyo_spec::known::KNOWN_CONTRADICTIONS;
+use modyo_spec::moved::{CHANGES, DOCS_PLATFORM, PLATFORM_EVIDENCE, SURFACE_PLATFORM};
 
 /// The report's file stem under `reports/`.
 pub const REPORT_STEM: &str = "api-coverage";
@@ -44,7 +44,7 @@ pub enum CoverageError {
     Cassette(#[from] CassetteError),
     /// The surfaces did not load.
     #[error(transparent)]
-    Spec(#[from] super::SpecError),
+    Spec(#[from] modyo_spec::SpecError),
     /// A scenario's session did not start.
     #[error("{scenario}: {reason}")]
     Session {
@@ -92,7 +92,7 @@ pub struct ToolCoverage {
     pub documented_only: usize,
     /// The endpoints it calls, sorted.
     pub endpoints: Vec<EndpointUse>,
-    /// What its endpoints were checked against (see [`super::moved::checked_against`]).
+    /// What its endpoints were checked against (see [`modyo_spec::moved::checked_against`]).
     pub checked_against: Vec<String>,
     /// The platform changes since the published specification that touch its endpoints.
     pub may_have_moved: Vec<String>,
@@ -214,7 +214,7 @@ pub struct ContestedLine {
     /// The evidence, each with what it shows.
     pub evidence: Vec<String>,
     /// What was done.
-    pub resolution: super::contested::Resolution,
+    pub resolution: modyo_spec::contested::Resolution,
     /// The change, or why it is kept or refused.
     pub why: String,
     /// What may go wrong on a real account.
@@ -268,7 +268,7 @@ pub async fn build(
         .map(|v| ((v.cassette.clone(), v.index), v))
         .collect();
 
-    let jobs: Vec<(String, crate::cassette::Scenario, Vec<Cassette>)> = library
+    let jobs: Vec<(String, modyo_replay::cassette::Scenario, Vec<Cassette>)> = library
         .scenarios()
         .into_iter()
         .map(|(c, s)| Ok((c.name().to_owned(), s.clone(), library.mount_set(c.name())?)))
@@ -362,7 +362,7 @@ pub async fn build(
                 e.evidence.clear();
             }
         }
-        let checked_against = super::moved::checked_against(
+        let checked_against = modyo_spec::moved::checked_against(
             endpoints
                 .iter()
                 .map(|e| (e.standing != Standing::Undocumented, e.evidence.as_slice())),
@@ -415,7 +415,7 @@ pub async fn build(
             let s = standing.entry(e.endpoint.as_str()).or_insert(e.standing);
             *s = (*s).max(e.standing);
         }
-        module.endpoints = super::conform::count(standing.into_values());
+        module.endpoints = modyo_spec::conform::count(standing.into_values());
     }
     let modules: Vec<ModuleCoverage> = modules.into_values().collect();
     Ok(Coverage {
@@ -432,7 +432,7 @@ pub async fn build(
                 sha256: s.provenance.sha256.clone(),
             })
             .collect(),
-        interactions: super::conform::count(
+        interactions: modyo_spec::conform::count(
             conformance.verdicts.iter().map(check::Verdict::standing),
         ),
         warnings: conformance.totals.warnings,
@@ -499,7 +499,7 @@ const TIMEOUT_ENV: &str = "MODYO_TIMEOUT_MS";
 /// Runs one scenario in its own session and returns the interactions it played.
 async fn replay(
     cassette: &str,
-    scenario: &crate::cassette::Scenario,
+    scenario: &modyo_replay::cassette::Scenario,
     mount: &[Cassette],
 ) -> Result<Run, CoverageError> {
     let label = format!("{cassette}#{}", scenario.name);
@@ -802,7 +802,7 @@ impl Coverage {
                 c.call,
                 c.evidence.join("; "),
                 match c.resolution {
-                    super::contested::Resolution::Fixed => "fix",
+                    modyo_spec::contested::Resolution::Fixed => "fix",
                     _ => "why",
                 },
                 c.why,

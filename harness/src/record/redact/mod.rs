@@ -33,7 +33,9 @@ pub use keys::{DEFAULT_KEYS, SENSITIVE_ENDINGS};
 use keys::{names_a_secret, normalize};
 use literal::Literal;
 
-use crate::cassette::{Interaction, OrderedMap, RecordedRequest, RecordedResponse, ResponseBody};
+use modyo_replay::cassette::{
+    Interaction, OrderedMap, RecordedRequest, RecordedResponse, ResponseBody,
+};
 
 /// What a redacted value becomes.
 pub const PLACEHOLDER: &str = "<redacted>";

@@ -32,9 +32,9 @@ use serde::Serialize;
 
 use super::super::drift::{Difference, common_paths};
 use super::super::proxy::shape_drift;
-use crate::cassette::{Cassette, Interaction, RecordedResponse, ResponseBody, Undocumented};
-use crate::spec::Surfaces;
-use crate::spec::conform::{Class, Judgement, Kind, WarningKind};
+use modyo_replay::cassette::{Cassette, Interaction, RecordedResponse, ResponseBody, Undocumented};
+use modyo_spec::Surfaces;
+use modyo_spec::conform::{Class, Judgement, Kind, WarningKind};
 
 /// Our cassettes on their endpoints, and the surfaces.
 #[derive(Debug)]
@@ -434,8 +434,8 @@ pub(super) fn likely_renames(differences: &[Difference]) -> Vec<(String, String)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cassette::Provenance;
-    use crate::spec::Surface;
+    use modyo_replay::cassette::Provenance;
+    use modyo_spec::Surface;
     use serde_json::json;
 
     fn surfaces() -> Surfaces {
@@ -447,7 +447,7 @@ mod tests {
             .undocumented(Undocumented::new(
                 "GET",
                 "/api/admin/things/{thing_id}",
-                crate::cassette::Evidence::None,
+                modyo_replay::cassette::Evidence::None,
             ))
             .interaction(
                 Interaction::get("/api/admin/things/1")

@@ -3,8 +3,8 @@
 
 use super::canvas::{Anchor, Label, Svg, short, ticks, whole};
 use super::catalogue::{SLOTS, legend, legend_bottom};
-use crate::measure::catalogue::Definition;
 use crate::report::ModuleReport;
+use crate::report::slots::Definition;
 use crate::tokens::Counter;
 
 /// The widest a tool name may be before it is cut (the full name is in each bar's tooltip).

@@ -10,7 +10,7 @@
 use super::conform::Kind;
 
 /// The file that holds the list, for messages.
-pub const LIST_FILE: &str = "harness/src/spec/known.rs";
+pub const LIST_FILE: &str = "harness/spec/src/known.rs";
 
 /// One known contradiction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

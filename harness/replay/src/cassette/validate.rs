@@ -3,11 +3,12 @@
 
 use std::collections::HashSet;
 
-use wiremock::http::{HeaderName, HeaderValue};
+use hyper::header::{HeaderName, HeaderValue};
 
 use super::error::CassetteError;
-use super::model::{Cassette, OrderedMap};
-use crate::spec::Template;
+use super::interaction::OrderedMap;
+use super::model::Cassette;
+use crate::template::Template;
 
 /// The methods a recorded request may use.
 const METHODS: [&str; 7] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];

@@ -133,15 +133,19 @@ pub fn checked_against<'a>(
         }
         for written in evidence {
             let source = written.split(" (").next().unwrap_or(written);
-            match crate::cassette::Evidence::parse(source) {
-                Ok(crate::cassette::Evidence::Docs(_)) => push("docs master (Modyo 10.1)".into()),
-                Ok(crate::cassette::Evidence::DocsPull { number, .. }) => {
+            match modyo_replay::cassette::Evidence::parse(source) {
+                Ok(modyo_replay::cassette::Evidence::Docs(_)) => {
+                    push("docs master (Modyo 10.1)".into())
+                }
+                Ok(modyo_replay::cassette::Evidence::DocsPull { number, .. }) => {
                     push(format!("docs pull request {number} (unmerged)"));
                 }
-                Ok(crate::cassette::Evidence::Package { name, version, .. }) => {
+                Ok(modyo_replay::cassette::Evidence::Package { name, version, .. }) => {
                     push(format!("{name} {version}"));
                 }
-                Ok(crate::cassette::Evidence::None) | Err(_) => push("no public source".into()),
+                Ok(modyo_replay::cassette::Evidence::None) | Err(_) => {
+                    push("no public source".into())
+                }
             }
         }
     }
@@ -181,7 +185,7 @@ mod tests {
             let Evidence::Source { source, shows } = evidence else {
                 panic!("cite a public source");
             };
-            let parsed = crate::cassette::Evidence::parse(source).expect("parses");
+            let parsed = modyo_replay::cassette::Evidence::parse(source).expect("parses");
             assert!(!parsed.is_none() && !shows.is_empty(), "{source}");
         }
     }

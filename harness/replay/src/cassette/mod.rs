@@ -9,7 +9,7 @@
 //! include has no scenarios of its own); so may the optional parts of requests and responses.
 //! `undocumented` lists the endpoints the cassette uses that Modyo's published specification
 //! lacks, each with its evidence ([`Undocumented`]); `modyo-lab cassettes check` holds every
-//! other interaction to the API surface (`crate::spec`).
+//! other interaction to the API surface (the `modyo-spec` crate).
 //!
 //! Parsing is strict: unknown keys, duplicate keys, a second body, a bad method or date are
 //! errors that name the file and the JSON path. The writer ([`Cassette::to_json`],
@@ -33,13 +33,31 @@
 //! ```
 
 mod error;
+mod interaction;
 mod model;
 mod store;
 mod validate;
 
 pub use error::CassetteError;
+pub use interaction::{
+    Interaction, OrderedMap, QueryValue, RecordedRequest, RecordedResponse, ResponseBody,
+};
 pub use model::{
-    Cassette, Evidence, Expect, FORMAT_V1, Interaction, OrderedMap, Outcome, Provenance,
-    QueryValue, RecordedRequest, RecordedResponse, ResponseBody, Scenario, Source, Undocumented,
+    Cassette, Evidence, Expect, FORMAT_V1, Outcome, Provenance, Scenario, Source, Undocumented,
 };
 pub use store::{MAX_CASSETTE_BYTES, default_dir, load_path, names, path_of, resolve};
+
+/// `GET /path?a=1` of a stored (redacted) request.
+pub fn request_line(request: &RecordedRequest) -> String {
+    let mut pairs = Vec::new();
+    for (k, v) in request.query.iter() {
+        for v in v.values() {
+            pairs.push(format!("{k}={v}"));
+        }
+    }
+    if pairs.is_empty() {
+        format!("{} {}", request.method, request.path)
+    } else {
+        format!("{} {}?{}", request.method, request.path, pairs.join("&"))
+    }
+}

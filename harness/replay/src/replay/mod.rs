@@ -36,8 +36,7 @@ pub use diagnose::Miss;
 use http::HttpServer;
 pub use ledger::MISS_HEADER;
 use ledger::{Ledger, lock};
-pub(crate) use request::RequestKey;
-pub use request::{ReceivedBody, ReceivedRequest};
+pub use request::{ReceivedBody, ReceivedRequest, RequestKey};
 
 use crate::cassette::{Cassette, CassetteError};
 
@@ -141,7 +140,7 @@ fn since<T: Clone>(kept: &std::collections::VecDeque<T>, total: usize, count: us
 ///
 /// ```no_run
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-/// use modyo_lab::{Cassette, Interaction, Provenance, ReplayOptions, ReplayServer};
+/// use modyo_replay::{Cassette, Interaction, Provenance, ReplayOptions, ReplayServer};
 /// use serde_json::json;
 ///
 /// let cassette = Cassette::new("demo", Provenance::synthetic("2026-11-29", "demo"))

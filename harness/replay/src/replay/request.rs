@@ -35,10 +35,9 @@ pub struct ReceivedRequest {
     pub replayed: bool,
 }
 
-#[cfg(test)]
 impl ReceivedRequest {
     /// A request as the replay server would have received it, not (yet) answered: for tests.
-    pub(crate) fn unanswered(
+    pub fn unanswered(
         method: &str,
         path: &str,
         query: &[(&str, &str)],
@@ -138,7 +137,7 @@ impl fmt::Display for ReceivedRequest {
 
 /// A recorded request in canonical form: what one replay sequence matches.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct RequestKey {
+pub struct RequestKey {
     pub(crate) method: String,
     pub(crate) path: String,
     pub(crate) query: Vec<(String, String)>,
@@ -148,7 +147,8 @@ pub(crate) struct RequestKey {
 }
 
 impl RequestKey {
-    pub(crate) fn of(request: &RecordedRequest) -> RequestKey {
+    /// The canonical form of `request`: two requests with equal keys are the same to replay.
+    pub fn of(request: &RecordedRequest) -> RequestKey {
         let mut query: Vec<(String, String)> = request
             .query
             .iter()
@@ -181,7 +181,7 @@ impl RequestKey {
     }
 
     /// `GET /path?a=1`.
-    pub(crate) fn line(&self) -> String {
+    pub fn line(&self) -> String {
         line(&self.method, &self.path, &self.query)
     }
 }

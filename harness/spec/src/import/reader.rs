@@ -1,265 +1,22 @@
-//! `modyo-lab spec import`: a Swagger 2.0 or OpenAPI 3 document in, a [`Surface`] out.
-//!
-//! The document is read into serde structs of our own (`Document` and the types below it)
-//! rather than a published OpenAPI crate: the maintained ones read OpenAPI 3 only, while
-//! Modyo publishes Swagger 2.0, and its documents are loose in ways a strict reader rejects
-//! (format names used as types, `in: path` for parameters the template lacks, parameters with
-//! no location, `type` beside `$ref`). The structs have no field for descriptions, summaries
-//! or examples, so nothing of the document's prose can reach a surface.
-//!
-//! What the import does:
-//!
-//! - base path: Swagger's `basePath`, or the path of OpenAPI's first `servers` URL;
-//! - parameters: path-level ones merged into each operation's (the operation's win); `path`
-//!   parameters named in the template go to `path_params`, other `path` parameters and those
-//!   with no location to `unlocated`; `query`, `formData` (Swagger) and form bodies (OpenAPI)
-//!   by name; `header` and `cookie` parameters are left out (replay never matches headers);
-//!   a template variable nobody declares is `any`;
-//! - schemas: local `$ref`s resolved (a reference back into itself becomes a `cycle`, one to a
-//!   definition the document lacks stays `unresolved`),
-//!   `allOf` merged, `oneOf`/`anyOf` kept as alternatives, `type` absent but `properties`
-//!   present read as an object; `date` and `date-time` used as type names read as `string`,
-//!   other unknown type names as `any`; a scalar's `enum` (of a parameter, an array's items or
-//!   a body or response key) kept as its documented values, unless it lists both booleans;
-//! - request bodies: Swagger's `in: body` schema, OpenAPI's JSON `requestBody` (a form
-//!   `requestBody` fills `form` instead); responses: each status with its JSON schema;
-//! - required: a `query` or `formData` parameter with `required: true` by name, a required body
-//!   (`in: body` or `requestBody` with `required: true`) as `$`, and every key a request body
-//!   schema lists in an object's `required` as its JSON path (`$.steps[].name`); a form body
-//!   schema's top-level required keys as form fields. Path parameters are required by their
-//!   template, and response schemas' `required` lists are not read.
+//! The document read with its references resolved: parameters by their place, request bodies,
+//! responses and schemas turned into shapes (`allOf` merged, enumerations kept).
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::shape::Shape;
-use super::surface::{Operation, Required, SourceProvenance, Surface, sha256_hex};
-use super::{SpecError, Template};
+use crate::SpecError;
+use crate::shape::Shape;
+use crate::surface::{Operation, Required};
+use modyo_replay::Template;
 
-/// The HTTP methods a path item may hold, in the order they are read.
-const METHODS: [&str; 7] = ["get", "put", "post", "delete", "options", "head", "patch"];
-
-/// The skeleton of a Swagger 2.0 or OpenAPI 3 document: only what a surface needs.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct Document {
-    swagger: Option<String>,
-    openapi: Option<String>,
-    info: Info,
-    #[serde(rename = "basePath")]
-    base_path: Option<String>,
-    servers: Vec<Server>,
-    paths: BTreeMap<String, PathItem>,
-    security: Option<Vec<Value>>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct Info {
-    title: Option<String>,
-    version: Option<String>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct Server {
-    url: String,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct PathItem {
-    parameters: Vec<Parameter>,
-    get: Option<DocOperation>,
-    put: Option<DocOperation>,
-    post: Option<DocOperation>,
-    delete: Option<DocOperation>,
-    options: Option<DocOperation>,
-    head: Option<DocOperation>,
-    patch: Option<DocOperation>,
-}
-
-impl PathItem {
-    fn operation(&self, method: &str) -> Option<&DocOperation> {
-        match method {
-            "get" => self.get.as_ref(),
-            "put" => self.put.as_ref(),
-            "post" => self.post.as_ref(),
-            "delete" => self.delete.as_ref(),
-            "options" => self.options.as_ref(),
-            "head" => self.head.as_ref(),
-            "patch" => self.patch.as_ref(),
-            _ => None,
-        }
-    }
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct DocOperation {
-    parameters: Vec<Parameter>,
-    #[serde(rename = "requestBody")]
-    request_body: Option<RequestBody>,
-    responses: BTreeMap<String, Response>,
-}
-
-#[derive(Debug, Default, Clone, Deserialize)]
-#[serde(default)]
-struct Parameter {
-    #[serde(rename = "$ref")]
-    reference: Option<String>,
-    name: Option<String>,
-    #[serde(rename = "in")]
-    location: Option<String>,
-    #[serde(rename = "type")]
-    kind: Option<Value>,
-    items: Option<Value>,
-    #[serde(rename = "enum")]
-    values: Option<Value>,
-    schema: Option<Value>,
-    /// Kept as written: a loose document may write anything here; only `true` requires.
-    required: Option<Value>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct RequestBody {
-    #[serde(rename = "$ref")]
-    reference: Option<String>,
-    content: BTreeMap<String, MediaType>,
-    required: Option<Value>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct Response {
-    #[serde(rename = "$ref")]
-    reference: Option<String>,
-    schema: Option<Value>,
-    content: BTreeMap<String, MediaType>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct MediaType {
-    schema: Option<Value>,
-}
-
-/// What to import and under which name and provenance.
-#[derive(Debug, Clone)]
-pub struct ImportInput<'a> {
-    /// The API's short name (the surface file is `<api>.json`).
-    pub api: &'a str,
-    /// The document's bytes.
-    pub bytes: &'a [u8],
-    /// Where it came from; its `sha256` is computed here from `bytes`.
-    pub provenance: SourceProvenance,
-}
-
-/// The API name a document's file name suggests: `admin-swagger.json` gives `admin`.
-pub fn api_name(file_name: &str) -> String {
-    let stem = file_name
-        .rsplit('/')
-        .next()
-        .unwrap_or(file_name)
-        .trim_end_matches(".json");
-    [
-        "-swagger", "-openapi", ".swagger", ".openapi", "_swagger", "_openapi",
-    ]
-    .iter()
-    .find_map(|suffix| stem.strip_suffix(suffix))
-    .unwrap_or(stem)
-    .to_owned()
-}
-
-/// Reads a Swagger 2.0 or OpenAPI 3 document and returns its surface.
-pub fn import(input: ImportInput<'_>) -> Result<Surface, SpecError> {
-    let invalid = |reason: String| SpecError::Document {
-        api: input.api.to_owned(),
-        reason,
-    };
-    let raw: Value =
-        serde_json::from_slice(input.bytes).map_err(|e| invalid(format!("not JSON: {e}")))?;
-    let document: Document = serde_json::from_value(raw.clone())
-        .map_err(|e| invalid(format!("not a Swagger/OpenAPI document: {e}")))?;
-    let version = match (&document.swagger, &document.openapi) {
-        (Some(v), _) if v.starts_with("2.") => Version::Swagger2,
-        (_, Some(v)) if v.starts_with("3.") => Version::OpenApi3,
-        _ => {
-            return Err(invalid(
-                "neither Swagger 2.0 (`swagger: \"2.0\"`) nor OpenAPI 3 (`openapi: \"3.x\"`)"
-                    .into(),
-            ));
-        }
-    };
-    let reader = Reader {
-        raw: &raw,
-        api: input.api,
-    };
-    let base_path = match version {
-        Version::Swagger2 => document.base_path.clone().unwrap_or_default(),
-        Version::OpenApi3 => document
-            .servers
-            .first()
-            .map(|s| server_path(&s.url))
-            .unwrap_or_default(),
-    };
-    let base_path = base_path.trim_end_matches('/').to_owned();
-    let mut operations = Vec::new();
-    for (path, item) in &document.paths {
-        let template = Template::parse(path).map_err(&invalid)?;
-        let shared = reader.parameters(&item.parameters)?;
-        for method in METHODS {
-            let Some(op) = item.operation(method) else {
-                continue;
-            };
-            operations.push(reader.operation(&template, method, &shared, op)?);
-        }
-    }
-    let mut provenance = input.provenance;
-    provenance.sha256 = sha256_hex(input.bytes);
-    let mut surface = Surface::new(
-        input.api,
-        document.info.title.unwrap_or_default(),
-        document.info.version.unwrap_or_default(),
-        base_path,
-        provenance,
-        operations,
-    );
-    surface.authenticated = document.security.as_ref().is_some_and(|s| !s.is_empty());
-    Ok(surface)
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Version {
-    Swagger2,
-    OpenApi3,
-}
-
-/// The path part of an OpenAPI server URL (`https://{account}.modyo.com/api/admin` or
-/// `/api/admin`); server variables in the host do not matter.
-fn server_path(url: &str) -> String {
-    let rest = match url.split_once("://") {
-        Some((_, after_scheme)) => match after_scheme.find('/') {
-            Some(slash) => &after_scheme[slash..],
-            None => "",
-        },
-        None => url,
-    };
-    let path = rest.split(['?', '#']).next().unwrap_or_default();
-    if path.starts_with('/') {
-        path.to_owned()
-    } else {
-        String::new()
-    }
-}
+use super::{DocOperation, MediaType, Parameter, RequestBody, Response};
 
 /// Resolves references against the whole document.
-struct Reader<'a> {
-    raw: &'a Value,
-    api: &'a str,
+pub(super) struct Reader<'a> {
+    pub(super) raw: &'a Value,
+    pub(super) api: &'a str,
 }
 
 /// A parameter's place in a request.
@@ -307,7 +64,7 @@ impl Reader<'_> {
     }
 
     /// Parameters with references resolved, keyed by (name, location).
-    fn parameters(
+    pub(super) fn parameters(
         &self,
         parameters: &[Parameter],
     ) -> Result<BTreeMap<(String, String), Parameter>, SpecError> {
@@ -330,7 +87,7 @@ impl Reader<'_> {
         Ok(out)
     }
 
-    fn operation(
+    pub(super) fn operation(
         &self,
         template: &Template,
         method: &str,
@@ -717,129 +474,4 @@ fn merge_all_of(parts: Vec<Shape>) -> Shape {
         .into_iter()
         .find(|p| !matches!(p, Shape::Any))
         .unwrap_or(Shape::Any)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn surface(document: Value) -> Surface {
-        let bytes = serde_json::to_vec(&document).expect("bytes");
-        import(ImportInput {
-            api: "demo",
-            bytes: &bytes,
-            provenance: SourceProvenance::default(),
-        })
-        .expect("imports")
-    }
-
-    #[test]
-    fn api_names_come_from_file_names() {
-        assert_eq!(api_name("admin-swagger.json"), "admin");
-        assert_eq!(api_name("dir/customers.openapi.json"), "customers");
-        assert_eq!(api_name("content.json"), "content");
-    }
-
-    #[test]
-    fn misplaced_and_unlocated_parameters_are_kept_apart() {
-        let s = surface(json!({
-            "swagger": "2.0", "basePath": "/api/x/",
-            "paths": {"/things/{id}": {"delete": {
-                "parameters": [
-                    {"name": "id", "in": "path", "type": "integer"},
-                    {"name": "validation", "in": "path", "type": "string"},
-                    {"name": "token", "in": "header", "type": "string"},
-                    {"name": "loose", "type": "string"}
-                ],
-                "responses": {"200": {"description": "ok"}}
-            }}}
-        }));
-        assert_eq!(s.base_path, "/api/x");
-        let op = &s.operations[0];
-        assert_eq!(op.path_params["id"], Shape::Integer);
-        assert_eq!(
-            op.unlocated.keys().collect::<Vec<_>>(),
-            ["loose", "validation"]
-        );
-        assert!(op.query.is_empty());
-        assert_eq!(op.responses["200"], None);
-    }
-
-    #[test]
-    fn cycles_are_cut_and_all_of_merges() {
-        let s = surface(json!({
-            "swagger": "2.0",
-            "paths": {"/n": {"get": {"responses": {"200": {"schema": {"$ref": "#/definitions/Node"}}}}}},
-            "definitions": {
-                "Base": {"properties": {"id": {"type": "integer"}}},
-                "Node": {"allOf": [
-                    {"$ref": "#/definitions/Base"},
-                    {"properties": {"next": {"$ref": "#/definitions/Node"}, "at": {"type": "date-time"}}}
-                ]}
-            }
-        }));
-        let body = s.operations[0].responses["200"].clone().expect("a body");
-        assert_eq!(
-            serde_json::to_value(&body).expect("writes"),
-            json!({"object": {"at": "string", "id": "integer", "next": {"cycle": "Node"}}})
-        );
-    }
-
-    #[test]
-    fn enumerations_are_kept_where_they_say_something() {
-        let s = surface(json!({
-            "swagger": "2.0",
-            "paths": {"/sites": {"get": {
-                "parameters": [
-                    {"name": "status", "in": "query", "type": "string", "enum": ["enabled", "draft", "enabled"]},
-                    {"name": "states[]", "in": "query", "type": "array", "items": {"type": "string", "enum": ["a", "b"]}},
-                    {"name": "all", "in": "query", "type": "boolean", "enum": [false, true]}
-                ],
-                "responses": {"200": {"schema": {"properties": {
-                    "status": {"type": "integer", "enum": [0, 2, null]},
-                    "tags": {"type": "object", "enum": [{}]}
-                }}}}
-            }}}
-        }));
-        let op = &s.operations[0];
-        let written = |shape: &Shape| serde_json::to_value(shape).expect("writes");
-        assert_eq!(
-            written(&op.query["status"]),
-            json!({"string": ["enabled", "draft"]})
-        );
-        assert_eq!(
-            written(&op.query["states[]"]),
-            json!({"array": {"string": ["a", "b"]}})
-        );
-        assert_eq!(op.query["all"], Shape::Boolean);
-        let body = op.responses["200"].as_ref().expect("a body");
-        assert_eq!(
-            written(body),
-            json!({"object": {"status": {"integer": [0, 2]}, "tags": "object"}})
-        );
-    }
-
-    #[test]
-    fn unresolved_references_are_kept_and_unknown_versions_are_errors() {
-        let s = surface(json!({
-            "swagger": "2.0",
-            "paths": {"/n": {"get": {
-                "parameters": [{"$ref": "#/parameters/Gone"}],
-                "responses": {"200": {"schema": {"$ref": "#/definitions/Gone"}}}
-            }}}
-        }));
-        // A schema reference is a fact of the document; a parameter reference names nothing.
-        assert_eq!(
-            s.operations[0].responses["200"],
-            Some(Shape::Unresolved("#/definitions/Gone".into()))
-        );
-        let err = import(ImportInput {
-            api: "demo",
-            bytes: br#"{"swagger": "1.2", "paths": {}}"#,
-            provenance: SourceProvenance::default(),
-        })
-        .expect_err("old");
-        assert!(err.to_string().contains("neither Swagger 2.0"), "{err}");
-    }
 }

@@ -26,8 +26,9 @@ use serde::de::{self, Deserializer};
 use serde::ser::Serializer;
 use serde::{Deserialize, Serialize};
 
+use super::SpecError;
 use super::shape::Shape;
-use super::{SpecError, Template};
+use modyo_replay::Template;
 
 /// The value of the `format` key of every surface file.
 pub const SURFACE_FORMAT: &str = "modyo-api-surface/3";

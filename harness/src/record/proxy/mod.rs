@@ -23,24 +23,27 @@
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
-use hyper::header::{HeaderMap, HeaderName, HeaderValue};
-use hyper::{Request, Response, StatusCode};
+use hyper::header::HeaderMap;
+use hyper::{Request, Response};
 use hyper_util::rt::{TokioIo, TokioTimer};
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use url::Url;
 
-use super::drift::{Difference, json_differences};
-use super::guard::{Guard, Refusal};
+use super::drift::Difference;
+use super::guard::Guard;
 use super::redact::Redactor;
-use crate::cassette::{Interaction, RecordedRequest, RecordedResponse, ResponseBody};
-use crate::replay::MISS_HEADER;
+use modyo_replay::cassette::{Interaction, RecordedRequest, request_line};
+
+mod upstream;
+pub(crate) use upstream::shape_drift;
+use upstream::{exchange_of, forward, local_error, replay, response_of, to_hyper};
 
 /// How long the proxy waits for the live account (the server has its own, shorter, timeout).
 const UPSTREAM_TIMEOUT: Duration = Duration::from_secs(300);
@@ -327,7 +330,7 @@ async fn handle(state: &State, request: Request<Incoming>) -> Response<Full<Byte
         }
     };
     tracing::debug!(
-        request = %line(&exchange.interaction.request),
+        request = %request_line(&exchange.interaction.request),
         status = exchange.interaction.response.status,
         origin = ?exchange.origin,
         "record proxy"
@@ -361,314 +364,4 @@ fn stored_request(incoming: &Incoming1, redactor: &Redactor) -> (RecordedRequest
         }
     }
     (redactor.request(&request), unstorable)
-}
-
-async fn forward(
-    state: &State,
-    incoming: &Incoming1,
-    stored: RecordedRequest,
-    unstorable: Option<String>,
-) -> (Answer, Exchange) {
-    let redactor = &state.config.redactor;
-    if let Some(refusal) = state
-        .config
-        .guard
-        .as_ref()
-        .and_then(|guard| guard.admit(&incoming.method).err())
-    {
-        return refused(stored, &refusal, redactor);
-    }
-    let Some(upstream) = &state.config.upstream else {
-        let answer = proxy_error(502, "record proxy: no live account configured");
-        let exchange = exchange_of(
-            stored,
-            &answer,
-            Origin::Failed("no live account configured".into()),
-            None,
-            redactor,
-        );
-        return (answer, exchange);
-    };
-    let mut url = format!(
-        "{}{}",
-        upstream.as_str().trim_end_matches('/'),
-        incoming.path
-    );
-    if let Some(query) = &incoming.raw_query {
-        url.push('?');
-        url.push_str(query);
-    }
-    let method =
-        reqwest::Method::from_bytes(incoming.method.as_bytes()).unwrap_or(reqwest::Method::GET);
-    let mut headers = reqwest::header::HeaderMap::new();
-    for (name, value) in &incoming.headers {
-        let lower = name.as_str();
-        if HOP_BY_HOP.contains(&lower) || lower == "content-length" || lower == "accept-encoding" {
-            continue;
-        }
-        headers.append(name.clone(), value.clone());
-    }
-    let started = Instant::now();
-    let attempt = || {
-        let request = state
-            .http
-            .request(method.clone(), url.as_str())
-            .headers(headers.clone())
-            .body(incoming.body.clone());
-        async move {
-            let response = request.send().await?;
-            let status = response.status().as_u16();
-            let headers = response.headers().clone();
-            response.bytes().await.map(|body| Answer {
-                status,
-                headers,
-                body,
-            })
-        }
-    };
-    let result = match &state.config.guard {
-        None => attempt().await,
-        Some(guard) => match guard.send(attempt, throttled).await {
-            Ok(result) => result,
-            Err(refusal) => return refused(stored, &refusal, redactor),
-        },
-    };
-    let elapsed = started.elapsed();
-    match result {
-        Ok(answer) => {
-            let origin = match unstorable {
-                Some(reason) => Origin::Unstorable(reason),
-                None => Origin::Live,
-            };
-            let delay = state
-                .config
-                .record_latency
-                .then(|| u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX));
-            let exchange = exchange_of(stored, &answer, origin, delay, redactor);
-            (answer, exchange)
-        }
-        Err(e) => {
-            let detail = redactor.text(&e.without_url().to_string());
-            let answer = proxy_error(
-                502,
-                &format!("record proxy: live account unreachable: {detail}"),
-            );
-            let exchange = exchange_of(stored, &answer, Origin::Failed(detail), None, redactor);
-            (answer, exchange)
-        }
-    }
-}
-
-/// The `Retry-After` value of a `429` or `503` answer (`Some(None)` without one).
-fn throttled(answer: &Answer) -> Option<Option<String>> {
-    matches!(answer.status, 429 | 503).then(|| {
-        answer
-            .headers
-            .get(hyper::header::RETRY_AFTER)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned)
-    })
-}
-
-/// The local answer to a request the guard did not let through.
-fn refused(stored: RecordedRequest, refusal: &Refusal, redactor: &Redactor) -> (Answer, Exchange) {
-    let reason = refusal.to_string();
-    tracing::debug!(request = %line(&stored), "{reason}");
-    let answer = proxy_error(refusal.status(), &reason);
-    let exchange = exchange_of(stored, &answer, Origin::Refused(reason), None, redactor);
-    (answer, exchange)
-}
-
-/// Offers the (redacted) request to the replay server.
-async fn replay(state: &State, stored: &RecordedRequest) -> (Answer, Origin) {
-    let Some(base) = &state.config.replay else {
-        return (
-            proxy_error(502, "record proxy: no replay server"),
-            Origin::Failed("no replay server".into()),
-        );
-    };
-    let url = match Url::parse(&format!("{}{}", base.trim_end_matches('/'), stored.path)) {
-        Ok(mut url) => {
-            if !stored.query.is_empty() {
-                let mut pairs = url.query_pairs_mut();
-                for (k, v) in stored.query.iter() {
-                    for v in v.values() {
-                        pairs.append_pair(k, v);
-                    }
-                }
-            }
-            url
-        }
-        Err(e) => {
-            return (
-                proxy_error(502, &format!("record proxy: bad replay URL: {e}")),
-                Origin::Failed(e.to_string()),
-            );
-        }
-    };
-    let method =
-        reqwest::Method::from_bytes(stored.method.as_bytes()).unwrap_or(reqwest::Method::GET);
-    let mut request = state.http.request(method, url);
-    if let Some(body) = &stored.body {
-        request = request
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(body.to_string());
-    }
-    let response = match request.send().await {
-        Ok(response) => response,
-        Err(e) => {
-            let detail = e.without_url().to_string();
-            return (
-                proxy_error(
-                    502,
-                    &format!("record proxy: replay server failed: {detail}"),
-                ),
-                Origin::Failed(detail),
-            );
-        }
-    };
-    let status = response.status().as_u16();
-    let headers = response.headers().clone();
-    let missed = headers.contains_key(MISS_HEADER);
-    let body = response.bytes().await.unwrap_or_default();
-    let origin = if missed {
-        let diagnostic = serde_json::from_slice::<Value>(&body)
-            .ok()
-            .and_then(|v| v["errors"][0].as_str().map(str::to_owned))
-            .map(|e| e.trim_start_matches("replay miss: ").to_owned())
-            .unwrap_or_else(|| "no recorded interaction matches".into());
-        Origin::Missed(diagnostic)
-    } else {
-        Origin::Replayed
-    };
-    (
-        Answer {
-            status,
-            headers,
-            body,
-        },
-        origin,
-    )
-}
-
-fn exchange_of(
-    request: RecordedRequest,
-    answer: &Answer,
-    origin: Origin,
-    delay_ms: Option<u64>,
-    redactor: &Redactor,
-) -> Exchange {
-    let response = redactor.response(&response_of(answer, delay_ms));
-    Exchange {
-        interaction: Interaction::new(request, response),
-        origin,
-        drift: None,
-    }
-}
-
-/// The answer as a recorded response (not yet redacted): JSON when it parses, else text,
-/// else bytes.
-fn response_of(answer: &Answer, delay_ms: Option<u64>) -> RecordedResponse {
-    let body = if answer.body.is_empty() {
-        ResponseBody::Empty
-    } else if let Ok(json) = serde_json::from_slice::<Value>(&answer.body) {
-        ResponseBody::Json(json)
-    } else if let Ok(text) = std::str::from_utf8(&answer.body) {
-        ResponseBody::Text(text.to_owned())
-    } else {
-        ResponseBody::Bytes(answer.body.to_vec())
-    };
-    let mut response = RecordedResponse {
-        status: answer.status,
-        headers: Default::default(),
-        body,
-        delay_ms,
-    };
-    for (name, value) in &answer.headers {
-        if let Ok(value) = value.to_str() {
-            response = response.header(name.as_str(), value);
-        }
-    }
-    response
-}
-
-/// How a live response differs in structure from a recorded one: the status, then the body's
-/// keys and types (values ignored), or its kind when one is not JSON.
-pub(crate) fn shape_drift(recorded: &RecordedResponse, live: &RecordedResponse) -> Vec<Difference> {
-    let mut out = Vec::new();
-    if recorded.status != live.status {
-        out.push(Difference::Status {
-            recorded: recorded.status,
-            live: live.status,
-        });
-    }
-    match (&recorded.body, &live.body) {
-        (ResponseBody::Json(r), ResponseBody::Json(l)) => out.extend(json_differences(r, l)),
-        (r, l) if std::mem::discriminant(r) != std::mem::discriminant(l) => {
-            out.push(Difference::TypeChanged {
-                path: "$".into(),
-                recorded: body_kind(r).into(),
-                live: body_kind(l).into(),
-            })
-        }
-        _ => {}
-    }
-    out
-}
-
-fn body_kind(body: &ResponseBody) -> &'static str {
-    match body {
-        ResponseBody::Empty => "no body",
-        ResponseBody::Json(_) => "JSON body",
-        ResponseBody::Text(_) => "text body",
-        ResponseBody::Bytes(_) => "binary body",
-    }
-}
-
-/// `GET /path?a=1` of a stored (redacted) request.
-pub(crate) fn line(request: &RecordedRequest) -> String {
-    let mut pairs = Vec::new();
-    for (k, v) in request.query.iter() {
-        for v in v.values() {
-            pairs.push(format!("{k}={v}"));
-        }
-    }
-    if pairs.is_empty() {
-        format!("{} {}", request.method, request.path)
-    } else {
-        format!("{} {}?{}", request.method, request.path, pairs.join("&"))
-    }
-}
-
-fn proxy_error(status: u16, message: &str) -> Answer {
-    let mut headers = HeaderMap::new();
-    headers.insert(
-        hyper::header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    Answer {
-        status,
-        headers,
-        body: Bytes::from(json!({"errors": [message]}).to_string()),
-    }
-}
-
-fn local_error(status: u16, message: &str) -> Response<Full<Bytes>> {
-    to_hyper(proxy_error(status, message))
-}
-
-fn to_hyper(answer: Answer) -> Response<Full<Bytes>> {
-    let mut response = Response::new(Full::new(answer.body));
-    *response.status_mut() = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::BAD_GATEWAY);
-    let headers = response.headers_mut();
-    for (name, value) in &answer.headers {
-        let lower = name.as_str();
-        if HOP_BY_HOP.contains(&lower) || lower == "content-length" {
-            continue;
-        }
-        if let Ok(name) = HeaderName::from_bytes(name.as_str().as_bytes()) {
-            headers.append(name, value.clone());
-        }
-    }
-    response
 }

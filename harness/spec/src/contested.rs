@@ -247,7 +247,7 @@ mod tests {
                 let Evidence::Source { source, shows } = evidence else {
                     panic!("{}: cite a public source", entry.name);
                 };
-                let parsed = crate::cassette::Evidence::parse(source)
+                let parsed = modyo_replay::cassette::Evidence::parse(source)
                     .unwrap_or_else(|e| panic!("{}: {e}", entry.name));
                 assert!(!parsed.is_none(), "{}: `none` is no evidence", entry.name);
                 assert!(!shows.trim().is_empty(), "{}: {source}", entry.name);

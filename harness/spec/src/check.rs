@@ -18,8 +18,8 @@ use serde::Serialize;
 
 use super::conform::{Class, Judgement, Kind, ResponseHeld, Surfaces, WarningKind, count};
 use super::known::Known;
-use crate::cassette::Cassette;
-use crate::lifecycle::{Problem, ProblemKind};
+use crate::{Problem, ProblemKind};
+use modyo_replay::cassette::Cassette;
 
 /// One interaction and its judgement.
 #[derive(Debug, Clone, Serialize)]
@@ -218,7 +218,7 @@ pub fn run(cassettes: &[Cassette], surfaces: &Surfaces, known: &[Known]) -> Conf
             verdicts.push(Verdict {
                 cassette: cassette.name().to_owned(),
                 index,
-                request: crate::record::request_line(&interaction.request),
+                request: modyo_replay::cassette::request_line(&interaction.request),
                 judgement,
             });
         }
@@ -387,7 +387,7 @@ fn errata_use(
             ),
         });
     }
-    let interactions: Vec<(&Cassette, &crate::cassette::Interaction)> = cassettes
+    let interactions: Vec<(&Cassette, &modyo_replay::cassette::Interaction)> = cassettes
         .iter()
         .flat_map(|c| c.interactions.iter().map(move |i| (c, i)))
         .collect();

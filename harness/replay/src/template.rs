@@ -12,8 +12,10 @@ use std::fmt;
 
 /// One segment of a template.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Segment {
+pub enum Segment {
+    /// A literal segment: `spaces`.
     Literal(String),
+    /// A whole-segment variable, its name without braces: `space_id` of `{space_id}`.
     Variable(String),
 }
 
@@ -28,7 +30,7 @@ impl Template {
     /// Parses `text`; the error says what is wrong with it.
     ///
     /// ```
-    /// use modyo_lab::spec::Template;
+    /// use modyo_replay::Template;
     ///
     /// let t = Template::parse("/sites/{site_id}/menus").unwrap();
     /// assert_eq!(t.variables().collect::<Vec<_>>(), ["site_id"]);
@@ -80,7 +82,7 @@ impl Template {
     }
 
     /// Segment `i`, if the template has that many.
-    pub(crate) fn segment(&self, i: usize) -> Option<&Segment> {
+    pub fn segment(&self, i: usize) -> Option<&Segment> {
         self.segments.get(i)
     }
 
