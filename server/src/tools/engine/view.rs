@@ -22,7 +22,9 @@ pub(crate) fn view<V: DeserializeOwned + Default>(object: &Value) -> V {
 }
 
 /// A key of a view: `None` when its value does not read as a `T` (`Value::as_*` returned
-/// `None`), never an error.
+/// `None`), never an error. `T` is a value (a number, a string, a `Value`, a list of values),
+/// not a nested view: a derived struct also reads an array, by position; a nested object is
+/// read with [`views`], or kept as a `Value` and read with [`view()`].
 pub(crate) fn lenient<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
 where
     D: Deserializer<'de>,

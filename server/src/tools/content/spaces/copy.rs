@@ -473,7 +473,7 @@ mod tests {
 
     #[test]
     fn categories_are_created_parents_first() {
-        let categories = vec![
+        let categories = [
             json!({"id": 3, "parent_id": 2}),
             json!({"id": 2, "parent_id": 1}),
             json!({"id": 1, "parent_id": null}),
