@@ -18,7 +18,7 @@ use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, is_id, pick};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
-use crate::tools::engine::{Answer, Echo, Member, Rules, echoed, reply};
+use crate::tools::engine::{Answer, Echo, Member, Rules, echoed, lenient, reply, view};
 use crate::tools::{Call, ToolDef, tool};
 
 mod manage;
@@ -69,26 +69,43 @@ fn parent_id(category: &Value) -> Option<u64> {
     category.get("parent_id").and_then(Value::as_u64)
 }
 
+/// The keys of a category that place it in the tree.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct Place {
+    #[serde(deserialize_with = "lenient")]
+    id: Option<u64>,
+    #[serde(deserialize_with = "lenient")]
+    parent_id: Option<u64>,
+    #[serde(deserialize_with = "lenient")]
+    slug: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    full_path: Option<String>,
+}
+
 /// The slug path of a category: the API's `full_path` when it sends one, else the slugs of its
 /// ancestors in `all` (`None` when a link of the chain is missing).
 fn path_in(category: &Value, all: &[Value]) -> Option<String> {
-    if let Some(path) = category.get("full_path").and_then(Value::as_str) {
+    path_among(&view(category), &all.iter().map(view).collect::<Vec<_>>())
+}
+
+/// [`path_in`], with the categories read.
+fn path_among(category: &Place, all: &[Place]) -> Option<String> {
+    if let Some(path) = &category.full_path {
         return Some(path.trim_matches('/').to_owned());
     }
     let mut segments = Vec::new();
     let mut current = category;
     // A tree deeper than this is a cycle in the data, not a category tree.
     for _ in 0..64 {
-        segments.push(current.get("slug")?.as_str()?.to_owned());
-        match parent_id(current) {
+        segments.push(current.slug.clone()?);
+        match current.parent_id {
             None => {
                 segments.reverse();
                 return Some(segments.join("/"));
             }
             Some(parent) => {
-                current = all
-                    .iter()
-                    .find(|c| c.get("id").and_then(Value::as_u64) == Some(parent))?;
+                current = all.iter().find(|c| c.id == Some(parent))?;
             }
         }
     }
@@ -98,7 +115,8 @@ fn path_in(category: &Value, all: &[Value]) -> Option<String> {
 /// Picks a category in `all` by id, slug path, or (for a single segment) slug.
 fn pick_in(all: &[Value], input: &str) -> Result<Category, ToolError> {
     let wanted = input.trim().trim_matches('/');
-    let by_path = move |c: &Value| path_in(c, all).as_deref() == Some(wanted);
+    let places: Vec<Place> = all.iter().map(view).collect();
+    let by_path = |c: &Value| path_among(&view(c), &places).as_deref() == Some(wanted);
     let mut stages = vec![
         Stage::exact("id", "id", wanted),
         Stage::when("slug path", by_path),
@@ -109,7 +127,7 @@ fn pick_in(all: &[Value], input: &str) -> Result<Category, ToolError> {
     let found = pick("category", wanted, all, &stages)?;
     Ok(Category {
         object: found.clone(),
-        path: path_in(found, all),
+        path: path_among(&view(found), &places),
     })
 }
 
@@ -199,11 +217,12 @@ async fn get(call: Call, args: GetArgs) -> Answer<Echo<CategoryObject>> {
 
 /// Ids of every descendant of `id` in `all`.
 fn descendants_of(id: u64, all: &[Value]) -> Vec<u64> {
+    let places: Vec<Place> = all.iter().map(view).collect();
     let mut out = Vec::new();
     let mut frontier = vec![id];
     while let Some(parent) = frontier.pop() {
-        for child in all.iter().filter(|c| parent_id(c) == Some(parent)) {
-            if let Some(child_id) = child.get("id").and_then(Value::as_u64)
+        for child in places.iter().filter(|c| c.parent_id == Some(parent)) {
+            if let Some(child_id) = child.id
                 && !out.contains(&child_id)
                 && child_id != id
             {
@@ -222,12 +241,10 @@ async fn with_path(
     space: &Space,
     object: Value,
 ) -> Result<Category, ToolError> {
-    let path = match (object.get("full_path"), parent_id(&object)) {
-        (Some(Value::String(path)), _) => Some(path.trim_matches('/').to_owned()),
-        (_, None) => object
-            .get("slug")
-            .and_then(Value::as_str)
-            .map(str::to_owned),
+    let place: Place = view(&object);
+    let path = match (&place.full_path, place.parent_id) {
+        (Some(path), _) => Some(path.trim_matches('/').to_owned()),
+        (_, None) => place.slug,
         (_, Some(_)) => path_in(&object, &all(client, space).await?),
     };
     Ok(Category { object, path })

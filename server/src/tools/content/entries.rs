@@ -11,10 +11,10 @@ use std::borrow::Cow;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::types::{fetch_type, type_id_of};
-use super::{Need, Space, id_key, read_one, resolve_space};
+use super::{Need, Space, id_key, id_of, read_one, resolve_space};
 use crate::config::Module;
 use crate::contract::schema;
 use crate::contract::schema::RareState;
@@ -23,7 +23,9 @@ use crate::modyo::list::{MAX_WALK_PAGES, WALK_PER_PAGE, walk};
 use crate::modyo::resolve::{Stage, is_id, is_uuid, pick};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
-use crate::tools::engine::{Answer, Echo, Echoed, Member, Rules, echoed, reply};
+use crate::tools::engine::{
+    Answer, Echo, Echoed, Member, Rules, body, echoed, lenient, reply, view,
+};
 use crate::tools::{Call, CallError, ToolDef, tool};
 
 mod bulk;
@@ -223,12 +225,28 @@ const ROW_KEYS: [&str; 7] = [
     "content_type_id",
 ];
 
-/// `{id, uuid, name, slug, published}` of a list row or an entry (documented list rows carry
-/// no slug: `slug` is null for them).
+/// `{id, uuid, name, slug, published}` of a list row or an entry: each key as sent, `null`
+/// when absent (documented list rows carry no slug: `slug` is null for them).
+#[derive(Default, Deserialize, Serialize)]
+#[serde(default)]
+struct Minimal {
+    #[serde(deserialize_with = "lenient")]
+    id: Option<Value>,
+    #[serde(deserialize_with = "lenient")]
+    uuid: Option<Value>,
+    #[serde(deserialize_with = "lenient")]
+    name: Option<Value>,
+    #[serde(deserialize_with = "lenient")]
+    slug: Option<Value>,
+    #[serde(skip_deserializing)]
+    published: Option<bool>,
+}
+
+/// The [`Minimal`] row of a list row or an entry.
 fn minimal(entry: &Value) -> Value {
-    let get = |k: &str| entry.get(k).cloned().unwrap_or(Value::Null);
-    let published = reply::published_of(entry).map_or(Value::Null, Value::Bool);
-    json!({"id": get("id"), "uuid": get("uuid"), "name": get("name"), "slug": get("slug"), "published": published})
+    let mut row: Minimal = view(entry);
+    row.published = reply::published_of(entry);
+    body(row)
 }
 
 echoed! {
@@ -323,7 +341,7 @@ pub(crate) struct FoundEntry {
 impl FoundEntry {
     fn of_row(row: Value) -> FoundEntry {
         FoundEntry {
-            id: row.get("id").map(id_key).unwrap_or_default(),
+            id: id_of(&row),
             seen: row,
             detail: None,
         }
@@ -433,7 +451,7 @@ pub(crate) async fn entries_with_slug(
                 }
             }
             None => {
-                let id = row.get("id").map(id_key).unwrap_or_default();
+                let id = id_of(&row);
                 let detail = read_entry(client, space, &id).await?;
                 if detail.get("slug").and_then(Value::as_str) == Some(slug) {
                     found.push(FoundEntry {
@@ -507,6 +525,7 @@ pub(crate) async fn present(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn minimal_rows_read_status_when_published_is_missing() {

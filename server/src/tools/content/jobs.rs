@@ -26,7 +26,7 @@ use crate::contract::{
 };
 use crate::modyo::resolve::is_uuid;
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::engine::{Answer, Data};
+use crate::tools::engine::{Answer, Data, lenient, view};
 use crate::tools::{Call, CallError, ToolDef, tool};
 
 mod registry;
@@ -83,38 +83,51 @@ pub(crate) struct JobView {
     errors: Vec<ItemErrors>,
 }
 
+/// The keys of a background job body, as sent ([`JobView::parse`] reads them).
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct JobBody {
+    #[serde(deserialize_with = "lenient")]
+    status: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    progress: Option<Value>,
+    #[serde(deserialize_with = "lenient")]
+    created: Option<Value>,
+    #[serde(deserialize_with = "lenient")]
+    uuids: Option<Value>,
+    #[serde(deserialize_with = "lenient")]
+    succeeded: Option<u64>,
+    #[serde(deserialize_with = "lenient")]
+    total: Option<u64>,
+    #[serde(deserialize_with = "lenient")]
+    errors: Option<Value>,
+}
+
 impl JobView {
     /// Reads a job body; a body without a `status` word cannot say whether the job ended.
     pub(crate) fn parse(job: &Value) -> Result<JobView, ToolError> {
-        let status = job
-            .get("status")
-            .and_then(Value::as_str)
-            .ok_or_else(|| {
-                ToolError::new(
-                    ErrorCode::InvalidUpstreamResponse,
-                    "the background job has no status; it cannot tell whether it ended",
-                )
-            })?
-            .to_owned();
-        let count = |key: &str| job.get(key).and_then(Value::as_u64).map(|n| n as usize);
-        let created = job
-            .get("created")
-            .or_else(|| job.get("uuids"))
-            .and_then(Value::as_array)
-            .map(|items| {
+        let job: JobBody = view(job);
+        let status = job.status.ok_or_else(|| {
+            ToolError::new(
+                ErrorCode::InvalidUpstreamResponse,
+                "the background job has no status; it cannot tell whether it ended",
+            )
+        })?;
+        let created = match job.created.or(job.uuids) {
+            Some(Value::Array(items)) => Some(
                 items
-                    .iter()
+                    .into_iter()
                     .filter_map(|item| match item {
-                        Value::String(uuid) => Some(uuid.clone()),
-                        Value::Object(o) => {
-                            o.get("uuid").and_then(Value::as_str).map(str::to_owned)
-                        }
+                        Value::String(uuid) => Some(uuid),
+                        Value::Object(o) => o.get("uuid")?.as_str().map(str::to_owned),
                         _ => None,
                     })
-                    .collect()
-            });
+                    .collect(),
+            ),
+            _ => None,
+        };
         let progress = job
-            .get("progress")
+            .progress
             .and_then(|p| p.as_u64().or_else(|| p.as_f64().map(|f| f.round() as u64)))
             .map(|p| p.min(100));
         Ok(JobView {
@@ -122,9 +135,9 @@ impl JobView {
             status,
             progress,
             created,
-            succeeded: count("succeeded"),
-            total: count("total"),
-            errors: item_errors(job.get("errors")),
+            succeeded: job.succeeded.map(|n| n as usize),
+            total: job.total.map(|n| n as usize),
+            errors: item_errors(job.errors.as_ref()),
         })
     }
 
@@ -233,15 +246,12 @@ pub(crate) fn item_errors(errors: Option<&Value>) -> Vec<ItemErrors> {
             }
         }
         Some(Value::Array(items)) => {
-            for item in items {
-                let Some(index) = item.get("index").and_then(Value::as_u64) else {
+            for item in items.iter().map(view::<Said>) {
+                let Some(index) = item.index else {
                     continue;
                 };
-                let said = item
-                    .get("errors")
-                    .or_else(|| item.get("messages"))
-                    .unwrap_or(&Value::Null);
-                out.push((index, texts(said)));
+                let said = item.errors.or(item.messages).unwrap_or(Value::Null);
+                out.push((index, texts(&said)));
             }
         }
         _ => {}
@@ -252,6 +262,20 @@ pub(crate) fn item_errors(errors: Option<&Value>) -> Vec<ItemErrors> {
         .collect()
 }
 
+/// An item of a job's `errors` (`{index, errors|messages}`), or one of its `{field, messages}`.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct Said {
+    #[serde(deserialize_with = "lenient")]
+    index: Option<u64>,
+    #[serde(deserialize_with = "lenient")]
+    field: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    errors: Option<Value>,
+    #[serde(deserialize_with = "lenient")]
+    messages: Option<Value>,
+}
+
 /// The human texts of one item's errors: strings, or `{field, messages}` objects.
 fn texts(said: &Value) -> Vec<String> {
     match said {
@@ -260,9 +284,10 @@ fn texts(said: &Value) -> Vec<String> {
             .iter()
             .flat_map(|item| match item {
                 Value::String(s) => vec![s.clone()],
-                Value::Object(o) => {
-                    let field = o.get("field").and_then(Value::as_str).unwrap_or("");
-                    let messages = texts(o.get("messages").unwrap_or(&Value::Null));
+                Value::Object(_) => {
+                    let said: Said = view(item);
+                    let field = said.field.unwrap_or_default();
+                    let messages = texts(&said.messages.unwrap_or(Value::Null));
                     messages
                         .into_iter()
                         .map(|m| {

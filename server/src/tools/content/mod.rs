@@ -81,6 +81,11 @@ pub(crate) fn id_key(value: &Value) -> String {
     }
 }
 
+/// The `id` of an API object as a key ([`id_key`]), empty when it has none.
+pub(crate) fn id_of(object: &Value) -> String {
+    object.get("id").map(id_key).unwrap_or_default()
+}
+
 /// The numeric `id` of an API object, or `invalid_upstream_response` naming what lacked it.
 pub(crate) fn numeric_id(object: &Value, what: &str) -> Result<u64, ToolError> {
     object.get("id").and_then(Value::as_u64).ok_or_else(|| {

@@ -25,14 +25,18 @@ use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, is_id, pick};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
-use crate::tools::engine::{Answer, Echo, Member, Object, Rules, echoed, persist, reply};
+use crate::tools::engine::{
+    Answer, Echo, Member, Object, Rules, body, echoed, persist, reply, view,
+};
 use crate::tools::{Call, CallError, ToolDef, tool};
 
 mod manage;
 mod upsert;
+mod views;
 
 pub(crate) use manage::manage_tool;
 pub(crate) use upsert::upsert_tool;
+pub(crate) use views::{FieldKeys, TypeView, copied_field};
 
 echoed! {
     /// A content type as the API returns it, with its field definitions (`description` and
@@ -260,19 +264,23 @@ fn fields_of(content_type: &Value) -> &[Value] {
 /// Finds a field of a type by name or id.
 fn find_field<'t>(content_type: &'t Value, wanted: &str) -> Result<&'t Value, ToolError> {
     let wanted = wanted.trim();
-    let fields = fields_of(content_type);
+    let fields: Vec<(&Value, FieldKeys)> = fields_of(content_type)
+        .iter()
+        .map(|f| (f, view(f)))
+        .collect();
     fields
         .iter()
-        .find(|f| f.get("name").and_then(Value::as_str) == Some(wanted))
+        .find(|(_, f)| f.name.as_deref() == Some(wanted))
         .or_else(|| {
             fields
                 .iter()
-                .find(|f| f.get("id").map(id_key).as_deref() == Some(wanted))
+                .find(|(_, f)| f.id.as_ref().map(id_key).as_deref() == Some(wanted))
         })
+        .map(|(field, _)| *field)
         .ok_or_else(|| {
             let names: Vec<&str> = fields
                 .iter()
-                .filter_map(|f| f.get("name").and_then(Value::as_str))
+                .filter_map(|(_, f)| f.name.as_deref())
                 .collect();
             ToolError::new(
                 ErrorCode::NotFound,
@@ -287,33 +295,7 @@ fn find_field<'t>(content_type: &'t Value, wanted: &str) -> Result<&'t Value, To
 fn has_field(content_type: &Value, name: &str) -> bool {
     fields_of(content_type)
         .iter()
-        .any(|f| f.get("name").and_then(Value::as_str) == Some(name))
-}
-
-/// The documented keys of a field definition a copy sends.
-const COPIED_FIELD_KEYS: [&str; 6] = ["name", "type", "hint", "position", "multi", "validations"];
-
-/// A field definition copied to another type: its documented keys, without the identifiers of
-/// the original; a `required` the API answered at the top level goes under `validations`, and
-/// keys the documented field lacks (a label) are not sent.
-pub(crate) fn copied_field(field: &Value) -> Value {
-    let mut copy = Map::new();
-    for key in COPIED_FIELD_KEYS {
-        if let Some(value) = field.get(key).filter(|v| !v.is_null()) {
-            copy.insert(key.into(), value.clone());
-        }
-    }
-    if let Some(required) = field.get("required").and_then(Value::as_bool) {
-        let validations = copy
-            .entry("validations")
-            .or_insert_with(|| Value::Object(Map::new()));
-        if let Some(validations) = validations.as_object_mut() {
-            validations
-                .entry("required")
-                .or_insert(Value::from(required));
-        }
-    }
-    Value::Object(copy)
+        .any(|f| view::<FieldKeys>(f).name.as_deref() == Some(name))
 }
 
 /// Creates a type the documented way, at `types_path` (a space's `.../types`): `POST` of its
@@ -327,19 +309,9 @@ pub(crate) async fn create_type(
     single: Option<bool>,
     fields: Vec<Value>,
 ) -> Result<Value, ToolError> {
-    let mut body = Map::new();
-    body.insert("name".into(), Value::from(name));
-    body.insert("uid".into(), Value::from(uid));
-    if let Some(single) = single {
-        body.insert("single".into(), Value::from(single));
-    }
+    let body = body(TypeBody { name, uid, single });
     let response = client
-        .send(
-            Method::POST,
-            types_path,
-            &Query::new(),
-            Some(&Value::Object(body)),
-        )
+        .send(Method::POST, types_path, &Query::new(), Some(&body))
         .await?;
     let id = match response.get("id") {
         Some(id @ Value::Number(_)) => id_key(id),
@@ -370,6 +342,15 @@ pub(crate) async fn create_type(
             ))
         })?;
     persist::read_back(client, response, &path).await
+}
+
+/// The body that creates a type (its fields are `PUT` after).
+#[derive(Serialize)]
+struct TypeBody<'a> {
+    name: &'a str,
+    uid: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    single: Option<bool>,
 }
 
 /// `PUT .../types/{id}` and the type as persisted.
@@ -445,10 +426,10 @@ async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<TypeObject>> {
             object: None,
         },
     };
-    let source = fetch_type(client, &source_space, &args.content_type).await?;
-    let uid = match (&args.uid, source.get("uid").and_then(Value::as_str)) {
+    let source: TypeView = view(&fetch_type(client, &source_space, &args.content_type).await?);
+    let uid = match (&args.uid, &source.uid) {
         (Some(uid), _) => uid.clone(),
-        (None, Some(uid)) if target_space.id != source_space.id => uid.to_owned(),
+        (None, Some(uid)) if target_space.id != source_space.id => uid.clone(),
         _ => {
             return Err(CallError::Arguments(
                 "a copy within the same space needs a new uid".into(),
@@ -458,20 +439,15 @@ async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<TypeObject>> {
     let name = args
         .name
         .clone()
-        .or_else(|| {
-            source
-                .get("name")
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-        })
+        .or_else(|| source.name.clone())
         .unwrap_or_else(|| uid.clone());
-    let fields = fields_of(&source).iter().map(copied_field).collect();
+    let fields = source.fields().iter().map(copied_field).collect();
     let object = create_type(
         client,
         &types_path(&target_space),
         &name,
         &uid,
-        source.get("single").and_then(Value::as_bool),
+        source.single,
         fields,
     )
     .await?;

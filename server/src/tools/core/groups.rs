@@ -16,8 +16,8 @@ use crate::contract::{ErrorCode, PostCondition, ToolClass, ToolError};
 use crate::modyo::Query;
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::{
-    Action, Answer, Collection, Ctx, Echo, Managed, Member, Need, Rules, at, echoed, manage,
-    persist, reply,
+    Action, Answer, Collection, Ctx, Echo, Managed, Member, Need, Rules, at, echoed, lenient,
+    manage, persist, reply, view,
 };
 use crate::tools::{Call, CallError, ToolDef, tool};
 
@@ -92,9 +92,20 @@ add_users/remove_users: state.affected = members actually added or removed; dele
         .writes_state(RareState::AFFECTED)
 }
 
+/// The keys of a group object that hold its members.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct Members {
+    #[serde(deserialize_with = "lenient")]
+    admin_user_ids: Option<Value>,
+    #[serde(deserialize_with = "lenient")]
+    admin_users: Option<Value>,
+}
+
 /// The member ids of a group object: `admin_user_ids`, else the ids in `admin_users`.
 fn member_ids(group: &Value) -> Option<Vec<u64>> {
-    match (group.get("admin_user_ids"), group.get("admin_users")) {
+    let members: Members = view(group);
+    match (members.admin_user_ids, members.admin_users) {
         (Some(Value::Array(ids)), _) => Some(ids.iter().filter_map(Value::as_u64).collect()),
         (_, Some(Value::Array(users))) => Some(
             users

@@ -18,7 +18,8 @@ use crate::contract::{ErrorCode, PostCondition, Resource, ToolError};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::{
-    Action, Answer, Ctx, Echoed, Managed, Member, Need, Rules, at, echoed, manage, persist, reply,
+    Action, Answer, Ctx, Echoed, Managed, Member, Need, Rules, at, echoed, lenient, manage,
+    persist, reply, view,
 };
 use crate::tools::{CallError, ToolDef};
 
@@ -161,13 +162,23 @@ fn member_resource(ctx: &Members, member: &Value, id: Option<u64>) -> Resource {
     }
 }
 
+/// The keys a member write reads of its role.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct RoleKeys {
+    #[serde(deserialize_with = "lenient")]
+    context: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    key: Option<String>,
+}
+
 /// Resolves a role (id or key) and refuses one whose `context` is not the target's.
 async fn role_for(client: &ModyoClient, input: &str, target: Target) -> Result<u64, ToolError> {
     let found = roles().find(client, input, Need::Object).await?;
-    let role = found.object();
-    let context = role.get("context").and_then(Value::as_str).unwrap_or("");
+    let role: RoleKeys = view(&found.object());
+    let context = role.context.as_deref().unwrap_or("");
     if context != target.context {
-        let key = role.get("key").and_then(Value::as_str).unwrap_or(input);
+        let key = role.key.as_deref().unwrap_or(input);
         return Err(ToolError::invalid_parameters(format!(
             "role '{key}' has context '{context}' but the target is a {} ({} {}); pick a role of context '{}' (core-roles-manage list with context={})",
             target.context,

@@ -7,7 +7,7 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::copy::Realms;
 use super::{Described, in_realm};
@@ -17,7 +17,8 @@ use crate::modyo::Query;
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::copy::{copy_name, without_owned};
 use crate::tools::engine::{
-    Action, Answer, Echo, Echoed, Member, Need, Rules, echoed, manage, persist, reply,
+    Action, Answer, Echo, Echoed, Member, Need, Rules, echoed, lenient, manage, persist, reply,
+    view,
 };
 use crate::tools::{Call, ToolDef, tool};
 
@@ -97,6 +98,18 @@ the copy as persisted; resource is the copy.",
         .handle(copy)
 }
 
+/// The keys of the source a data set copy keeps, each as sent (`null` included).
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct Kept {
+    #[serde(deserialize_with = "lenient")]
+    description: Option<Value>,
+    #[serde(deserialize_with = "lenient")]
+    use_external_ids: Option<Value>,
+    #[serde(deserialize_with = "lenient")]
+    alternatives: Option<Value>,
+}
+
 async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<DataSet>> {
     let client = call.client()?;
     let realms = Realms::resolve(client, &args.realm, args.target_realm.as_deref()).await?;
@@ -104,11 +117,12 @@ async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<DataSet>> {
     let found = data_sets.find(client, &args.data_set, Need::Id).await?;
     let source = data_sets.fetch(client, found.id).await?;
     let name = copy_name(args.name.as_deref(), &source, "data set", realms.same());
-    let alternatives = without_owned(source.get("alternatives").unwrap_or(&json!([])));
+    let kept: Kept = view(&source);
+    let alternatives = without_owned(&kept.alternatives.unwrap_or(Value::Array(Vec::new())));
     let request = persist::body(vec![
         ("name", Some(Value::from(name))),
-        ("description", source.get("description").cloned()),
-        ("use_external_ids", source.get("use_external_ids").cloned()),
+        ("description", kept.description),
+        ("use_external_ids", kept.use_external_ids),
         ("alternatives", Some(alternatives)),
     ]);
     let target = realms.target.collection::<DataSet>();

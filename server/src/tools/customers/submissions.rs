@@ -7,7 +7,7 @@
 
 use reqwest::Method;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::originations::Origination;
@@ -20,7 +20,8 @@ use crate::modyo::list::walk;
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging, check_date};
 use crate::tools::engine::{
-    Answer, Collection, Echo, Found, Member, Need, Rules, bulk, echoed, persist, reply, required,
+    Answer, Collection, Echo, Found, Member, Need, Rules, body, bulk, echoed, lenient, persist,
+    reply, required, view,
 };
 use crate::tools::{Call, CallError, ToolDef, tool};
 
@@ -217,27 +218,74 @@ impl Assignee {
     }
 
     fn body(self) -> Value {
-        match self {
-            Assignee::UserInGroup { user, group } => {
-                json!({"type": "user_in_group", "id": user, "group_id": group})
-            }
-            other => json!({"type": other.kind(), "id": other.id()}),
-        }
+        let group_id = match self {
+            Assignee::UserInGroup { group, .. } => Some(group),
+            _ => None,
+        };
+        body(AssigneeBody {
+            kind: self.kind(),
+            id: self.id(),
+            group_id,
+        })
     }
 
     /// Whether an entry of the origination's assignees list is this assignee.
     fn is(self, entry: &Value) -> bool {
-        let kind = entry.get("type").and_then(Value::as_str);
-        let id = entry.get("id").and_then(Value::as_u64);
+        let entry: Offered = view(entry);
+        let kind = entry.kind.as_ref().and_then(Value::as_str);
+        let id = entry.id.as_ref().and_then(Value::as_u64);
         match self {
             Assignee::UserInGroup { group, .. } => {
                 kind == Some("user_in_group")
                     && id == Some(self.id())
-                    && entry.get("group_id").and_then(Value::as_u64) == Some(group)
+                    && entry.group_id.as_ref().and_then(Value::as_u64) == Some(group)
             }
             other => kind == Some(other.kind()) && id == Some(other.id()),
         }
     }
+}
+
+/// An assignee as a request sends it.
+#[derive(Serialize)]
+struct AssigneeBody {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    id: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    group_id: Option<u64>,
+}
+
+/// An entry of an origination's assignees list: the keys matched, and those an error lists
+/// (`null` when absent).
+#[derive(Default, Deserialize, Serialize)]
+#[serde(default)]
+struct Offered {
+    #[serde(rename = "type", deserialize_with = "lenient")]
+    kind: Option<Value>,
+    #[serde(deserialize_with = "lenient")]
+    id: Option<Value>,
+    #[serde(deserialize_with = "lenient")]
+    group_id: Option<Value>,
+    #[serde(deserialize_with = "lenient")]
+    name: Option<Value>,
+}
+
+/// The body of a `set_status`.
+#[derive(Serialize)]
+struct StatusBody<'a> {
+    status: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cancellation_reason: Option<&'a str>,
+}
+
+/// The keys a bulk item reads of the submission as persisted.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct Persisted {
+    #[serde(deserialize_with = "lenient")]
+    id: Option<Value>,
+    #[serde(deserialize_with = "lenient")]
+    assignee: Option<Value>,
 }
 
 /// What every item of a bulk call sends, and what must come back.
@@ -257,7 +305,7 @@ fn change(args: &BulkArgs) -> Result<Change, CallError> {
                 Status::Completed => "completed",
                 Status::Canceled => "canceled",
             };
-            let mut request = json!({"status": word});
+            let mut cancellation_reason = None;
             if status == Status::Canceled {
                 let reason = args
                     .cancellation_reason
@@ -269,10 +317,13 @@ fn change(args: &BulkArgs) -> Result<Change, CallError> {
                             "set_status canceled needs a cancellation_reason; nothing was changed",
                         )
                     })?;
-                request["cancellation_reason"] = Value::from(reason);
+                cancellation_reason = Some(reason);
             }
             Ok(Change {
-                request,
+                request: body(StatusBody {
+                    status: word,
+                    cancellation_reason,
+                }),
                 check: Some(("status", Value::from(word))),
                 assignee: None,
             })
@@ -333,14 +384,7 @@ async fn check_assignee(
     let offered: Vec<Value> = assignees
         .iter()
         .take(20)
-        .map(|a| {
-            json!({
-                "type": a.get("type").cloned().unwrap_or(Value::Null),
-                "id": a.get("id").cloned().unwrap_or(Value::Null),
-                "group_id": a.get("group_id").cloned().unwrap_or(Value::Null),
-                "name": a.get("name").cloned().unwrap_or(Value::Null),
-            })
-        })
+        .map(|a| body(view::<Offered>(a)))
         .collect();
     Err(ToolError::invalid_parameters(format!(
         "{} {} is not among the assignees of origination {}; nothing was changed",
@@ -365,15 +409,16 @@ async fn bulk(call: Call, args: BulkArgs) -> Answer<bulk::Bulk> {
         async move {
             let object =
                 persist::write(client, Method::PUT, &path, Some(&change.request), &path).await?;
+            let persisted: Persisted = view(&object);
             if let Some((key, wanted)) = &change.check {
                 let got = match *key {
                     // Only the identity of the assignee is compared (labels are the API's).
-                    "assignee" => json!({"assignee": keep(object.get("assignee"), wanted)}),
-                    _ => object.clone(),
+                    "assignee" => json!({"assignee": keep(persisted.assignee.as_ref(), wanted)}),
+                    _ => object,
                 };
                 persist::check_key(&got, key, wanted, &format!("submission {id}"))?;
             }
-            Ok(object.get("id").cloned().unwrap_or(Value::from(id)))
+            Ok(persisted.id.unwrap_or(Value::from(id)))
         }
     })
     .await;

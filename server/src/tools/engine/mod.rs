@@ -12,6 +12,7 @@
 //! - [`reply`]: the answers of those actions with their `state` (C5) and old payloads (C21).
 //! - [`persist`]: the read-back of what a write persisted (C7).
 //! - [`bulk`]: fan-out over many items and its answer.
+//! - [`view`]: typed reads of the objects the API sent ([`view()`], its keys [`lenient`]).
 
 pub(crate) mod bulk;
 pub(crate) mod collection;
@@ -22,6 +23,7 @@ pub(crate) mod manage;
 pub(crate) mod persist;
 pub(crate) mod reply;
 mod standard;
+pub(crate) mod view;
 
 pub(crate) use collection::{Collection, Found, Member, Names, Need, Rules};
 pub(crate) use ctx::{Ctx, Given, Scope};
@@ -29,3 +31,4 @@ pub(crate) use data::{Data, Echo, Echoed, Id, Managed, Nothing, Nullable, echoed
 pub(crate) use manage::{Action, Answer, Where, at, manage, manage_as, required, scoped};
 pub(crate) use reply::Object;
 pub(crate) use standard::update_with;
+pub(crate) use view::{body, lenient, view, views};

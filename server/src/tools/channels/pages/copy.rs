@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::super::{Need, Site, resolve_site, target_site};
-use super::widget::widget_input;
+use super::widget::{WidgetKeys, widget_input, widgets_of};
 use super::{Page, put_page, update_body};
 use crate::config::Module;
 use crate::contract::schema::RareState;
@@ -17,7 +17,7 @@ use crate::contract::{ErrorCode, ToolClass, ToolError};
 use crate::modyo::ModyoClient;
 use crate::tools::args::Ident;
 use crate::tools::engine::collection::id_of;
-use crate::tools::engine::{Answer, Collection, Echo, Echoed, persist, reply};
+use crate::tools::engine::{Answer, Collection, Echo, Echoed, persist, reply, view};
 use crate::tools::{Call, ToolDef, tool};
 
 /// Arguments of `channels-pages-copy`.
@@ -76,11 +76,10 @@ async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<Page>> {
     let sent = copy_body(&source, &args, target.id == site.id);
     let pages = target.collection::<Page>();
     let created = persist::create(client, &pages.path, &sent, Page::NAME).await?;
-    let widgets: Vec<Value> = source
-        .get("widgets")
-        .and_then(Value::as_array)
-        .map(|ws| ws.iter().map(|w| widget_input(w, false)).collect())
-        .unwrap_or_default();
+    let widgets: Vec<Value> = widgets_of(&source)
+        .iter()
+        .map(|w| widget_input(w, false))
+        .collect();
     let object = if widgets.is_empty() {
         created
     } else {
@@ -131,10 +130,7 @@ async fn place_widgets(
             widgets.len()
         ))
     })?;
-    let placed = persisted
-        .get("widgets")
-        .and_then(Value::as_array)
-        .map_or(0, Vec::len);
+    let placed = widgets_of(&persisted).len();
     if placed < widgets.len() {
         return Err(ToolError::new(
             ErrorCode::PersistedMismatch,
@@ -151,13 +147,11 @@ async fn place_widgets(
 /// A custom widget (one with a `definition_uuid`) cannot be placed through the documented
 /// widget input: a copy would lose it, so none is made.
 fn refuse_custom_widgets(source: &Value, page_id: u64) -> Result<(), ToolError> {
-    let custom: Vec<Value> = source
-        .get("widgets")
-        .and_then(Value::as_array)
-        .map_or(&[][..], Vec::as_slice)
+    let custom: Vec<Value> = widgets_of(source)
         .iter()
-        .filter(|w| w.get("definition_uuid").is_some_and(Value::is_string))
-        .filter_map(|w| w.get("id").cloned())
+        .map(view::<WidgetKeys>)
+        .filter(|w| w.definition_uuid.is_some())
+        .filter_map(|w| w.id)
         .collect();
     if custom.is_empty() {
         return Ok(());

@@ -17,7 +17,8 @@ use crate::config::Module;
 use crate::contract::{Control, ErrorCode, ToolClass, ToolError};
 use crate::tools::args::Ident;
 use crate::tools::engine::{
-    Answer, Collection, Echo, Echoed, Member, Rules, echoed, persist, reply, required,
+    Answer, Collection, Echo, Echoed, Member, Rules, echoed, lenient, persist, reply, required,
+    view,
 };
 use crate::tools::{Call, CallError, ToolDef, tool};
 
@@ -89,14 +90,33 @@ options. A custom widget definition (widget_definition_id) cannot be placed: Mod
     .handle(page_widget)
 }
 
+/// The keys read of a widget on a page.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+pub(super) struct WidgetKeys {
+    #[serde(deserialize_with = "lenient")]
+    pub(super) id: Option<Value>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) definition_uuid: Option<String>,
+}
+
+/// The numeric id of a widget on a page.
+fn widget_id(widget: &Value) -> Option<u64> {
+    view::<WidgetKeys>(widget)
+        .id
+        .as_ref()
+        .and_then(Value::as_u64)
+}
+
 /// The widget `widget_id` among the page's widgets.
 fn widget_on_page(page: &Value, widget_id: u64) -> Option<&Value> {
     widgets_of(page)
         .iter()
-        .find(|w| w.get("id").and_then(Value::as_u64) == Some(widget_id))
+        .find(|w| self::widget_id(w) == Some(widget_id))
 }
 
-fn widgets_of(page: &Value) -> &[Value] {
+/// The widgets of a page, none when it has no `widgets` list.
+pub(super) fn widgets_of(page: &Value) -> &[Value] {
     page.get("widgets")
         .and_then(Value::as_array)
         .map_or(&[], Vec::as_slice)
@@ -180,7 +200,7 @@ fn edited(args: &WidgetArgs, page: &Value) -> Result<(Vec<Value>, Value), CallEr
     let widget_id = args.widget_id.unwrap_or_default();
     let Some(index) = widgets
         .iter()
-        .position(|w| w.get("id").and_then(Value::as_u64) == Some(widget_id))
+        .position(|w| self::widget_id(w) == Some(widget_id))
     else {
         return Err(ToolError::not_found(format!(
             "page {} has no widget {widget_id}; call channels-pages-manage (action get) to see its widgets",
@@ -288,13 +308,10 @@ fn changed_widget(args: &WidgetArgs, page: &Value, persisted: &Value) -> Result<
     let object = match args.widget_id.filter(|_| args.action != WidgetAction::Add) {
         Some(id) => widget_on_page(persisted, id).cloned(),
         None => {
-            let before: Vec<Option<u64>> = widgets_of(page)
-                .iter()
-                .map(|w| w.get("id").and_then(Value::as_u64))
-                .collect();
+            let before: Vec<Option<u64>> = widgets_of(page).iter().map(widget_id).collect();
             widgets_of(persisted)
                 .iter()
-                .find(|w| !before.contains(&w.get("id").and_then(Value::as_u64)))
+                .find(|w| !before.contains(&widget_id(w)))
                 .cloned()
         }
     };

@@ -23,7 +23,7 @@ use crate::contract::{ErrorCode, Legacy, PostCondition, Reply, ToolError};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::ToolDef;
 use crate::tools::args::{Ident, Paging};
-use crate::tools::content::{Space, id_key, in_space, numeric_id};
+use crate::tools::content::{Space, id_of, in_space, numeric_id};
 use crate::tools::engine::{Action, Answer, Ctx, Managed, manage, persist, reply};
 
 /// Arguments of `content-categories-manage`.
@@ -121,7 +121,7 @@ async fn create(ctx: Categories) -> Answered {
     let response = client
         .send(Method::POST, &path, &Query::new(), Some(&body))
         .await?;
-    let id = response.get("id").map(id_key).unwrap_or_default();
+    let id = id_of(&response);
     let object = persist::read_back(client, response, &format!("{path}/{id}")).await?;
     written(with_path(client, &space, object).await?, "created")
 }

@@ -24,7 +24,7 @@ use crate::contract::{Control, ErrorCode, Legacy, PostCondition, Reply, ToolClas
 use crate::modyo::resolve::{is_id, is_uuid};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::Ident;
-use crate::tools::engine::{Answer, Data};
+use crate::tools::engine::{Answer, Data, lenient, view};
 use crate::tools::{Call, CallError, ToolDef, tool};
 
 /// The most items one bulk request takes.
@@ -223,7 +223,7 @@ async fn create_body(
             item.insert("slug".into(), Value::from(slug.clone()));
         }
         if let Some(tags) = &entry.tags {
-            item.insert("tags".into(), json!(tags));
+            item.insert("tags".into(), Value::from(tags.clone()));
         }
         if let Some(category) = entry.category.as_deref().map(str::trim) {
             if !categories.contains_key(category) {
@@ -248,6 +248,22 @@ async fn create_body(
     Ok(Value::Object(body))
 }
 
+/// The keys of a bulk answer: a queued job's id, or the result a 200 reported directly.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct Answered {
+    #[serde(deserialize_with = "lenient")]
+    job_id: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    errors: Option<Value>,
+    #[serde(deserialize_with = "lenient")]
+    affected: Option<Value>,
+    #[serde(deserialize_with = "lenient")]
+    count: Option<Value>,
+    #[serde(deserialize_with = "lenient")]
+    entries: Option<Value>,
+}
+
 /// Posts the bulk request; a job it starts is recorded in the server's registry.
 async fn send(call: &Call, space: &Space, action: Action, body: Value) -> Result<Value, CallError> {
     let client = call.client()?;
@@ -265,9 +281,9 @@ async fn send(call: &Call, space: &Space, action: Action, body: Value) -> Result
             Some(&body),
         )
         .await?;
-    if let Some(job_id) = response.get("job_id").and_then(Value::as_str) {
+    if let Some(job_id) = view::<Answered>(&response).job_id {
         call.app.jobs.record(JobRecord {
-            job_id: job_id.to_owned(),
+            job_id,
             action: action.as_str().to_owned(),
             space_id: space.id,
             items,
@@ -286,8 +302,8 @@ async fn send(call: &Call, space: &Space, action: Action, body: Value) -> Result
 
 /// The reply: a queued job, or the result a 200 reported directly.
 fn answer(action: Action, response: Value, items: usize) -> Reply<Bulk> {
-    if let Some(job_id) = response.get("job_id").and_then(Value::as_str) {
-        let job_id = job_id.to_owned();
+    let answered: Answered = view(&response);
+    if let Some(job_id) = answered.job_id {
         let legacy_id = job_id.clone();
         return Reply::new(Bulk {
             job_id: Some(job_id),
@@ -302,15 +318,17 @@ fn answer(action: Action, response: Value, items: usize) -> Reply<Bulk> {
             })
         }));
     }
-    let errors = item_errors(response.get("errors"));
-    let affected = response
-        .get("affected")
-        .or_else(|| response.get("count"))
+    let errors = item_errors(answered.errors.as_ref());
+    let affected = answered
+        .affected
+        .or(answered.count)
+        .as_ref()
         .and_then(Value::as_u64)
         .map(|n| n as usize)
         .or_else(|| {
-            response
-                .get("entries")
+            answered
+                .entries
+                .as_ref()
                 .and_then(Value::as_array)
                 .map(Vec::len)
         });

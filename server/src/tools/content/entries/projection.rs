@@ -17,8 +17,9 @@ use super::parts::{self, EntryParts};
 use crate::contract::{ErrorCode, ToolError};
 use crate::modyo::resolve::echoed_names;
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::content::types::fetch_type;
+use crate::tools::content::types::{FieldKeys, TypeView, fetch_type};
 use crate::tools::content::{Space, id_key};
+use crate::tools::engine::{lenient, view};
 
 /// A content type's fields by id: name and kind.
 #[derive(Clone)]
@@ -34,24 +35,19 @@ impl FieldMap {
     pub(super) fn of(content_type: &Value) -> FieldMap {
         let mut by_id = BTreeMap::new();
         let mut names = BTreeSet::new();
-        for field in content_type
-            .get("fields")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
+        for field in view::<TypeView>(content_type)
+            .fields()
+            .iter()
+            .map(view::<FieldKeys>)
         {
-            let Some(name) = field.get("name").and_then(Value::as_str) else {
+            let Some(name) = field.name else {
                 continue;
             };
-            let kind = field
-                .get("type")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_owned();
-            if let Some(id) = field.get("id").filter(|v| !v.is_null()) {
-                by_id.insert(id_key(id), (name.to_owned(), kind));
+            let kind = field.kind.unwrap_or_default();
+            if let Some(id) = field.id.filter(|v| !v.is_null()) {
+                by_id.insert(id_key(&id), (name.clone(), kind));
             }
-            names.insert(name.to_owned());
+            names.insert(name);
         }
         let by_number = by_id
             .iter()
@@ -78,6 +74,16 @@ impl FieldMap {
     }
 }
 
+/// The keys projection reads of a list row.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct RowKeys {
+    #[serde(deserialize_with = "lenient")]
+    id: Option<Value>,
+    #[serde(deserialize_with = "lenient")]
+    content_type_id: Option<Value>,
+}
+
 pub(super) async fn project(
     client: &ModyoClient,
     space: &Space,
@@ -89,10 +95,12 @@ pub(super) async fn project(
         return Ok(Vec::new());
     }
     // Types first (once each): an unknown field name fails before any entry is read.
-    let type_ids: BTreeSet<String> = rows
+    let keys: Vec<RowKeys> = rows.iter().map(view).collect();
+    let type_ids: BTreeSet<String> = keys
         .iter()
         .filter_map(|r| {
-            r.get("content_type_id")
+            r.content_type_id
+                .as_ref()
                 .filter(|v| !v.is_null())
                 .map(id_key)
         })
@@ -113,12 +121,12 @@ pub(super) async fn project(
     let known = Arc::new(types);
     let wanted_all: Arc<[String]> = wanted.into();
     let shared = Arc::new(client.clone());
-    let reads: Vec<_> = rows
+    let reads: Vec<_> = keys
         .iter()
         .map(|row| {
-            let id = row.get("id").map(id_key).unwrap_or_default();
+            let id = row.id.as_ref().map(id_key).unwrap_or_default();
             let path = format!("{}/entries/{id}", space.path());
-            let row_type = row.get("content_type_id").cloned();
+            let row_type = row.content_type_id.clone();
             let (client, known, wanted) = (shared.clone(), known.clone(), wanted_all.clone());
             let read = async move {
                 client
@@ -165,13 +173,14 @@ pub(super) async fn project(
     }
     Ok(rows
         .iter()
+        .zip(keys)
         .zip(picked)
-        .map(|(row, entry)| {
+        .map(|((row, keys), entry)| {
             let fields = match entry {
                 Picked::Now(fields) => fields,
                 Picked::Later { body, .. } => {
                     let detail = EntryParts::read(&body).unwrap_or_default();
-                    let row_type = row.get("content_type_id");
+                    let row_type = keys.content_type_id.as_ref();
                     pick_fields(&detail, type_of(&detail, row_type, &types), wanted)
                 }
             };

@@ -19,22 +19,62 @@
 //! "done" by a client that only looks at `isError`.
 
 use reqwest::Method;
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 use super::super::categories;
+use super::super::types::{FieldKeys, TypeView};
 use super::super::{Space, id_key};
 use super::{is_asset_kind, present, read_entry};
 use crate::contract::{ErrorCode, Legacy, PostCondition, Reply, ToolError, legacy};
 use crate::modyo::resolve::{echoed_names, is_uuid};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::CallError;
-use crate::tools::engine::{Object, reply};
+use crate::tools::engine::{Object, body, lenient, reply, view, views};
 
 mod manage;
 mod upsert;
 
 pub(crate) use manage::manage_tool;
 pub(crate) use upsert::upsert_tool;
+
+/// The keys a write reads of an entry the API sent; `id`, `uuid` and `slug` are also the
+/// `entry` of its `persisted_mismatch` error.
+#[derive(Default, Deserialize, Serialize)]
+#[serde(default)]
+struct EntryKeys {
+    #[serde(deserialize_with = "lenient")]
+    id: Option<Value>,
+    #[serde(deserialize_with = "lenient")]
+    uuid: Option<Value>,
+    #[serde(deserialize_with = "lenient")]
+    slug: Option<Value>,
+    #[serde(skip_serializing, deserialize_with = "views")]
+    field_values: Option<Vec<FieldValue>>,
+}
+
+/// An element of an entry's `field_values`, as the API sent it and as a write sends it.
+#[derive(Default, Deserialize, Serialize)]
+#[serde(default)]
+struct FieldValue {
+    #[serde(deserialize_with = "lenient")]
+    field_id: Option<Value>,
+    #[serde(rename = "type", deserialize_with = "lenient")]
+    kind: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    value: Option<Value>,
+}
+
+impl FieldValue {
+    /// The element a write sends.
+    fn sent(field_id: Value, kind: &str, value: Value) -> Value {
+        body(FieldValue {
+            field_id: Some(field_id),
+            kind: Some(kind.to_owned()),
+            value: Some(value),
+        })
+    }
+}
 
 /// A value as a write sends it: asset kinds take the asset's uuid (an asset list, a list of
 /// them); other kinds are sent as given.
@@ -76,25 +116,18 @@ pub(in crate::tools::content) fn encode_fields(
     content_type: &Value,
     fields: &Map<String, Value>,
 ) -> Result<Encoded, ToolError> {
-    let defined: Vec<(&str, &Value, &str)> = content_type
-        .get("fields")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|f| {
-            Some((
-                f.get("name")?.as_str()?,
-                f.get("id")?,
-                f.get("type").and_then(Value::as_str).unwrap_or(""),
-            ))
-        })
+    let defined: Vec<(String, Value, String)> = view::<TypeView>(content_type)
+        .fields()
+        .iter()
+        .map(view::<FieldKeys>)
+        .filter_map(|f| Some((f.name?, f.id?, f.kind.unwrap_or_default())))
         .collect();
     let unknown: Vec<&String> = fields
         .keys()
-        .filter(|name| !defined.iter().any(|(n, _, _)| n == name))
+        .filter(|name| !defined.iter().any(|(n, _, _)| n == *name))
         .collect();
     if !unknown.is_empty() {
-        let available: Vec<&str> = defined.iter().map(|(n, _, _)| *n).collect();
+        let available: Vec<&str> = defined.iter().map(|(n, _, _)| n.as_str()).collect();
         let unknown_text = echoed_names(&unknown);
         return Err(ToolError::new(
             ErrorCode::UnknownFields,
@@ -122,49 +155,55 @@ pub(in crate::tools::content) fn encode_fields(
         }
         encoded
             .field_values
-            .push(json!({"field_id": id, "type": kind, "value": sent}));
+            .push(FieldValue::sent(id.clone(), kind, sent));
     }
     Ok(encoded)
 }
 
 /// The persisted value of a field in an entry detail: `field_values` by id, else `json.fields`.
-fn persisted_value<'d>(detail: &'d Value, field_id: &str, name: &str) -> Option<&'d Value> {
-    detail
-        .get("field_values")
-        .and_then(Value::as_array)
+fn persisted_value(detail: &Value, field_id: &str, name: &str) -> Option<Value> {
+    view::<EntryKeys>(detail)
+        .field_values
         .and_then(|values| {
             values
-                .iter()
-                .find(|fv| fv.get("field_id").map(id_key).as_deref() == Some(field_id))
+                .into_iter()
+                .find(|fv| fv.field_id.as_ref().map(id_key).as_deref() == Some(field_id))
         })
-        .and_then(|fv| fv.get("value"))
-        .or_else(|| detail.pointer("/json/fields").and_then(|f| f.get(name)))
+        .and_then(|fv| fv.value)
+        .or_else(|| detail.pointer("/json/fields")?.get(name).cloned())
+}
+
+/// An asset field that did not persist as an asset reference, in the error's `fields`.
+#[derive(Serialize)]
+struct Broken<'a> {
+    field: &'a str,
+    persisted: Value,
 }
 
 /// C7: every asset field the write set must hold an asset reference after it, not a string.
 fn check_assets(detail: &Value, encoded: &Encoded) -> Result<(), ToolError> {
-    let broken: Vec<Value> = encoded
+    let broken: Vec<Broken<'_>> = encoded
         .assets
         .iter()
         .filter_map(|(id, name)| {
             let value = persisted_value(detail, id, name);
-            let holds_reference = match value {
+            let holds_reference = match &value {
                 Some(Value::Object(_)) => true,
                 Some(Value::Array(items)) => items.iter().all(Value::is_object),
                 _ => false,
             };
-            (!holds_reference)
-                .then(|| json!({"field": name, "persisted": value.cloned().unwrap_or(Value::Null)}))
+            (!holds_reference).then(|| Broken {
+                field: name,
+                persisted: value.unwrap_or(Value::Null),
+            })
         })
         .collect();
     if broken.is_empty() {
         return Ok(());
     }
-    let names: Vec<&str> = broken
-        .iter()
-        .filter_map(|b| b.get("field").and_then(Value::as_str))
-        .collect();
-    let id = detail.get("id").cloned().unwrap_or(Value::Null);
+    let names: Vec<&str> = broken.iter().map(|b| b.field).collect();
+    let entry: EntryKeys = view(detail);
+    let id = entry.id.clone().unwrap_or(Value::Null);
     Err(ToolError::new(
         ErrorCode::PersistedMismatch,
         format!(
@@ -172,11 +211,8 @@ fn check_assets(detail: &Value, encoded: &Encoded) -> Result<(), ToolError> {
             names.join(", ")
         ),
     )
-    .detail(
-        "entry",
-        json!({"id": id, "uuid": detail.get("uuid"), "slug": detail.get("slug")}),
-    )
-    .detail("fields", Value::Array(broken)))
+    .detail("entry", body(entry))
+    .detail("fields", Value::Array(broken.iter().map(body).collect())))
 }
 
 /// The entry as persisted after a write: the answer when it carries field values, else a
@@ -187,13 +223,14 @@ async fn persisted_entry(
     response: Value,
     id: &str,
 ) -> Result<Value, ToolError> {
-    let complete = response.get("field_values").is_some_and(Value::is_array)
-        || response.pointer("/json/fields").is_some();
+    let keys: EntryKeys = view(&response);
+    let complete = keys.field_values.is_some() || response.pointer("/json/fields").is_some();
     if complete {
         return Ok(response);
     }
-    let id = response
-        .get("id")
+    let id = keys
+        .id
+        .as_ref()
         .map(id_key)
         .unwrap_or_else(|| id.to_owned());
     read_entry(client, space, &id).await
@@ -228,6 +265,23 @@ struct EntryFields<'a> {
     fields: Option<&'a Map<String, Value>>,
 }
 
+/// The body of an entry create or update: what it sets, when it sets it.
+#[derive(Serialize)]
+struct WriteBody<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    slug: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tags: Option<&'a Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    locale: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    category_id: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    field_values: Option<&'a [Value]>,
+}
+
 /// The body of an entry create or update, and what it sets in asset fields.
 async fn entry_body(
     client: &ModyoClient,
@@ -235,23 +289,10 @@ async fn entry_body(
     content_type: Option<&Value>,
     given: &EntryFields<'_>,
 ) -> Result<(Value, Encoded), ToolError> {
-    let mut body = Map::new();
-    if let Some(name) = given.name {
-        body.insert("name".into(), Value::from(name));
-    }
-    if let Some(slug) = given.slug {
-        body.insert("slug".into(), Value::from(slug));
-    }
-    if let Some(tags) = given.tags {
-        body.insert("tags".into(), json!(tags));
-    }
-    if let Some(locale) = given.locale {
-        body.insert("locale".into(), Value::from(locale));
-    }
-    if let Some(category) = given.category {
-        let id = categories::resolve_id(client, space, category).await?;
-        body.insert("category_id".into(), Value::from(id));
-    }
+    let category_id = match given.category {
+        Some(category) => Some(categories::resolve_id(client, space, category).await?),
+        None => None,
+    };
     let encoded = match (given.fields, content_type) {
         (Some(fields), Some(content_type)) => encode_fields(content_type, fields)?,
         _ => Encoded {
@@ -259,13 +300,15 @@ async fn entry_body(
             assets: Vec::new(),
         },
     };
-    if given.fields.is_some() {
-        body.insert(
-            "field_values".into(),
-            Value::Array(encoded.field_values.clone()),
-        );
-    }
-    Ok((Value::Object(body), encoded))
+    let body = body(WriteBody {
+        name: given.name,
+        slug: given.slug,
+        tags: given.tags,
+        locale: given.locale,
+        category_id,
+        field_values: given.fields.map(|_| encoded.field_values.as_slice()),
+    });
+    Ok((body, encoded))
 }
 
 /// Sends an entry write (`body` and what it sets in asset fields) and reads back the entry as
@@ -293,29 +336,52 @@ pub(in crate::tools::content) fn clone_body(
     name: Option<&str>,
     slug: Option<&str>,
 ) -> Result<Value, ToolError> {
-    let text = |key: &str| source.get(key).and_then(Value::as_str).unwrap_or("");
-    let name = name.map_or_else(|| format!("{} (copy)", text("name")), str::to_owned);
-    let slug = slug.map_or_else(|| format!("{}-copy", text("slug")), str::to_owned);
-    let mut body = Map::new();
-    body.insert(
-        "content_type_id".into(),
-        source
-            .get("content_type_id")
-            .cloned()
-            .unwrap_or(Value::Null),
-    );
-    body.insert("name".into(), Value::from(name));
-    body.insert("slug".into(), Value::from(slug));
-    for key in ["tags", "category_id", "locale"] {
-        if let Some(value) = source.get(key).filter(|v| !v.is_null()) {
-            body.insert(key.into(), value.clone());
-        }
-    }
-    body.insert(
-        "field_values".into(),
-        Value::Array(copied_field_values(source, |id| Some(id.clone()))?),
-    );
-    Ok(Value::Object(body))
+    let read: CloneSource = view(source);
+    let text = |text: &Option<String>| text.clone().unwrap_or_default();
+    Ok(body(CloneBody {
+        content_type_id: read.content_type_id.unwrap_or(Value::Null),
+        name: name.map_or_else(|| format!("{} (copy)", text(&read.name)), str::to_owned),
+        slug: slug.map_or_else(|| format!("{}-copy", text(&read.slug)), str::to_owned),
+        kept: read.kept,
+        field_values: copied_field_values(source, |id| Some(id.clone()))?,
+    }))
+}
+
+/// The keys a clone reads of its source entry.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct CloneSource {
+    #[serde(deserialize_with = "lenient")]
+    content_type_id: Option<Value>,
+    #[serde(deserialize_with = "lenient")]
+    name: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    slug: Option<String>,
+    #[serde(flatten)]
+    kept: CloneKept,
+}
+
+/// The keys of the source a clone keeps, when present and not `null`.
+#[derive(Default, Deserialize, Serialize)]
+#[serde(default)]
+struct CloneKept {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tags: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    category_id: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    locale: Option<Value>,
+}
+
+/// The create body of a clone.
+#[derive(Serialize)]
+struct CloneBody {
+    content_type_id: Value,
+    name: String,
+    slug: String,
+    #[serde(flatten)]
+    kept: CloneKept,
+    field_values: Vec<Value>,
 }
 
 /// The field values of an entry detail ready to be sent again, with each field id passed
@@ -326,27 +392,22 @@ pub(in crate::tools::content) fn copied_field_values(
     map_id: impl Fn(&Value) -> Option<Value>,
 ) -> Result<Vec<Value>, ToolError> {
     let mut out = Vec::new();
-    for fv in source
-        .get("field_values")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let (Some(id), Some(kind)) = (fv.get("field_id"), fv.get("type").and_then(Value::as_str))
-        else {
+    let entry: EntryKeys = view(source);
+    for fv in entry.field_values.into_iter().flatten() {
+        let (Some(id), Some(kind)) = (fv.field_id, fv.kind) else {
             continue;
         };
-        let Some(new_id) = map_id(id) else { continue };
-        let value = write_value(kind, fv.get("value").unwrap_or(&Value::Null)).map_err(|why| {
+        let Some(new_id) = map_id(&id) else { continue };
+        let value = write_value(&kind, &fv.value.unwrap_or(Value::Null)).map_err(|why| {
             ToolError::new(
                 ErrorCode::InvalidUpstreamResponse,
                 format!(
                     "field {id} of entry {} holds {why}",
-                    source.get("id").cloned().unwrap_or(Value::Null)
+                    entry.id.clone().unwrap_or(Value::Null)
                 ),
             )
         })?;
-        out.push(json!({"field_id": new_id, "type": kind, "value": value}));
+        out.push(FieldValue::sent(new_id, &kind, value));
     }
     Ok(out)
 }
@@ -354,6 +415,7 @@ pub(in crate::tools::content) fn copied_field_values(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     const UUID: &str = "0f5c2a8e-6b1d-4c3e-9a7f-2d4e6f8a0b1c";
 

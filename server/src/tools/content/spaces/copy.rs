@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use reqwest::Method;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::config::Module;
 use crate::contract::schema::RareState;
@@ -20,10 +20,16 @@ use crate::modyo::list::walk;
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::Ident;
 use crate::tools::content::entries::{copied_field_values, read_entry};
-use crate::tools::content::types::{copied_field, create_type, fetch_type};
-use crate::tools::content::{Need, SPACES, Space, SpaceObject, id_key, numeric_id, resolve_space};
-use crate::tools::engine::{Answer, Data, Echo, Id, persist};
+use crate::tools::content::types::{FieldKeys, TypeView, copied_field, create_type, fetch_type};
+use crate::tools::content::{
+    Need, SPACES, Space, SpaceObject, id_key, id_of, numeric_id, resolve_space,
+};
+use crate::tools::engine::{Answer, Data, Echo, Id, body, persist, view};
 use crate::tools::{Call, CallError, ToolDef, fanout, tool};
+
+mod views;
+
+use views::{CategoryBody, CategoryView, EntryBody, EntryView, SpaceBody};
 
 /// Arguments of `content-spaces-copy`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -122,24 +128,21 @@ state.affected = children created, state.status created or partial.",
 }
 
 /// Categories in creation order: every parent before its children.
-fn parents_first(categories: &[Value]) -> Vec<&Value> {
-    let ids: Vec<Option<u64>> = categories
-        .iter()
-        .map(|c| c.get("id").and_then(Value::as_u64))
-        .collect();
-    let mut ordered: Vec<&Value> = Vec::new();
+fn parents_first(categories: &[CategoryView]) -> Vec<&CategoryView> {
+    let ids: Vec<Option<u64>> = categories.iter().map(CategoryView::numeric_id).collect();
+    let mut ordered: Vec<&CategoryView> = Vec::new();
     let mut placed: Vec<u64> = Vec::new();
-    let mut pending: Vec<&Value> = categories.iter().collect();
+    let mut pending: Vec<&CategoryView> = categories.iter().collect();
     while !pending.is_empty() {
         let before = pending.len();
         pending.retain(|c| {
-            let ready = match c.get("parent_id").and_then(Value::as_u64) {
+            let ready = match c.parent_id {
                 None => true,
                 Some(parent) => placed.contains(&parent) || !ids.contains(&Some(parent)),
             };
             if ready {
                 ordered.push(c);
-                if let Some(id) = c.get("id").and_then(Value::as_u64) {
+                if let Some(id) = c.numeric_id() {
                     placed.push(id);
                 }
             }
@@ -156,8 +159,8 @@ fn parents_first(categories: &[Value]) -> Vec<&Value> {
 /// What a copy reads from the source before it writes anything.
 struct Source {
     object: Value,
-    types: Vec<Value>,
-    categories: Vec<Value>,
+    types: Vec<TypeView>,
+    categories: Vec<CategoryView>,
     entries: Vec<Value>,
 }
 
@@ -220,11 +223,12 @@ async fn read_source(
     .await?;
     let mut types = Vec::with_capacity(type_rows.len());
     for row in type_rows {
-        if row.get("fields").is_some() {
-            types.push(row);
+        let read: TypeView = view(&row);
+        if read.fields.is_some() {
+            types.push(read);
         } else {
             let id = numeric_id(&row, "a content type")?;
-            types.push(fetch_type(client, source, &id.to_string()).await?);
+            types.push(view(&fetch_type(client, source, &id.to_string()).await?));
         }
     }
     let categories = if args.include_categories || args.include_entries {
@@ -236,6 +240,9 @@ async fn read_source(
         )
         .await?
         .0
+        .iter()
+        .map(view)
+        .collect()
     } else {
         Vec::new()
     };
@@ -261,10 +268,7 @@ async fn read_entries(client: &ModyoClient, source: &Space) -> Result<Vec<Value>
         &Query::new(),
     )
     .await?;
-    let ids: Vec<String> = rows
-        .iter()
-        .map(|r| r.get("id").map(id_key).unwrap_or_default())
-        .collect();
+    let ids: Vec<String> = rows.iter().map(id_of).collect();
     let read = fanout::run(
         ids,
         |_, id| async move { read_entry(client, source, &id).await },
@@ -286,23 +290,15 @@ async fn create_space(
     args: &CopyArgs,
     source: &Value,
 ) -> Result<Value, CallError> {
-    let mut body = Map::new();
-    body.insert("name".into(), Value::from(args.name.clone()));
-    body.insert("uid".into(), Value::from(args.uid.clone()));
-    for key in ["default_locale", "locales"] {
-        if let Some(value) = source.get(key).filter(|v| !v.is_null()) {
-            body.insert(key.into(), value.clone());
-        }
-    }
+    let body = body(SpaceBody {
+        name: &args.name,
+        uid: &args.uid,
+        locales: view(source),
+    });
     let response = client
-        .send(
-            Method::POST,
-            SPACES,
-            &Query::new(),
-            Some(&Value::Object(body)),
-        )
+        .send(Method::POST, SPACES, &Query::new(), Some(&body))
         .await?;
-    let id = response.get("id").map(id_key).unwrap_or_default();
+    let id = id_of(&response);
     Ok(persist::read_back(client, response, &format!("{SPACES}/{id}")).await?)
 }
 
@@ -310,38 +306,29 @@ async fn create_space(
 async fn copy_types(
     client: &ModyoClient,
     copy: &Space,
-    types: &[Value],
+    types: &[TypeView],
     failed: &mut Vec<Failure>,
 ) -> (usize, TypeMap) {
     let mut copied = 0;
     let mut type_map = TypeMap::new();
     for content_type in types {
-        let source_id = content_type.get("id").cloned().unwrap_or(Value::Null);
-        let fields = content_type
-            .get("fields")
-            .and_then(Value::as_array)
-            .map(|fields| fields.iter().map(copied_field).collect::<Vec<_>>())
-            .unwrap_or_default();
-        let text = |key: &str| {
-            content_type
-                .get(key)
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-        };
+        let source_id = content_type.id.clone().unwrap_or(Value::Null);
+        let fields = content_type.fields().iter().map(copied_field).collect();
         let created = create_type(
             client,
             &format!("{}/types", copy.path()),
-            text("name"),
-            text("uid"),
-            content_type.get("single").and_then(Value::as_bool),
+            content_type.name.as_deref().unwrap_or_default(),
+            content_type.uid.as_deref().unwrap_or_default(),
+            content_type.single,
             fields,
         )
         .await;
         match created {
             Ok(created) => {
                 copied += 1;
-                let new_id = created.get("id").cloned().unwrap_or(Value::Null);
+                let created: TypeView = view(&created);
                 let by_old = field_map(content_type, &created);
+                let new_id = created.id.unwrap_or(Value::Null);
                 type_map.insert(id_key(&source_id), (new_id, by_old));
             }
             Err(error) => failed.push(Failure::new("type", &source_id, &error)),
@@ -351,20 +338,15 @@ async fn copy_types(
 }
 
 /// Old field id -> new field id, through the field name.
-fn field_map(old: &Value, new: &Value) -> BTreeMap<String, Value> {
-    let fields_of = |t: &Value| -> Vec<Value> {
-        t.get("fields")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default()
-    };
+fn field_map(old: &TypeView, new: &TypeView) -> BTreeMap<String, Value> {
+    let fields_of = |t: &TypeView| t.fields().iter().map(view).collect::<Vec<FieldKeys>>();
     let fields: BTreeMap<String, Value> = fields_of(new)
-        .iter()
-        .filter_map(|f| Some((f.get("name")?.as_str()?.to_owned(), f.get("id")?.clone())))
+        .into_iter()
+        .filter_map(|f| Some((f.name?, f.id?)))
         .collect();
     fields_of(old)
-        .iter()
-        .filter_map(|f| Some((id_key(f.get("id")?), f.get("name")?.as_str()?.to_owned())))
+        .into_iter()
+        .filter_map(|f| Some((id_key(&f.id?), f.name?)))
         .filter_map(|(old, name)| Some((old, fields.get(&name)?.clone())))
         .collect()
 }
@@ -373,38 +355,38 @@ fn field_map(old: &Value, new: &Value) -> BTreeMap<String, Value> {
 async fn copy_categories(
     client: &ModyoClient,
     copy: &Space,
-    categories: &[Value],
+    categories: &[CategoryView],
     failed: &mut Vec<Failure>,
 ) -> (usize, BTreeMap<u64, u64>) {
     let mut copied = 0;
     let mut category_map: BTreeMap<u64, u64> = BTreeMap::new();
     for category in parents_first(categories) {
-        let source_id = category.get("id").cloned().unwrap_or(Value::Null);
-        let mut body = Map::new();
-        for key in ["name", "slug"] {
-            if let Some(value) = category.get(key).filter(|v| !v.is_null()) {
-                body.insert(key.into(), value.clone());
-            }
-        }
-        if let Some(parent) = category.get("parent_id").and_then(Value::as_u64) {
-            let Some(new_parent) = category_map.get(&parent) else {
-                let error = ToolError::new(
-                    ErrorCode::Rejected,
-                    format!("its parent category {parent} was not copied"),
-                );
-                failed.push(Failure::new("category", &source_id, &error));
-                continue;
-            };
-            body.insert("parent_id".into(), Value::from(*new_parent));
-        }
+        let source_id = category.id.clone().unwrap_or(Value::Null);
+        let parent_id = match category.parent_id {
+            None => None,
+            Some(parent) => match category_map.get(&parent) {
+                Some(new_parent) => Some(*new_parent),
+                None => {
+                    let error = ToolError::new(
+                        ErrorCode::Rejected,
+                        format!("its parent category {parent} was not copied"),
+                    );
+                    failed.push(Failure::new("category", &source_id, &error));
+                    continue;
+                }
+            },
+        };
+        let body = body(CategoryBody {
+            name: category.name.as_ref(),
+            slug: category.slug.as_ref(),
+            parent_id,
+        });
         let path = format!("{}/categories", copy.path());
-        match post(client, &path, &Value::Object(body)).await {
+        match post(client, &path, &body).await {
             Ok(created) => {
                 copied += 1;
-                if let (Some(old), Some(new)) = (
-                    source_id.as_u64(),
-                    created.get("id").and_then(Value::as_u64),
-                ) {
+                let created: CategoryView = view(&created);
+                if let (Some(old), Some(new)) = (source_id.as_u64(), created.numeric_id()) {
                     category_map.insert(old, new);
                 }
             }
@@ -425,8 +407,9 @@ async fn copy_entries(
 ) -> usize {
     let mut bodies = Vec::new();
     for entry in entries {
-        let source_id = entry.get("id").cloned().unwrap_or(Value::Null);
-        match entry_body(entry, type_map, category_map) {
+        let read: EntryView = view(entry);
+        let source_id = read.id.clone().unwrap_or(Value::Null);
+        match entry_body(entry, &read, type_map, category_map) {
             Ok(body) => bodies.push((source_id, body)),
             Err(error) => failed.push(Failure::new("entry", &source_id, &error)),
         }
@@ -451,11 +434,13 @@ async fn copy_entries(
 /// The body that creates `entry` in the copy, or why it cannot be copied.
 fn entry_body(
     entry: &Value,
+    read: &EntryView,
     type_map: &TypeMap,
     category_map: &BTreeMap<u64, u64>,
 ) -> Result<Value, ToolError> {
-    let Some((new_type, fields)) = entry
-        .get("content_type_id")
+    let Some((new_type, fields)) = read
+        .content_type_id
+        .as_ref()
         .map(id_key)
         .and_then(|t| type_map.get(&t))
     else {
@@ -465,22 +450,12 @@ fn entry_body(
         ));
     };
     let field_values = copied_field_values(entry, |old| fields.get(&id_key(old)).cloned())?;
-    let mut body = Map::new();
-    body.insert("content_type_id".into(), new_type.clone());
-    for key in ["name", "slug", "tags", "locale"] {
-        if let Some(value) = entry.get(key).filter(|v| !v.is_null()) {
-            body.insert(key.into(), value.clone());
-        }
-    }
-    if let Some(category) = entry
-        .get("category_id")
-        .and_then(Value::as_u64)
-        .and_then(|c| category_map.get(&c))
-    {
-        body.insert("category_id".into(), Value::from(*category));
-    }
-    body.insert("field_values".into(), Value::Array(field_values));
-    Ok(Value::Object(body))
+    Ok(body(EntryBody {
+        content_type_id: new_type,
+        kept: &read.kept,
+        category_id: read.category_id.and_then(|c| category_map.get(&c).copied()),
+        field_values,
+    }))
 }
 
 /// `POST path` with a JSON body; the created object as persisted.
@@ -488,7 +463,7 @@ async fn post(client: &ModyoClient, path: &str, body: &Value) -> Result<Value, T
     let response = client
         .send(Method::POST, path, &Query::new(), Some(body))
         .await?;
-    let id = response.get("id").map(id_key).unwrap_or_default();
+    let id = id_of(&response);
     persist::read_back(client, response, &format!("{path}/{id}")).await
 }
 
@@ -498,15 +473,16 @@ mod tests {
 
     #[test]
     fn categories_are_created_parents_first() {
-        let categories = vec![
+        let categories = [
             json!({"id": 3, "parent_id": 2}),
             json!({"id": 2, "parent_id": 1}),
             json!({"id": 1, "parent_id": null}),
             json!({"id": 4, "parent_id": 99}),
         ];
+        let categories: Vec<CategoryView> = categories.iter().map(view).collect();
         let order: Vec<u64> = parents_first(&categories)
             .iter()
-            .filter_map(|c| c["id"].as_u64())
+            .filter_map(|c| c.numeric_id())
             .collect();
         assert_eq!(order, vec![1, 4, 2, 3]);
     }

@@ -13,15 +13,15 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::{
-    Cardinality, FieldSpec, TypeObject, create_reply, fetch_type, fields_of, find_field, has_field,
-    no_description, put_type, type_resource, write_reply,
+    Cardinality, FieldKeys, FieldSpec, TypeObject, create_reply, fetch_type, fields_of, find_field,
+    has_field, no_description, put_type, type_resource, write_reply,
 };
 use crate::config::Module;
 use crate::contract::{ErrorCode, ToolError};
 use crate::modyo::Query;
 use crate::tools::args::{Ident, Paging};
 use crate::tools::content::{Space, numeric_id, space_scope};
-use crate::tools::engine::{Action, Answer, Ctx, Given, Managed, manage, reply, scoped};
+use crate::tools::engine::{Action, Answer, Ctx, Given, Managed, manage, reply, scoped, view};
 use crate::tools::{Call, CallError, ToolDef};
 
 /// Arguments of `content-types-manage`.
@@ -182,14 +182,15 @@ async fn add_field(ctx: Types) -> Answered {
 fn named_field<'t>(ctx: &Types, current: &'t Value) -> Result<(&'t Value, Value), CallError> {
     let wanted = ctx.args.field.as_deref().unwrap_or_default();
     let existing = find_field(current, wanted)?;
-    Ok((existing, existing.get("id").cloned().unwrap_or(Value::Null)))
+    let id = view::<FieldKeys>(existing).id.unwrap_or(Value::Null);
+    Ok((existing, id))
 }
 
 /// Whether the type as persisted still lists the field `field_id`.
 fn lists(object: &Value, field_id: &Value) -> bool {
     fields_of(object)
         .iter()
-        .any(|f| f.get("id") == Some(field_id))
+        .any(|f| view::<FieldKeys>(f).id.as_ref() == Some(field_id))
 }
 
 async fn update_field(ctx: Types) -> Answered {

@@ -2,12 +2,12 @@
 //! name: existing ones are updated (carrying their id), new ones added, others kept.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 use super::{
-    Cardinality, FieldSpec, TypeObject, create_reply, fetch_type, fields_of, no_description,
-    put_type, types_path, write_reply,
+    Cardinality, FieldKeys, FieldSpec, TypeObject, TypeView, create_reply, fetch_type, fields_of,
+    no_description, put_type, types_path, write_reply,
 };
 use crate::config::Module;
 use crate::contract::{ErrorCode, ToolClass, ToolError};
@@ -15,7 +15,7 @@ use crate::modyo::list::walk;
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::Ident;
 use crate::tools::content::{Need, Space, numeric_id, resolve_space};
-use crate::tools::engine::{Answer, Echo};
+use crate::tools::engine::{Answer, Echo, body, lenient, view};
 use crate::tools::{Call, CallError, ToolDef, tool};
 
 /// Arguments of `content-types-upsert`.
@@ -58,7 +58,7 @@ async fn upsert(call: Call, args: UpsertArgs) -> Answer<Echo<TypeObject>> {
     let (types, _) = walk(client, &types_path(&space), "types", &Query::new()).await?;
     let found: Vec<&Value> = types
         .iter()
-        .filter(|t| t.get("uid").and_then(Value::as_str) == Some(uid))
+        .filter(|t| view::<Candidate>(t).uid.as_deref() == Some(uid))
         .collect();
     let specs = args.fields.clone().unwrap_or_default();
     match found.as_slice() {
@@ -78,10 +78,7 @@ async fn upsert(call: Call, args: UpsertArgs) -> Answer<Echo<TypeObject>> {
         }
         [existing] => update(client, &space, existing, &args, &specs).await,
         many => {
-            let candidates: Vec<Value> = many
-                .iter()
-                .map(|t| json!({"id": t.get("id"), "name": t.get("name")}))
-                .collect();
+            let candidates: Vec<Value> = many.iter().map(|t| body(view::<Candidate>(t))).collect();
             Err(ToolError::new(
                 ErrorCode::Ambiguous,
                 format!(
@@ -96,6 +93,19 @@ async fn upsert(call: Call, args: UpsertArgs) -> Answer<Echo<TypeObject>> {
     }
 }
 
+/// What an upsert reads of a listed type: its uid, and the `{id, name}` a candidate shows
+/// (`null` when absent).
+#[derive(Default, Deserialize, Serialize)]
+#[serde(default)]
+struct Candidate {
+    #[serde(deserialize_with = "lenient")]
+    id: Option<Value>,
+    #[serde(deserialize_with = "lenient")]
+    name: Option<Value>,
+    #[serde(skip_serializing, deserialize_with = "lenient")]
+    uid: Option<String>,
+}
+
 /// Updates the one type that has the uid: its name, cardinality and the fields given.
 async fn update(
     client: &ModyoClient,
@@ -106,7 +116,7 @@ async fn update(
 ) -> Answer<Echo<TypeObject>> {
     let id = numeric_id(existing, "a content type")?;
     // List rows may come without fields; the type itself has them.
-    let current = if existing.get("fields").is_some() {
+    let current = if view::<TypeView>(existing).fields.is_some() {
         existing.clone()
     } else {
         fetch_type(client, space, &id.to_string()).await?
@@ -116,11 +126,12 @@ async fn update(
         let name = spec.name.clone().unwrap_or_default();
         match fields_of(&current)
             .iter()
-            .find(|f| f.get("name").and_then(Value::as_str) == Some(name.as_str()))
+            .map(|f| (f, view::<FieldKeys>(f)))
+            .find(|(_, keys)| keys.name.as_deref() == Some(name.as_str()))
         {
-            Some(field) => {
+            Some((field, keys)) => {
                 let mut body = spec.body(Some(field))?;
-                body.insert("id".into(), field.get("id").cloned().unwrap_or(Value::Null));
+                body.insert("id".into(), keys.id.unwrap_or(Value::Null));
                 fields.push(Value::Object(body));
             }
             None => fields.push(Value::Object(spec.new_field()?)),

@@ -24,8 +24,8 @@ use crate::tools::ToolDef;
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::reply::Absent;
 use crate::tools::engine::{
-    Action, Answer, Collection, Ctx, Managed, Member, Need, Object, Rules, echoed, manage, persist,
-    reply,
+    Action, Answer, Collection, Ctx, Managed, Member, Need, Object, Rules, echoed, lenient, manage,
+    persist, reply, view,
 };
 
 mod copy;
@@ -51,35 +51,42 @@ impl Member for Origination {
     );
 }
 
+/// The keys validation reads of an origination, and of its steps and rules.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct Parts {
+    #[serde(deserialize_with = "lenient")]
+    steps: Option<Vec<Value>>,
+    #[serde(deserialize_with = "lenient")]
+    rules: Option<Vec<Value>>,
+    #[serde(deserialize_with = "lenient")]
+    position: Option<u64>,
+    #[serde(deserialize_with = "lenient")]
+    name: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    label: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    id: Option<Value>,
+}
+
 /// The steps of an origination, ordered by `position`.
 fn steps_of(origination: &Value) -> Vec<Value> {
-    let mut steps: Vec<Value> = origination
-        .get("steps")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    steps.sort_by_key(|s| {
-        s.get("position")
-            .and_then(Value::as_u64)
-            .unwrap_or(u64::MAX)
-    });
+    let mut steps = view::<Parts>(origination).steps.unwrap_or_default();
+    steps.sort_by_key(|s| view::<Parts>(s).position.unwrap_or(u64::MAX));
     steps
 }
 
 fn rules_of(origination: &Value) -> Vec<Value> {
-    origination
-        .get("rules")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default()
+    view::<Parts>(origination).rules.unwrap_or_default()
 }
 
+/// What a fault calls a step or a rule: its name, its label, its id, or `?`.
 fn label(object: &Value) -> String {
-    ["name", "label"]
-        .iter()
-        .find_map(|k| object.get(*k).and_then(Value::as_str))
-        .map(str::to_owned)
-        .or_else(|| object.get("id").map(Value::to_string))
+    let parts: Parts = view(object);
+    parts
+        .name
+        .or(parts.label)
+        .or_else(|| parts.id.map(|id| id.to_string()))
         .unwrap_or_else(|| "?".into())
 }
 

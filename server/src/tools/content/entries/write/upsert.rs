@@ -4,8 +4,8 @@
 
 use reqwest::Method;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 use super::super::{EntryObject, FoundEntry, entries_with_slug};
 use super::{EntryFields, entry_body, send_checked, write_reply};
@@ -16,7 +16,7 @@ use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::Ident;
 use crate::tools::content::types::fetch_type;
 use crate::tools::content::{Need, Space, numeric_id, resolve_space};
-use crate::tools::engine::{Answer, Echo};
+use crate::tools::engine::{Answer, Echo, body, lenient, view};
 use crate::tools::{Call, CallError, ToolDef, tool};
 
 /// Arguments of `content-entries-upsert`.
@@ -133,26 +133,43 @@ async fn matching(
         .await?
         .into_iter()
         .filter(|f| {
-            f.seen
-                .get("content_type_id")
-                .and_then(Value::as_u64)
-                .is_none_or(|t| t == type_id)
+            let seen: Seen = view(&f.seen);
+            seen.content_type_id.is_none_or(|t| t == type_id)
+                && match (&args.locale, seen.locale) {
+                    (Some(wanted), Some(locale)) => *wanted == locale,
+                    _ => true,
+                }
         })
-        .filter(
-            |f| match (&args.locale, f.seen.get("locale").and_then(Value::as_str)) {
-                (Some(wanted), Some(locale)) => wanted == locale,
-                _ => true,
-            },
-        )
         .collect())
+}
+
+/// The keys an upsert reads of an entry it found by slug.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct Seen {
+    #[serde(deserialize_with = "lenient")]
+    content_type_id: Option<u64>,
+    #[serde(deserialize_with = "lenient")]
+    locale: Option<String>,
+}
+
+/// An entry among the candidates of `ambiguous`: each key as sent, `null` when absent.
+#[derive(Default, Deserialize, Serialize)]
+#[serde(default)]
+struct Candidate {
+    #[serde(deserialize_with = "lenient")]
+    id: Option<Value>,
+    #[serde(deserialize_with = "lenient")]
+    name: Option<Value>,
+    #[serde(deserialize_with = "lenient")]
+    locale: Option<Value>,
 }
 
 /// Several entries have the slug: `ambiguous`, with the candidates.
 fn ambiguous(many: &[FoundEntry], type_id: u64, slug: &str) -> ToolError {
     let candidates: Vec<Value> = many
         .iter()
-        .map(|f| &f.seen)
-        .map(|e| json!({"id": e.get("id"), "name": e.get("name"), "locale": e.get("locale")}))
+        .map(|f| body(view::<Candidate>(&f.seen)))
         .collect();
     ToolError::new(
         ErrorCode::Ambiguous,
