@@ -65,7 +65,7 @@ pub struct Options {
     pub strict_binary: bool,
     /// Measure the migrated side only (what a budget check needs): no "before", no projection.
     pub after_only: bool,
-    /// Hold every answer to this lab's contract checks ([`check::problems`]) as well as to
+    /// Hold every answer to this lab's contract checks ([`crate::check::problems`]) as well as to
     /// its scenario's expected outcome. `modyo-lab diff` turns it off for the base build: an
     /// older revision answered under the contract of its day (the C16 error order changed
     /// once), and the verdict prices what it answered; the head is still held to the checks.

@@ -6,7 +6,7 @@ use std::fmt;
 use super::figures::{Figure, Figures};
 use crate::tokens::{PRIMARY, grouped};
 
-/// What [`Budget::lower`] did.
+/// What [`super::Budget::lower`] did.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Lowering {
     /// Every limit lowered, in the order module, its tools by name, then every module.
