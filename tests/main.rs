@@ -27,7 +27,7 @@
 //! - `identifiers`: identifier parameters take a JSON integer as well as a string;
 //! - `limits`: the upstream body cap, `maxLength` on every string input, too-long inputs;
 //! - `layout`: the harness's shape: no import cycle between the folders of a crate, no source
-//!   file over 600 lines but a shrink-only list;
+//!   file over 600 lines;
 //! - `lint`: the contract lint, clean on our server, catching a deliberately broken one;
 //! - `measure`: the lab end to end (snapshots of every module report, slot sums, determinism);
 //! - `peers`: the strict peers as programs (Python `mcp`, TypeScript SDK, MCP Inspector CLI,

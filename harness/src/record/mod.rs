@@ -28,6 +28,7 @@
 
 pub mod drift;
 pub mod guard;
+mod options;
 mod proxy;
 pub mod redact;
 mod report;
@@ -35,10 +36,11 @@ mod run;
 pub mod suite;
 
 pub use guard::{Guard, GuardStats, Limits, Refusal};
+pub use options::{Call, Live, Mode, RecordOptions};
 pub use proxy::{Drift, Exchange, Origin, Policy, ProxyConfig, ProxyError, RecordingProxy};
 pub use redact::Redactor;
 pub use report::{CallReport, DriftReport, RecordReport};
-pub use run::{Call, Live, Mode, RecordError, RecordOptions, run};
+pub use run::{RecordError, run};
 
 /// How a report is printed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]

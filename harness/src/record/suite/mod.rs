@@ -43,7 +43,7 @@ pub use plan::{FORMAT, Find, NotCalled, Plan, Row, SHIPPED, Step, Suite, SuiteLi
 pub use report::{REPORT_FORMAT, RunLimits, StepReport, SuiteReport, ToolReport, ToolVerdict};
 
 use super::guard::{Guard, Limits};
-use super::run::{Mode, RecordOptions};
+use super::{Mode, RecordOptions};
 use crate::session::Session;
 use modyo_replay::cassette::{self, Cassette, CassetteError};
 use modyo_spec::{SpecError, Surfaces};

@@ -10,7 +10,7 @@ use super::report::{self, RunLimits, StepReport, ToolReport};
 use super::{Plan, Row, Suite, find_rows};
 use crate::record::RecordReport;
 use crate::record::guard::Guard;
-use crate::record::run::{Call, RecordError, RecordOptions};
+use crate::record::{Call, RecordError, RecordOptions};
 
 /// One step ready to run: its calls and the rows they were made on.
 pub(super) struct Job {
