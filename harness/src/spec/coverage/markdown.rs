@@ -76,9 +76,9 @@ impl Coverage {
              it and the cassette says so with its evidence (a Modyo documentation page, a \
              published Modyo package's file, or `none`), *contradicted* when an interaction \
              disagrees with the surface (each such contradiction is on the shrink-only list in \
-             `harness/src/spec/known.rs`). A scenario runs on documented endpoints only when \
+             `harness/spec/src/known.rs`). A scenario runs on documented endpoints only when \
              every interaction it plays is documented. How the check works: \
-             `harness/src/spec/conform.rs`.\n\n",
+             `harness/spec/src/conform/`.\n\n",
         );
         out.push_str("## The surface\n\n");
         let mut surfaces = Table::new(&[
@@ -183,7 +183,7 @@ impl Coverage {
         if self.errata.is_empty() {
             out.push_str("None.\n");
         } else {
-            out.push_str("The check holds the cassettes to the surface corrected by these errata (`harness/src/spec/errata.rs`), each with the evidence that the published text is wrong; the committed surface files stay as published. An erratum that no longer matches the surface, or that no interaction needs, fails the check.\n");
+            out.push_str("The check holds the cassettes to the surface corrected by these errata (`harness/spec/src/errata.rs`), each with the evidence that the published text is wrong; the committed surface files stay as published. An erratum that no longer matches the surface, or that no interaction needs, fails the check.\n");
             for e in &self.errata {
                 let _ = write!(
                     out,
@@ -257,7 +257,7 @@ impl Coverage {
     /// The section on the calls public sources contradict.
     fn contested_markdown(&self, out: &mut String) {
         out.push_str("\n## Calls public sources contradict\n\n");
-        out.push_str("Read against every public source we could find, these calls would likely fail or do something else on a real account. Each was fixed, refused before any request (the reason in the tool's description), or kept with its evidence and risk stated here and in the tool's description (`harness/src/spec/contested.rs`).\n");
+        out.push_str("Read against every public source we could find, these calls would likely fail or do something else on a real account. Each was fixed, refused before any request (the reason in the tool's description), or kept with its evidence and risk stated here and in the tool's description (`harness/spec/src/contested.rs`).\n");
         for c in &self.contested {
             let _ = write!(
                 out,
