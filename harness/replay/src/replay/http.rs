@@ -123,7 +123,27 @@ impl Drop for HttpServer {
     }
 }
 
-async fn accept(listener: TcpListener, handler: Handler, mut signal: watch::Receiver<()>) {
+async fn accept(listener: TcpListener, handler: Handler, signal: watch::Receiver<()>) {
+    serve_http1(listener, signal, "replay server", move |request| {
+        let handler = handler.clone();
+        async move { answer(&handler, request).await }
+    })
+    .await;
+}
+
+/// Serves HTTP/1 on `listener` until `signal` changes: each connection on a task of its own,
+/// each request answered by `answer`, open connections closed gracefully at the signal.
+/// `label` names the server in its debug lines. The replay server and the lab's recording
+/// proxy both run on it.
+pub async fn serve_http1<F, Fut>(
+    listener: TcpListener,
+    mut signal: watch::Receiver<()>,
+    label: &'static str,
+    answer: F,
+) where
+    F: Fn(Request<Incoming>) -> Fut + Clone + Send + 'static,
+    Fut: std::future::Future<Output = Response<Full<Bytes>>> + Send + 'static,
+{
     loop {
         let stream = tokio::select! {
             biased;
@@ -131,17 +151,17 @@ async fn accept(listener: TcpListener, handler: Handler, mut signal: watch::Rece
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => stream,
                 Err(e) => {
-                    tracing::debug!("replay server: accept failed: {e}");
+                    tracing::debug!("{label}: accept failed: {e}");
                     continue;
                 }
             },
         };
-        let handler = handler.clone();
+        let answer = answer.clone();
         let mut signal = signal.clone();
         tokio::spawn(async move {
             let service = hyper::service::service_fn(move |request| {
-                let handler = handler.clone();
-                async move { Ok::<_, Infallible>(answer(&handler, request).await) }
+                let reply = answer(request);
+                async move { Ok::<_, Infallible>(reply.await) }
             });
             let mut builder = hyper::server::conn::http1::Builder::new();
             builder.timer(TokioTimer::new());
@@ -151,7 +171,7 @@ async fn accept(listener: TcpListener, handler: Handler, mut signal: watch::Rece
                 tokio::select! {
                     result = connection.as_mut() => {
                         if let Err(e) = result {
-                            tracing::debug!("replay server: connection closed: {e}");
+                            tracing::debug!("{label}: connection closed: {e}");
                         }
                         break;
                     }

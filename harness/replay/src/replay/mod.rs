@@ -34,6 +34,7 @@ use std::sync::{Arc, Mutex};
 
 pub use diagnose::Miss;
 use http::HttpServer;
+pub use http::serve_http1;
 pub use ledger::MISS_HEADER;
 use ledger::{Ledger, lock};
 pub use request::{ReceivedBody, ReceivedRequest, RequestKey};

@@ -20,7 +20,6 @@
 //! Every request leaves an [`Exchange`] (redacted), read with [`RecordingProxy::take`]. Nothing
 //! the proxy keeps or logs carries a request header.
 
-use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -30,7 +29,6 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper::header::HeaderMap;
 use hyper::{Request, Response};
-use hyper_util::rt::{TokioIo, TokioTimer};
 use serde_json::Value;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
@@ -40,6 +38,7 @@ use super::drift::Difference;
 use super::guard::Guard;
 use super::redact::Redactor;
 use modyo_replay::cassette::{Interaction, RecordedRequest, request_line};
+use modyo_replay::replay::serve_http1;
 
 mod upstream;
 pub(crate) use upstream::shape_drift;
@@ -228,43 +227,12 @@ impl Drop for RecordingProxy {
     }
 }
 
-async fn accept(listener: TcpListener, state: Arc<State>, mut signal: watch::Receiver<()>) {
-    loop {
-        let stream = tokio::select! {
-            biased;
-            _ = signal.changed() => break,
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
-                Err(e) => {
-                    tracing::debug!("record proxy: accept failed: {e}");
-                    continue;
-                }
-            },
-        };
+async fn accept(listener: TcpListener, state: Arc<State>, signal: watch::Receiver<()>) {
+    serve_http1(listener, signal, "record proxy", move |request| {
         let state = state.clone();
-        let mut signal = signal.clone();
-        tokio::spawn(async move {
-            let service = hyper::service::service_fn(move |request| {
-                let state = state.clone();
-                async move { Ok::<_, Infallible>(handle(&state, request).await) }
-            });
-            let mut builder = hyper::server::conn::http1::Builder::new();
-            builder.timer(TokioTimer::new());
-            let connection = builder.serve_connection(TokioIo::new(stream), service);
-            tokio::pin!(connection);
-            loop {
-                tokio::select! {
-                    result = connection.as_mut() => {
-                        if let Err(e) = result {
-                            tracing::debug!("record proxy: connection closed: {e}");
-                        }
-                        break;
-                    }
-                    _ = signal.changed() => connection.as_mut().graceful_shutdown(),
-                }
-            }
-        });
-    }
+        async move { handle(&state, request).await }
+    })
+    .await;
 }
 
 /// A request as it arrived.
