@@ -8,7 +8,9 @@ use crate::config::Module;
 use crate::modyo::Query;
 use crate::tools::ToolDef;
 use crate::tools::args::Paging;
-use crate::tools::engine::{Action, Member, Rules, at, echoed, manage};
+use crate::tools::engine::{
+    Action, Answer, Ctx, Managed, Member, Rules, Verb, at, command, echoed, manage, standard,
+};
 
 const ACCOUNT_TEMPLATES: &str = "/api/admin/account_templates";
 
@@ -40,8 +42,18 @@ pub(crate) struct ManageArgs {
     content: Option<String>,
 }
 
+command! {
+    /// What `channels-account-templates-manage` can be asked.
+    enum AccountTemplateCommand for ManageArgs {
+        List => Verb::list(),
+        Get { template_id: u64 } => Verb::read("get"),
+        Update { template_id: u64 } => Verb::write("update").changes(),
+        Restore { template_id: u64 } => Verb::write("restore"),
+    }
+}
+
 pub(crate) fn manage_tool() -> ToolDef {
-    manage::<ManageArgs, AccountTemplate>(
+    manage::<ManageArgs, AccountTemplate, AccountTemplateCommand>(
         "channels-account-templates-manage",
         Module::Channels,
         at(ACCOUNT_TEMPLATES),
@@ -52,9 +64,17 @@ get/update/restore: the template as persisted.",
     )
     .target("template_id", "the account template's id")
     .fields(&["subject", "content"])
-    .list(|_| Query::new())
-    .get()
-    .update()
-    .transition("restore", "restored")
-    .build()
+    .run(run)
+}
+
+/// Runs one command of `channels-account-templates-manage`.
+async fn run(
+    ctx: Ctx<ManageArgs, AccountTemplate, AccountTemplateCommand>,
+) -> Answer<Managed<AccountTemplate>> {
+    match &ctx.command {
+        AccountTemplateCommand::List => standard::list(&ctx, Query::new()).await,
+        AccountTemplateCommand::Get { .. } => standard::get(&ctx).await,
+        AccountTemplateCommand::Update { .. } => standard::update(&ctx).await,
+        AccountTemplateCommand::Restore { .. } => standard::transition(&ctx, "restored").await,
+    }
 }

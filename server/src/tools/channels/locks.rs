@@ -11,7 +11,8 @@ use crate::config::Module;
 use crate::modyo::Query;
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::{
-    Action, Answer, Ctx, Echoed, Managed, Member, Need, Rules, echoed, manage, persist, reply,
+    Action, Answer, Ctx, Echoed, Managed, Member, Need, Rules, Verb, command, echoed, manage,
+    persist, reply, standard,
 };
 use crate::tools::{CallError, ToolDef};
 
@@ -56,24 +57,38 @@ pub(crate) struct ManageArgs {
     lockable_id: Option<u64>,
 }
 
+command! {
+    /// What `channels-locks-manage` can be asked.
+    enum LockCommand for ManageArgs {
+        List => Verb::list(),
+        Get { lock_id: u64 } => Verb::read("get"),
+        Acquire { lockable_type: Lockable, lockable_id: u64 } => Verb::write("acquire"),
+        Release { lock_id: u64 } => Verb::write("release"),
+    }
+}
+
 pub(crate) fn manage_tool() -> ToolDef {
-    manage::<ManageArgs, Lock>("channels-locks-manage", Module::Channels, in_site())
+    manage::<ManageArgs, Lock, LockCommand>("channels-locks-manage", Module::Channels, in_site())
         .describe(
             "List, get, acquire or release a site's edit locks. list: data.locks + coverage; get/acquire: the lock \
 as persisted; release: data null, state.status released.",
         )
         .target("lock_id", "the lock's id")
         .mutating(&["lockable_type", "lockable_id"])
-        .list(|_| Query::new())
-        .get()
-        .action("acquire", acquire)
-        .needs(&["lockable_type", "lockable_id"])
-        .action("release", release)
-        .on_target()
-        .build()
+        .run(run)
 }
 
-type Locks = Ctx<ManageArgs, Lock>;
+/// Runs one command of `channels-locks-manage`.
+async fn run(ctx: Ctx<ManageArgs, Lock, LockCommand>) -> Answer<Managed<Lock>> {
+    match &ctx.command {
+        LockCommand::List => standard::list(&ctx, Query::new()).await,
+        LockCommand::Get { .. } => standard::get(&ctx).await,
+        LockCommand::Acquire { .. } => acquire(ctx).await,
+        LockCommand::Release { .. } => release(ctx).await,
+    }
+}
+
+type Locks = Ctx<ManageArgs, Lock, LockCommand>;
 
 async fn acquire(ctx: Locks) -> Answer<Managed<Lock>> {
     let (Some(kind), Some(id)) = (ctx.args.lockable_type, ctx.args.lockable_id) else {

@@ -17,7 +17,7 @@ use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, is_id, pick};
 use crate::modyo::{ModyoClient, Query};
 
-use super::engine::{Collection, Given, Member, Need, Rules, Scope, Where, echoed, scoped};
+use super::engine::{Collection, Given, Member, Need, Rules, Scope, Verb, Where, echoed, scoped};
 use super::{Call, CallError, ToolDef};
 
 mod account_templates;
@@ -82,12 +82,8 @@ impl Member for SiteObject {
 /// Where the members of a channels `-manage` tool live: in the site the call names (`site`),
 /// which `list` reads whole to echo it as its container.
 pub(crate) fn in_site<T: Member>() -> Where<T> {
-    scoped(|call: Call, given: Given, action| async move {
-        let need = if action == "list" {
-            Need::Object
-        } else {
-            Need::Id
-        };
+    scoped(|call: Call, given: Given, verb: &'static Verb| async move {
+        let need = if verb.lists { Need::Object } else { Need::Id };
         let input = given.text("site").unwrap_or_default();
         let site = resolve_site(call.client()?, &input, need).await?;
         Ok::<_, CallError>(Scope {

@@ -23,7 +23,8 @@ use crate::contract::{ErrorCode, ToolError};
 use crate::modyo::Query;
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::{
-    Action, Answer, Ctx, Echoed, Managed, Member, Rules, echoed, manage, persist, reply,
+    Action, Answer, Ctx, Echoed, Managed, Member, Rules, Verb, command, echoed, manage, persist,
+    reply, standard,
 };
 use crate::tools::{CallError, ToolDef};
 use crate::uploads::{ReadError, UploadRoots};
@@ -73,8 +74,19 @@ pub(crate) struct ManageArgs {
     confirm_delete: Option<bool>,
 }
 
+command! {
+    /// What `channels-site-assets-manage` can be asked.
+    enum SiteAssetCommand for ManageArgs {
+        List => Verb::list(),
+        Get { asset_id: u64 } => Verb::read("get"),
+        Upload => Verb::write("upload"),
+        Update { asset_id: u64 } => Verb::write("update").changes(),
+        Delete { asset_id: u64 } => Verb::write("delete").confirmed(),
+    }
+}
+
 pub(crate) fn manage_tool() -> ToolDef {
-    manage::<ManageArgs, SiteAsset>("channels-site-assets-manage", Module::Channels, in_site())
+    manage::<ManageArgs, SiteAsset, SiteAssetCommand>("channels-site-assets-manage", Module::Channels, in_site())
         .describe(
             "List, get, upload, update or delete a site's assets. list: data.site_assets + coverage; get/upload/\
 update: the asset as persisted; delete (confirmDelete: true): data null.",
@@ -82,12 +94,18 @@ update: the asset as persisted; delete (confirmDelete: true): data null.",
         .target("asset_id", "the site asset's id")
         .fields(&["name", "description", "file_name"])
         .mutating(&["path", "data_base64"])
-        .list(|_| Query::new())
-        .get()
-        .action("upload", upload)
-        .update()
-        .delete()
-        .build()
+        .run(run)
+}
+
+/// Runs one command of `channels-site-assets-manage`.
+async fn run(ctx: Ctx<ManageArgs, SiteAsset, SiteAssetCommand>) -> Answer<Managed<SiteAsset>> {
+    match &ctx.command {
+        SiteAssetCommand::List => standard::list(&ctx, Query::new()).await,
+        SiteAssetCommand::Get { .. } => standard::get(&ctx).await,
+        SiteAssetCommand::Upload => upload(ctx).await,
+        SiteAssetCommand::Update { .. } => standard::update(&ctx).await,
+        SiteAssetCommand::Delete { .. } => standard::delete(&ctx).await,
+    }
 }
 
 /// The bytes and file name of an upload, from `path` (read only where [`UploadRoots`] allows)
@@ -159,7 +177,7 @@ fn upload_form(bytes: Vec<u8>, described: &Value) -> Result<Form, ToolError> {
     Ok(form)
 }
 
-async fn upload(ctx: Ctx<ManageArgs, SiteAsset>) -> Answer<Managed<SiteAsset>> {
+async fn upload(ctx: Ctx<ManageArgs, SiteAsset, SiteAssetCommand>) -> Answer<Managed<SiteAsset>> {
     let args = &ctx.args;
     let (bytes, file_name) = upload_bytes(args, &ctx.call.app.config.upload_roots).await?;
     let described = persist::body(vec![

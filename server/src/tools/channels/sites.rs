@@ -13,8 +13,8 @@ use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::reply::Object;
 use crate::tools::engine::{
-    Action, Answer, Ctx, Data, Echoed, Found, Given, Managed, Need, Nullable, Scope, at, manage_as,
-    persist, reply,
+    Action, Answer, Ctx, Data, Echoed, Found, Given, Managed, Need, Nullable, Scope, Verb, at,
+    command, manage_as, persist, reply, standard,
 };
 use crate::tools::{Call, CallError, ToolDef};
 
@@ -149,8 +149,19 @@ impl Data for Sites {
     }
 }
 
+command! {
+    /// What `channels-sites-manage` can be asked.
+    enum SiteCommand for ManageArgs {
+        List => Verb::list(),
+        Get { site: Ident } => Verb::read("get"),
+        Create { name: String, host: String } => Verb::write("create"),
+        Update { site: Ident } => Verb::write("update").changes(),
+        Delete { site: Ident } => Verb::write("delete").confirmed(),
+    }
+}
+
 pub(crate) fn manage_tool() -> ToolDef {
-    manage_as::<ManageArgs, SiteObject, Sites>("channels-sites-manage", Module::Channels, at(SITES))
+    manage_as::<ManageArgs, SiteObject, SiteCommand, Sites>("channels-sites-manage", Module::Channels, at(SITES))
         .describe(
             "List, inspect, create, update or delete sites. list: data.sites + coverage; get (default): the site \
 with its stages and data.counts of pages, templates, widgets, menus; create/update: the site as persisted; \
@@ -160,18 +171,25 @@ Unverified delete: a bare DELETE; the product confirms by name and deletes in th
         .target("site", "id, host, uuid or name")
         .resolve(site)
         .fields(&["name", "host", "description", "language", "time_zone"])
-        .list(|args| {
-            Query::new()
-                .push_opt("query", args.query.as_deref())
-                .push_opt("status", args.status.map(Status::as_str))
-        })
-        .action("get", overview)
-        .on_target()
-        .action("create", create)
-        .needs(&["name", "host"])
-        .update()
-        .delete()
-        .build()
+        .run(run)
+}
+
+/// Runs one command of `channels-sites-manage`.
+async fn run(ctx: Ctx<ManageArgs, SiteObject, SiteCommand>) -> Answer<Sites> {
+    match &ctx.command {
+        SiteCommand::List => {
+            standard::list(&ctx, {
+                Query::new()
+                    .push_opt("query", ctx.args.query.as_deref())
+                    .push_opt("status", ctx.args.status.map(Status::as_str))
+            })
+            .await
+        }
+        SiteCommand::Get { .. } => overview(ctx).await,
+        SiteCommand::Create { .. } => create(ctx).await,
+        SiteCommand::Update { .. } => standard::update(&ctx).await,
+        SiteCommand::Delete { .. } => standard::delete(&ctx).await,
+    }
 }
 
 /// The `site` argument, resolved as every channels tool resolves a site.
@@ -193,7 +211,7 @@ async fn site(
     })
 }
 
-type SitesCall = Ctx<ManageArgs, SiteObject>;
+type SitesCall = Ctx<ManageArgs, SiteObject, SiteCommand>;
 
 async fn overview(ctx: SitesCall) -> Answer<Sites> {
     let client = ctx.client()?;

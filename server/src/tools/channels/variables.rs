@@ -9,7 +9,8 @@ use crate::config::Module;
 use crate::modyo::Query;
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::{
-    Action, Collection, Given, Member, Rules, Scope, echoed, manage, scoped,
+    Action, Answer, Collection, Ctx, Given, Managed, Member, Rules, Scope, Verb, command, echoed,
+    manage, scoped, standard,
 };
 use crate::tools::{Call, CallError, ToolDef};
 
@@ -51,8 +52,19 @@ pub(crate) struct ManageArgs {
     confirm_delete: Option<bool>,
 }
 
+command! {
+    /// What `channels-variables-manage` can be asked.
+    enum VariableCommand for ManageArgs {
+        List => Verb::list(),
+        Get { variable_id: u64 } => Verb::read("get"),
+        Create { name: String, value: String } => Verb::write("create"),
+        Update { variable_id: u64 } => Verb::write("update").changes(),
+        Delete { variable_id: u64 } => Verb::write("delete").confirmed(),
+    }
+}
+
 pub(crate) fn manage_tool() -> ToolDef {
-    let scope = scoped(|call: Call, given: Given, action| async move {
+    let scope = scoped(|call: Call, given: Given, verb: &'static Verb| async move {
         let Some(site) = given.text("site") else {
             let coll = Collection::at(ACCOUNT_VARIABLES).within("the account");
             return Ok(Scope {
@@ -60,18 +72,14 @@ pub(crate) fn manage_tool() -> ToolDef {
                 container: None,
             });
         };
-        let need = if action == "list" {
-            Need::Object
-        } else {
-            Need::Id
-        };
+        let need = if verb.lists { Need::Object } else { Need::Id };
         let site = resolve_site(call.client()?, &site, need).await?;
         Ok::<_, CallError>(Scope {
             coll: site.collection(),
             container: Some(site.resource()),
         })
     });
-    manage::<ManageArgs, Variable>("channels-variables-manage", Module::Channels, scope)
+    manage::<ManageArgs, Variable, VariableCommand>("channels-variables-manage", Module::Channels, scope)
         .describe(
             "List, get, create, update or delete global variables of the account, or of a site when site is given. \
 list: data.variables + coverage; get/create/update: the variable as persisted; delete (confirmDelete: true): data null. \
@@ -79,10 +87,16 @@ Unverified: one value and description per variable; docs: one value per language
         )
         .target("variable_id", "the variable's id")
         .fields(&["name", "value", "description"])
-        .list(|_| Query::new())
-        .get()
-        .create(&["name", "value"])
-        .update()
-        .delete()
-        .build()
+        .run(run)
+}
+
+/// Runs one command of `channels-variables-manage`.
+async fn run(ctx: Ctx<ManageArgs, Variable, VariableCommand>) -> Answer<Managed<Variable>> {
+    match &ctx.command {
+        VariableCommand::List => standard::list(&ctx, Query::new()).await,
+        VariableCommand::Get { .. } => standard::get(&ctx).await,
+        VariableCommand::Create { .. } => standard::create(&ctx).await,
+        VariableCommand::Update { .. } => standard::update(&ctx).await,
+        VariableCommand::Delete { .. } => standard::delete(&ctx).await,
+    }
 }

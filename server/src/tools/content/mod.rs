@@ -17,7 +17,7 @@ use crate::modyo::{ModyoClient, Query};
 
 use super::args::Paging;
 use super::engine::{
-    Answer, Collection, Ctx, Echo, Given, Member, Rules, Scope, Where, echoed, reply, scoped,
+    Answer, Collection, Ctx, Echo, Given, Member, Rules, Scope, Verb, Where, echoed, reply, scoped,
 };
 use super::{Call, CallError, ToolDef};
 
@@ -219,14 +219,10 @@ pub(crate) fn in_space<T: Member>() -> Where<T> {
 pub(crate) async fn space_scope<T: Member>(
     call: Call,
     given: Given,
-    action: &'static str,
+    verb: &'static Verb,
 ) -> Result<Scope<T>, CallError> {
     let input = given.text("space").unwrap_or_default();
-    let need = if action == "list" {
-        Need::Object
-    } else {
-        Need::Id
-    };
+    let need = if verb.lists { Need::Object } else { Need::Id };
     let space = resolve_space(call.client()?, &input, need).await?;
     Ok(Scope {
         coll: Collection::at(format!("{}/{}", space.path(), T::RULES.root))
@@ -237,7 +233,7 @@ pub(crate) async fn space_scope<T: Member>(
 
 impl Space {
     /// The space a call of a space's collection resolved ([`in_space`]).
-    pub(crate) fn of<A, T>(ctx: &Ctx<A, T>) -> Result<Space, ToolError> {
+    pub(crate) fn of<A, T, C>(ctx: &Ctx<A, T, C>) -> Result<Space, ToolError> {
         let id = ctx
             .container
             .as_ref()

@@ -16,8 +16,8 @@ use crate::contract::{ErrorCode, PostCondition, ToolClass, ToolError};
 use crate::modyo::Query;
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::{
-    Action, Answer, Collection, Ctx, Echo, Managed, Member, Need, Rules, at, echoed, lenient,
-    manage, persist, reply, view,
+    Action, Answer, Collection, Ctx, Echo, Managed, Member, Need, Rules, Verb, at, command, echoed,
+    lenient, manage, persist, reply, standard, view,
 };
 use crate::tools::{Call, CallError, ToolDef, tool};
 
@@ -67,8 +67,23 @@ pub(crate) struct ManageArgs {
     verify: Option<bool>,
 }
 
+command! {
+    /// What `core-groups-manage` can be asked.
+    enum GroupCommand for ManageArgs {
+        List => Verb::list(),
+        Get { group: Ident } => Verb::read("get"),
+        Create { name: String } => Verb::write("create"),
+        Update { group: Ident } => Verb::write("update").changes(),
+        Delete { group: Ident } => Verb::write("delete").confirmed(),
+        AddUsers { group: Ident, user_ids: Vec<u64> } => Verb::write("add_users"),
+        RemoveUsers { group: Ident, user_ids: Vec<u64> } => Verb::write("remove_users"),
+    }
+}
+
+type Groups = Ctx<ManageArgs, Group, GroupCommand>;
+
 pub(crate) fn manage_tool() -> ToolDef {
-    manage::<ManageArgs, Group>("core-groups-manage", Module::Core, at(GROUPS))
+    manage::<ManageArgs, Group, GroupCommand>("core-groups-manage", Module::Core, at(GROUPS))
         .describe(
             "List, get, create, update or delete groups of team users, or add/remove members (user_ids). \
 group: id or name. list: data.groups + coverage; other actions: data is the group as persisted; \
@@ -77,19 +92,20 @@ add_users/remove_users: state.affected = members actually added or removed; dele
         .target("group", "id or name")
         .fields(&["name", "description", "role_id"])
         .mutating(&["user_ids"])
-        .list(|_| Query::new())
-        .get()
-        .create(&["name"])
-        .update()
-        .delete()
-        .action("add_users", |ctx| change_members(ctx, true))
-        .on_target()
-        .needs(&["user_ids"])
-        .action("remove_users", |ctx| change_members(ctx, false))
-        .on_target()
-        .needs(&["user_ids"])
-        .build()
+        .run(run)
         .writes_state(RareState::AFFECTED)
+}
+
+async fn run(ctx: Groups) -> Answer<Managed<Group>> {
+    match &ctx.command {
+        GroupCommand::List => standard::list(&ctx, Query::new()).await,
+        GroupCommand::Get { .. } => standard::get(&ctx).await,
+        GroupCommand::Create { .. } => standard::create(&ctx).await,
+        GroupCommand::Update { .. } => standard::update(&ctx).await,
+        GroupCommand::Delete { .. } => standard::delete(&ctx).await,
+        GroupCommand::AddUsers { user_ids, .. } => change_members(&ctx, user_ids, true).await,
+        GroupCommand::RemoveUsers { user_ids, .. } => change_members(&ctx, user_ids, false).await,
+    }
 }
 
 /// The keys of a group object that hold its members.
@@ -117,9 +133,8 @@ fn member_ids(group: &Value) -> Option<Vec<u64>> {
     }
 }
 
-async fn change_members(ctx: Ctx<ManageArgs, Group>, add: bool) -> Answer<Managed<Group>> {
+async fn change_members(ctx: &Groups, user_ids: &[u64], add: bool) -> Answer<Managed<Group>> {
     let client = ctx.client()?;
-    let user_ids = ctx.args.user_ids.clone().unwrap_or_default();
     let id = ctx.found(Need::Id).await?.id;
     let current_group = ctx.coll.fetch(client, id).await?;
     let current = member_ids(&current_group).ok_or_else(|| {
@@ -130,7 +145,7 @@ async fn change_members(ctx: Ctx<ManageArgs, Group>, add: bool) -> Answer<Manage
     })?;
     let mut next = current;
     let mut changed = 0;
-    for user in &user_ids {
+    for user in user_ids {
         let member = next.contains(user);
         if add && !member {
             next.push(*user);

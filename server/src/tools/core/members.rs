@@ -18,8 +18,8 @@ use crate::contract::{ErrorCode, PostCondition, Resource, ToolError};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::{
-    Action, Answer, Ctx, Echoed, Managed, Member, Need, Rules, at, echoed, lenient, manage,
-    persist, reply, view,
+    Action, Answer, Ctx, Echoed, Managed, Member, Need, Rules, Verb, at, command, echoed, lenient,
+    manage, persist, reply, view,
 };
 use crate::tools::{CallError, ToolDef};
 
@@ -65,8 +65,19 @@ pub(crate) struct ManageArgs {
     confirm_delete: Option<bool>,
 }
 
+command! {
+    /// What `core-members-manage` can be asked.
+    enum MemberCommand for ManageArgs {
+        List => Verb::list(),
+        Get { member: u64 } => Verb::read("get"),
+        Add { role: Ident } => Verb::write("add"),
+        Update { member: u64, role: Ident } => Verb::write("update"),
+        Remove { member: u64 } => Verb::write("remove").confirmed(),
+    }
+}
+
 pub(crate) fn manage_tool() -> ToolDef {
-    manage::<ManageArgs, TeamMember>("core-members-manage", Module::Core, at(TEAM_MEMBERS))
+    manage::<ManageArgs, TeamMember, MemberCommand>("core-members-manage", Module::Core, at(TEAM_MEMBERS))
         .describe(
             "List, get, add, update or remove team members: a user or group holding a role on one site, space or \
 realm (exactly one of site_id, space_id, realm_id). The role's context must match the target. list: \
@@ -75,19 +86,19 @@ confirmDelete: true.",
         )
         .target("member", "team member id")
         .mutating(&["role", "admin_user_id", "group_id"])
-        .action("list", list)
-        .action("get", get)
-        .on_target()
-        .action("add", add)
-        .needs(&["role"])
-        .action("update", update)
-        .on_target()
-        .needs(&["role"])
-        .action("remove", remove)
-        .on_target()
-        .confirmed()
-        .build()
+        .run(run)
         .writes_state(RareState::PAGED)
+}
+
+/// Runs one command of `core-members-manage`.
+async fn run(ctx: Ctx<ManageArgs, TeamMember, MemberCommand>) -> Answer<Managed<TeamMember>> {
+    match &ctx.command {
+        MemberCommand::List => list(ctx).await,
+        MemberCommand::Get { .. } => get(ctx).await,
+        MemberCommand::Add { .. } => add(ctx).await,
+        MemberCommand::Update { .. } => update(ctx).await,
+        MemberCommand::Remove { .. } => remove(ctx).await,
+    }
 }
 
 /// The one site, space or realm a call targets.
@@ -145,7 +156,7 @@ impl Target {
     }
 }
 
-type Members = Ctx<ManageArgs, TeamMember>;
+type Members = Ctx<ManageArgs, TeamMember, MemberCommand>;
 
 /// The member's identity, named after the user or group that holds the role.
 fn member_resource(ctx: &Members, member: &Value, id: Option<u64>) -> Resource {

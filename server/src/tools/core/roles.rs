@@ -15,8 +15,8 @@ use crate::contract::{PostCondition, ToolClass, ToolError};
 use crate::modyo::Query;
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::{
-    Action, Answer, Collection, Ctx, Echo, Echoed, Managed, Member, Names, Need, Rules, at, echoed,
-    manage, persist, reply,
+    Action, Answer, Collection, Ctx, Echo, Echoed, Managed, Member, Names, Need, Rules, Verb, at,
+    command, echoed, manage, persist, reply, standard,
 };
 use crate::tools::{Call, ToolDef, tool};
 
@@ -105,8 +105,19 @@ pub(crate) struct ManageArgs {
     confirm_delete: Option<bool>,
 }
 
+command! {
+    /// What `core-roles-manage` can be asked.
+    enum RoleCommand for ManageArgs {
+        List => Verb::list(),
+        Get { role: Ident } => Verb::read("get"),
+        Update { role: Ident } => Verb::write("update").changes(),
+        Delete { role: Ident } => Verb::write("delete").confirmed(),
+        Restore { role: Ident } => Verb::write("restore"),
+    }
+}
+
 pub(crate) fn manage_tool() -> ToolDef {
-    manage::<ManageArgs, Role>("core-roles-manage", Module::Core, at(ROLES))
+    manage::<ManageArgs, Role, RoleCommand>("core-roles-manage", Module::Core, at(ROLES))
         .describe(
             "List, get, update, delete or restore roles (create: core-roles-create). role: id or key. list: \
 data.roles + coverage (filter query: keywords); restore only for roles marked restorable; delete needs confirmDelete: true. \
@@ -114,16 +125,27 @@ Other actions: data is the role as persisted.",
         )
         .target("role", "id or key")
         .fields(&["name", "description", "permissions"])
-        .list(|args| Query::new().push_opt("query", args.query.as_deref()))
-        .get()
-        .update()
-        .delete()
-        .action("restore", restore)
-        .on_target()
-        .build()
+        .run(run)
 }
 
-async fn restore(ctx: Ctx<ManageArgs, Role>) -> Answer<Managed<Role>> {
+/// Runs one command of `core-roles-manage`.
+async fn run(ctx: Ctx<ManageArgs, Role, RoleCommand>) -> Answer<Managed<Role>> {
+    match &ctx.command {
+        RoleCommand::List => {
+            standard::list(
+                &ctx,
+                Query::new().push_opt("query", ctx.args.query.as_deref()),
+            )
+            .await
+        }
+        RoleCommand::Get { .. } => standard::get(&ctx).await,
+        RoleCommand::Update { .. } => standard::update(&ctx).await,
+        RoleCommand::Delete { .. } => standard::delete(&ctx).await,
+        RoleCommand::Restore { .. } => restore(ctx).await,
+    }
+}
+
+async fn restore(ctx: Ctx<ManageArgs, Role, RoleCommand>) -> Answer<Managed<Role>> {
     let client = ctx.client()?;
     let found = ctx.found(Need::Object).await?;
     let current = found.object();

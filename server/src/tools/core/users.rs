@@ -15,8 +15,8 @@ use crate::contract::{ToolClass, ToolError};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::{
-    Action, Answer, Collection, Ctx, Echo, Managed, Member, Names, Need, Rules, at, bulk, echoed,
-    manage, persist, reply,
+    Action, Answer, Collection, Ctx, Echo, Managed, Member, Names, Need, Rules, Verb, at, bulk,
+    command, echoed, manage, persist, reply, standard,
 };
 use crate::tools::{Call, ToolDef, tool};
 
@@ -85,8 +85,20 @@ pub(crate) struct ManageArgs {
     verify: Option<bool>,
 }
 
+command! {
+    /// What `core-users-manage` can be asked.
+    enum UserCommand for ManageArgs {
+        List => Verb::list(),
+        Get { user: Ident } => Verb::read("get"),
+        Create { email: String } => Verb::write("create"),
+        Update { user: Ident } => Verb::write("update").changes(),
+        Activate { user: Ident } => Verb::write("activate"),
+        Deactivate { user: Ident } => Verb::write("deactivate"),
+    }
+}
+
 pub(crate) fn manage_tool() -> ToolDef {
-    manage::<ManageArgs, AdminUser>("core-users-manage", Module::Core, at(ADMIN_USERS))
+    manage::<ManageArgs, AdminUser, UserCommand>("core-users-manage", Module::Core, at(ADMIN_USERS))
         .describe(
             "List, get, create, update, activate or deactivate team users. user: id or email. \
 list: data.admin_users + coverage; get/create/update/activate/deactivate: data is the user as persisted, \
@@ -94,18 +106,31 @@ state.status says what happened.",
         )
         .target("user", "id or email")
         .fields(&PROFILE)
-        .list(|args| Query::new().push_opt("query", args.query.as_deref()))
-        .get()
-        .create(&["email"])
-        .update()
-        .action("activate", |ctx| activate(ctx, true))
-        .on_target()
-        .action("deactivate", |ctx| activate(ctx, false))
-        .on_target()
-        .build()
+        .run(run)
 }
 
-async fn activate(ctx: Ctx<ManageArgs, AdminUser>, active: bool) -> Answer<Managed<AdminUser>> {
+/// Runs one command of `core-users-manage`.
+async fn run(ctx: Ctx<ManageArgs, AdminUser, UserCommand>) -> Answer<Managed<AdminUser>> {
+    match &ctx.command {
+        UserCommand::List => {
+            standard::list(
+                &ctx,
+                Query::new().push_opt("query", ctx.args.query.as_deref()),
+            )
+            .await
+        }
+        UserCommand::Get { .. } => standard::get(&ctx).await,
+        UserCommand::Create { .. } => standard::create(&ctx).await,
+        UserCommand::Update { .. } => standard::update(&ctx).await,
+        UserCommand::Activate { .. } => activate(ctx, true).await,
+        UserCommand::Deactivate { .. } => activate(ctx, false).await,
+    }
+}
+
+async fn activate(
+    ctx: Ctx<ManageArgs, AdminUser, UserCommand>,
+    active: bool,
+) -> Answer<Managed<AdminUser>> {
     let found = ctx.found(Need::Id).await?;
     let object = set_active(ctx.client()?, found.id, active).await?;
     let status = if active { "activated" } else { "deactivated" };

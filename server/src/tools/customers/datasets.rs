@@ -17,8 +17,8 @@ use crate::modyo::Query;
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::copy::{copy_name, without_owned};
 use crate::tools::engine::{
-    Action, Answer, Echo, Echoed, Member, Need, Rules, echoed, lenient, manage, persist, reply,
-    view,
+    Action, Answer, Ctx, Echo, Echoed, Managed, Member, Need, Rules, Verb, command, echoed,
+    lenient, manage, persist, reply, standard, view,
 };
 use crate::tools::{Call, ToolDef, tool};
 
@@ -57,8 +57,19 @@ pub(crate) struct ManageArgs {
     confirm_delete: Option<bool>,
 }
 
+command! {
+    /// What `customers-datasets-manage` can be asked.
+    enum DataSetCommand for ManageArgs {
+        List => Verb::list(),
+        Get { data_set: Ident } => Verb::read("get"),
+        Create { name in described: String } => Verb::write("create"),
+        Update { data_set: Ident } => Verb::write("update").changes(),
+        Delete { data_set: Ident } => Verb::write("delete").confirmed(),
+    }
+}
+
 pub(crate) fn manage_tool() -> ToolDef {
-    manage::<ManageArgs, DataSet>("customers-datasets-manage", Module::Customers, in_realm())
+    manage::<ManageArgs, DataSet, DataSetCommand>("customers-datasets-manage", Module::Customers, in_realm())
         .describe(
             "List, get, create, update or delete a realm's data sets (option lists for questions). data_set: id or \
 name. list: data.data_sets + coverage, resource = the realm; other actions: data is the data set as persisted; \
@@ -66,12 +77,18 @@ delete needs confirmDelete: true.",
         )
         .target("data_set", "id or name")
         .fields(&["name", "description", "use_external_ids", "alternatives"])
-        .list(|_| Query::new())
-        .get()
-        .create(&["name"])
-        .update()
-        .delete()
-        .build()
+        .run(run)
+}
+
+/// Runs one command of `customers-datasets-manage`.
+async fn run(ctx: Ctx<ManageArgs, DataSet, DataSetCommand>) -> Answer<Managed<DataSet>> {
+    match &ctx.command {
+        DataSetCommand::List => standard::list(&ctx, Query::new()).await,
+        DataSetCommand::Get { .. } => standard::get(&ctx).await,
+        DataSetCommand::Create { .. } => standard::create(&ctx).await,
+        DataSetCommand::Update { .. } => standard::update(&ctx).await,
+        DataSetCommand::Delete { .. } => standard::delete(&ctx).await,
+    }
 }
 
 /// Arguments of `customers-datasets-copy`.

@@ -20,8 +20,8 @@ use crate::contract::{ErrorCode, ToolClass, ToolError};
 use crate::modyo::Query;
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::{
-    Action, Answer, Ctx, Echo, Managed, Member, Need, Rules, echoed, manage, persist, reply,
-    update_with,
+    Action, Answer, Ctx, Echo, Managed, Member, Need, Rules, Verb, command, echoed, manage,
+    persist, reply, standard,
 };
 use crate::tools::{Call, CallError, ToolDef, tool};
 
@@ -65,8 +65,21 @@ pub(crate) struct ManageArgs {
     confirm_delete: Option<bool>,
 }
 
+command! {
+    /// What `customers-forms-manage` can be asked.
+    enum FormCommand for ManageArgs {
+        List => Verb::list(),
+        Get { form: Ident } => Verb::read("get"),
+        Create => Verb::write("create").refused(NO_CREATE),
+        Update { form: Ident } => Verb::write("update"),
+        Delete { form: Ident } => Verb::write("delete").confirmed(),
+        Enable { form: Ident } => Verb::write("enable"),
+        Disable { form: Ident } => Verb::write("disable"),
+    }
+}
+
 pub(crate) fn manage_tool() -> ToolDef {
-    manage::<ManageArgs, Form>("customers-forms-manage", Module::Customers, in_realm())
+    manage::<ManageArgs, Form, FormCommand>("customers-forms-manage", Module::Customers, in_realm())
         .describe(
             "List, get, update, delete, enable or disable a realm's forms. form: id or name. list: data.forms + \
 coverage, resource = the realm; other actions: data is the form as persisted (questions under `question`); delete \
@@ -74,22 +87,25 @@ needs confirmDelete: true. Modyo's API cannot create a form: create answers an e
         )
         .target("form", "id or name")
         .fields(&["name", "description", "questions"])
-        .list(|args| Query::new().push_opt("site_id", args.site_id))
-        .get()
-        .refuse("create", NO_CREATE)
-        .action("update", update)
-        .on_target()
-        .action("delete", delete)
-        .on_target()
-        .confirmed()
-        .action("enable", |ctx| enable(ctx, true))
-        .on_target()
-        .action("disable", |ctx| enable(ctx, false))
-        .on_target()
-        .build()
+        .run(run)
 }
 
-type Forms = Ctx<ManageArgs, Form>;
+/// Runs one command of `customers-forms-manage`.
+async fn run(ctx: Ctx<ManageArgs, Form, FormCommand>) -> Answer<Managed<Form>> {
+    match &ctx.command {
+        FormCommand::List => {
+            standard::list(&ctx, Query::new().push_opt("site_id", ctx.args.site_id)).await
+        }
+        FormCommand::Get { .. } => standard::get(&ctx).await,
+        FormCommand::Create => standard::refused(&ctx).await,
+        FormCommand::Update { .. } => update(ctx).await,
+        FormCommand::Delete { .. } => delete(ctx).await,
+        FormCommand::Enable { .. } => enable(ctx, true).await,
+        FormCommand::Disable { .. } => enable(ctx, false).await,
+    }
+}
+
+type Forms = Ctx<ManageArgs, Form, FormCommand>;
 
 /// `PUT {name, description, question}` (the given ones), read back and checked (C7).
 async fn update(ctx: Forms) -> Answer<Managed<Form>> {
@@ -102,7 +118,7 @@ async fn update(ctx: Forms) -> Answer<Managed<Form>> {
             "update needs at least one of name, description, questions".into(),
         ));
     }
-    update_with(ctx, body).await
+    standard::update_with(&ctx, body).await
 }
 
 /// `DELETE /api/admin/customers/{realm_uid}/sites/{site_id}/forms/{id}`: the site is the form's.

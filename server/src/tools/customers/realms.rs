@@ -18,7 +18,9 @@ use crate::modyo::Query;
 use crate::tools::CallError;
 use crate::tools::ToolDef;
 use crate::tools::args::{Ident, Paging};
-use crate::tools::engine::{Action, Answer, Ctx, Managed, at, manage, reply};
+use crate::tools::engine::{
+    Action, Answer, Ctx, Managed, Verb, at, command, manage, reply, standard,
+};
 
 /// Why a realm cannot be changed through the API.
 const NOT_EDITABLE: &str = "Modyo's published API has no endpoint to change a realm (its name, appearance or logo): \
@@ -46,8 +48,21 @@ pub(crate) struct ManageArgs {
     verify: Option<bool>,
 }
 
+command! {
+    /// What `customers-realms-manage` can be asked.
+    enum RealmCommand for ManageArgs {
+        List => Verb::list(),
+        Get { realm: Ident } => Verb::read("get"),
+        Create { name: String, slug: String } => Verb::write("create"),
+        Delete { realm: Ident } => Verb::write("delete").confirmed(),
+        Update => Verb::write("update").refused(NOT_EDITABLE),
+        Appearance => Verb::write("appearance").refused(NOT_EDITABLE),
+        Logo => Verb::write("logo").refused(NOT_EDITABLE),
+    }
+}
+
 pub(crate) fn manage_tool() -> ToolDef {
-    manage::<ManageArgs, RealmObject>("customers-realms-manage", Module::Customers, at(REALMS))
+    manage::<ManageArgs, RealmObject, RealmCommand>("customers-realms-manage", Module::Customers, at(REALMS))
         .describe(
             "List, get, create or delete customer realms ({id, name, slug, user_count, created_at}). realm: slug or \
 name. list: data.realms + coverage (query filters slug or name); get: the realm; create: name and slug; delete \
@@ -55,20 +70,29 @@ needs confirmDelete: true. Modyo's API cannot change a realm: update, appearance
         )
         .target("realm", "slug or name")
         .fields(&["name", "slug"])
-        .list(|args| Query::new().push_opt("query", args.query.as_deref()))
-        .action("get", get)
-        .on_target()
-        .create(&["name", "slug"])
-        .action("delete", delete)
-        .on_target()
-        .confirmed()
-        .refuse("update", NOT_EDITABLE)
-        .refuse("appearance", NOT_EDITABLE)
-        .refuse("logo", NOT_EDITABLE)
-        .build()
+        .run(run)
 }
 
-type Realms = Ctx<ManageArgs, RealmObject>;
+/// Runs one command of `customers-realms-manage`.
+async fn run(ctx: Ctx<ManageArgs, RealmObject, RealmCommand>) -> Answer<Managed<RealmObject>> {
+    match &ctx.command {
+        RealmCommand::List => {
+            standard::list(
+                &ctx,
+                Query::new().push_opt("query", ctx.args.query.as_deref()),
+            )
+            .await
+        }
+        RealmCommand::Get { .. } => get(ctx).await,
+        RealmCommand::Create { .. } => standard::create(&ctx).await,
+        RealmCommand::Delete { .. } => delete(ctx).await,
+        RealmCommand::Update => standard::refused(&ctx).await,
+        RealmCommand::Appearance => standard::refused(&ctx).await,
+        RealmCommand::Logo => standard::refused(&ctx).await,
+    }
+}
+
+type Realms = Ctx<ManageArgs, RealmObject, RealmCommand>;
 
 async fn realm(ctx: &Realms) -> Result<Realm, CallError> {
     Ok(resolve_realm(ctx.client()?, &ctx.target()?).await?)

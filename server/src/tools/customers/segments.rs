@@ -16,7 +16,9 @@ use crate::config::Module;
 use crate::modyo::Query;
 use crate::tools::ToolDef;
 use crate::tools::args::{Ident, Paging};
-use crate::tools::engine::{Action, Member, Rules, echoed, manage};
+use crate::tools::engine::{
+    Action, Answer, Ctx, Managed, Member, Rules, Verb, command, echoed, manage, standard,
+};
 
 echoed! {
     /// A segment (a Modyo target) as the API returns it.
@@ -53,8 +55,19 @@ pub(crate) struct ManageArgs {
     confirm_delete: Option<bool>,
 }
 
+command! {
+    /// What `customers-segments-manage` can be asked.
+    enum SegmentCommand for ManageArgs {
+        List => Verb::list(),
+        Get { segment: Ident } => Verb::read("get"),
+        Create { name in described: String } => Verb::write("create"),
+        Update { segment: Ident } => Verb::write("update").changes(),
+        Delete { segment: Ident } => Verb::write("delete").confirmed(),
+    }
+}
+
 pub(crate) fn manage_tool() -> ToolDef {
-    manage::<ManageArgs, Segment>("customers-segments-manage", Module::Customers, in_realm())
+    manage::<ManageArgs, Segment, SegmentCommand>("customers-segments-manage", Module::Customers, in_realm())
         .describe(
             "List, get, create, update or delete a realm's user segments (Modyo targets). segment: id or name. \
 list: data.segments (filters_summary, matches_count) + coverage, resource = the realm; other actions: data is the \
@@ -62,10 +75,22 @@ segment as persisted with its filters; delete needs confirmDelete: true.",
         )
         .target("segment", "id or name")
         .fields(&["name", "description", "filters"])
-        .list(|args| Query::new().push_opt("query", args.query.as_deref()))
-        .get()
-        .create(&["name"])
-        .update()
-        .delete()
-        .build()
+        .run(run)
+}
+
+/// Runs one command of `customers-segments-manage`.
+async fn run(ctx: Ctx<ManageArgs, Segment, SegmentCommand>) -> Answer<Managed<Segment>> {
+    match &ctx.command {
+        SegmentCommand::List => {
+            standard::list(
+                &ctx,
+                Query::new().push_opt("query", ctx.args.query.as_deref()),
+            )
+            .await
+        }
+        SegmentCommand::Get { .. } => standard::get(&ctx).await,
+        SegmentCommand::Create { .. } => standard::create(&ctx).await,
+        SegmentCommand::Update { .. } => standard::update(&ctx).await,
+        SegmentCommand::Delete { .. } => standard::delete(&ctx).await,
+    }
 }

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::collection::{Collection, Found, Member, Need};
+use super::command::Verb;
 use crate::contract::Resource;
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::{Call, CallError};
@@ -64,14 +65,16 @@ impl<T> Scope<T> {
     }
 }
 
-/// One call of a `-manage` tool, as an action sees it.
-pub(crate) struct Ctx<A, T> {
+/// One call of a `-manage` tool, as an action sees it: its command `C` among them.
+pub(crate) struct Ctx<A, T, C> {
     /// The call.
     pub(crate) call: Call,
     /// The typed arguments.
     pub(crate) args: Arc<A>,
-    /// The action asked.
-    pub(crate) action: &'static str,
+    /// The command the arguments asked for, with the parameters its action requires.
+    pub(crate) command: C,
+    /// Its action.
+    pub(crate) verb: &'static Verb,
     pub(super) given: Given,
     /// The collection.
     pub(crate) coll: Collection<T>,
@@ -79,11 +82,10 @@ pub(crate) struct Ctx<A, T> {
     pub(crate) container: Option<Resource>,
     pub(super) target: Option<&'static str>,
     pub(super) fields: &'static [&'static str],
-    pub(super) query: fn(&A) -> Query,
     pub(super) resolve: Option<ResolveFn<T>>,
 }
 
-impl<A, T: Member> Ctx<A, T> {
+impl<A, T: Member, C> Ctx<A, T, C> {
     /// The Modyo client.
     pub(crate) fn client(&self) -> Result<&ModyoClient, CallError> {
         self.call.client()
@@ -99,7 +101,7 @@ impl<A, T: Member> Ctx<A, T> {
         let param = self.target.unwrap_or("target");
         self.given
             .text(param)
-            .ok_or_else(|| CallError::Arguments(format!("{} needs {param}", self.action)))
+            .ok_or_else(|| CallError::Arguments(format!("{} needs {param}", self.verb.word)))
     }
 
     /// The target resolved into a member.

@@ -348,18 +348,30 @@ mod tests {
                 .slug("email");
     }
 
+    /// Arguments of `people-manage`.
+    #[derive(Debug, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+    struct PersonArgs {
+        /// The person.
+        person: Option<String>,
+    }
+
+    crate::tools::engine::command! {
+        /// What `people-manage` can be asked.
+        enum PersonCommand for PersonArgs {
+            Get { person: String } => crate::tools::engine::Verb::read("get"),
+        }
+    }
+
     #[test]
     fn a_key_the_engine_reads_must_be_declared() {
         assert!(undeclared::<Thing>().is_empty());
         assert_eq!(undeclared::<Person>(), ["email"]);
-        let mut def =
-            crate::tools::engine::manage::<std::collections::BTreeMap<String, Value>, Person>(
-                "people-manage",
-                crate::config::Module::Core,
-                crate::tools::engine::at("/people"),
-            )
-            .get()
-            .build();
+        let mut def = crate::tools::engine::manage::<PersonArgs, Person, PersonCommand>(
+            "people-manage",
+            crate::config::Module::Core,
+            crate::tools::engine::at("/people"),
+        )
+        .run(|ctx| async move { crate::tools::engine::standard::get(&ctx).await });
         assert_eq!(def.undeclared, ["email"]);
         let Err(e) = crate::server::check_declared(&def) else {
             panic!("a tool whose echoed type lacks a key the engine reads is refused")

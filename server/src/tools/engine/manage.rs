@@ -1,15 +1,18 @@
-//! `-manage` tools: one declaration of a collection and its actions (C15, C18, C19).
+//! `-manage` tools: one declaration of a collection and its command (C15, C18, C19).
 //!
-//! What every `-manage` call shares runs here, once: which action was asked (none and no
-//! mutating field is a `get`), what that action requires, the confirmation of a destructive
-//! action (checked before any request is sent), resolving the collection and the member, and
-//! the standard actions `list`, `get`, `create`, `update` and `delete` with their read-back
-//! (C7). A tool declares its collection, its writable fields and its actions, and writes code
-//! only for the actions that are its own.
+//! What every `-manage` call shares runs here, once: which command the arguments ask for (no
+//! action and no mutating field is a `get`), parsed into the tool's typed [`Command`] with the
+//! parameters its action requires; the confirmation of a destructive action and the refusal
+//! of an undocumented one (both before any request is sent); resolving the collection. The
+//! tool's `run` then matches on the command and calls the [`standard`] actions (`list`, `get`,
+//! `create`, `update`, `delete`, a transition, each with its read-back, C7) or its own.
 //!
-//! The engine reads the arguments by name from their serialized form (the argument struct
-//! derives `Serialize`), so a declaration names parameters exactly as the input schema does;
-//! [`ManageTool::build`] checks every name it was given against that schema.
+//! The writable fields and the target are still named as the input schema names them (the
+//! body of a standard write is the given fields, read from the arguments' serialized form);
+//! `server.rs` checks every such name, and every parameter a command requires, against that
+//! schema when the tool is registered.
+//!
+//! [`standard`]: super::standard
 
 use std::sync::Arc;
 
@@ -19,22 +22,20 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use super::collection::{Found, Member, Need};
+use super::command::{Command, Verb};
 use super::ctx::{BoxFuture, Ctx, Given, ResolveFn, Scope};
 use super::data::{Data, Managed};
-use super::standard::{create, delete, get, list, transition, update};
 use crate::config::Module;
-use crate::contract::class::is_read_action;
 use crate::contract::schema::RareState;
 use crate::contract::{Control, Outcome, ToolClass, ToolError};
-use crate::modyo::Query;
 use crate::tools::{Call, CallError, ToolDef, tool};
 
 /// What a typed handler returns.
 pub(crate) type Answer<D> = Result<Outcome<D>, CallError>;
 
-type Run<A, T, D> = Arc<dyn Fn(Ctx<A, T>) -> BoxFuture<Answer<D>> + Send + Sync>;
+type Run<A, T, C, D> = Arc<dyn Fn(Ctx<A, T, C>) -> BoxFuture<Answer<D>> + Send + Sync>;
 type ScopeFn<T> =
-    Arc<dyn Fn(Call, Given, &'static str) -> BoxFuture<Result<Scope<T>, CallError>> + Send + Sync>;
+    Arc<dyn Fn(Call, Given, &'static Verb) -> BoxFuture<Result<Scope<T>, CallError>> + Send + Sync>;
 
 /// The `action` argument of a `-manage` tool: its values are the actions the tool declares
 /// (the engine writes them into the input schema).
@@ -56,35 +57,10 @@ impl JsonSchema for Action {
     }
 }
 
-#[derive(Clone, Copy)]
-enum Standard {
-    List,
-    Get,
-    Create,
-    Update,
-    Delete,
-    /// `POST <member>/<action>`, then the member read back, in this status.
-    Transition(&'static str),
-}
-
-enum Does<A, T, D> {
-    Standard(Standard),
-    Own(Run<A, T, D>),
-    Refuse(&'static str),
-}
-
-struct Declared<A, T, D> {
-    word: &'static str,
-    targeted: bool,
-    needs: Vec<&'static str>,
-    any_field: bool,
-    confirm: bool,
-    does: Does<A, T, D>,
-}
-
-/// The declaration of a `-manage` tool, finished by [`ManageTool::build`]. Its `data` is `D`:
-/// a [`Managed`] object by default, or a type of the tool's own that a [`Managed`] turns into.
-pub(crate) struct ManageTool<A, T, D = Managed<T>> {
+/// The declaration of a `-manage` tool, finished by [`ManageTool::run`]. Its arguments are
+/// `A`, its members `T`, its actions the command `C`; its `data` is `D`: a [`Managed`] object
+/// by default, or a type of the tool's own that a [`Managed`] turns into.
+pub(crate) struct ManageTool<A, T, C, D = Managed<T>> {
     name: &'static str,
     module: Module,
     description: String,
@@ -93,8 +69,7 @@ pub(crate) struct ManageTool<A, T, D = Managed<T>> {
     target: Option<(&'static str, &'static str)>,
     fields: &'static [&'static str],
     mutating: &'static [&'static str],
-    query: fn(&A) -> Query,
-    actions: Vec<Declared<A, T, D>>,
+    marker: std::marker::PhantomData<fn(A, C) -> D>,
 }
 
 /// Where the members of a `-manage` tool live, resolved for each call.
@@ -111,30 +86,31 @@ pub(crate) fn at<T: 'static>(path: &'static str) -> Where<T> {
 /// variables); it gets the action, to resolve only what that action needs.
 pub(crate) fn scoped<T, F, Fut>(scope: F) -> Where<T>
 where
-    F: Fn(Call, Given, &'static str) -> Fut + Send + Sync + 'static,
+    F: Fn(Call, Given, &'static Verb) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<Scope<T>, CallError>> + Send + 'static,
 {
-    Where(Arc::new(move |call, args, action| {
-        Box::pin(scope(call, args, action))
+    Where(Arc::new(move |call, args, verb| {
+        Box::pin(scope(call, args, verb))
     }))
 }
 
-/// Starts the declaration of the `-manage` tool `name`, whose arguments are `A` and whose
-/// members are `T`s, living where `scope` says; its `data` is a [`Managed`] `T`.
-pub(crate) fn manage<A, T>(
+/// Starts the declaration of the `-manage` tool `name`, whose arguments are `A`, whose
+/// members are `T`s, living where `scope` says, and whose actions are the command `C`; its
+/// `data` is a [`Managed`] `T`.
+pub(crate) fn manage<A, T, C>(
     name: &'static str,
     module: Module,
     scope: Where<T>,
-) -> ManageTool<A, T> {
+) -> ManageTool<A, T, C> {
     manage_as(name, module, scope)
 }
 
 /// [`manage`] for a tool whose `data` is a type of its own, `D`.
-pub(crate) fn manage_as<A, T, D>(
+pub(crate) fn manage_as<A, T, C, D>(
     name: &'static str,
     module: Module,
     scope: Where<T>,
-) -> ManageTool<A, T, D> {
+) -> ManageTool<A, T, C, D> {
     ManageTool {
         name,
         module,
@@ -144,15 +120,15 @@ pub(crate) fn manage_as<A, T, D>(
         target: None,
         fields: &[],
         mutating: &[],
-        query: |_| Query::new(),
-        actions: Vec::new(),
+        marker: std::marker::PhantomData,
     }
 }
 
-impl<A, T, D> ManageTool<A, T, D>
+impl<A, T, C, D> ManageTool<A, T, C, D>
 where
     A: DeserializeOwned + Serialize + JsonSchema + Send + Sync + 'static,
     T: Member,
+    C: Command<Args = A>,
     D: Data + From<Managed<T>>,
 {
     /// The model-facing description.
@@ -169,6 +145,8 @@ where
 
     /// How the target resolves into a member, when not as the collection's [`Rules`] say
     /// (a template by name within a category).
+    ///
+    /// [`Rules`]: super::Rules
     pub(crate) fn resolve<F, Fut>(mut self, resolve: F) -> Self
     where
         F: Fn(Call, Given, Scope<T>, Need) -> Fut + Send + Sync + 'static,
@@ -193,202 +171,103 @@ where
         self
     }
 
-    fn push(mut self, word: &'static str, does: Does<A, T, D>) -> Self {
-        self.actions.push(Declared {
-            word,
-            targeted: false,
-            needs: Vec::new(),
-            any_field: false,
-            confirm: false,
-            does,
-        });
-        self
-    }
-
-    fn last(&mut self) -> &mut Declared<A, T, D> {
-        match self.actions.last_mut() {
-            Some(last) => last,
-            None => panic!("{}: declare an action before its requirements", self.name),
-        }
-    }
-
-    /// `list`: one page, filtered by `query` (the paging is added).
-    pub(crate) fn list(mut self, query: fn(&A) -> Query) -> Self {
-        self.query = query;
-        self.push("list", Does::Standard(Standard::List))
-    }
-
-    /// `get`: the member, resolved from the target.
-    pub(crate) fn get(self) -> Self {
-        self.push("get", Does::Standard(Standard::Get)).on_target()
-    }
-
-    /// `create`: `POST` the given fields; `required` must be among them.
-    pub(crate) fn create(self, required: &'static [&'static str]) -> Self {
-        self.push("create", Does::Standard(Standard::Create))
-            .needs(required)
-    }
-
-    /// `update`: `PUT` the given fields (at least one) to the member, read back and checked.
-    pub(crate) fn update(self) -> Self {
-        self.push("update", Does::Standard(Standard::Update))
-            .on_target()
-            .changes()
-    }
-
-    /// `delete`: confirmed, then `DELETE` the member.
-    pub(crate) fn delete(self) -> Self {
-        self.push("delete", Does::Standard(Standard::Delete))
-            .on_target()
-            .confirmed()
-    }
-
-    /// A state change of the member: `POST <member>/<word>` without a body, then the member
-    /// as persisted, in `status` (`archive` leaves it `archived`).
-    pub(crate) fn transition(self, word: &'static str, status: &'static str) -> Self {
-        self.push(word, Does::Standard(Standard::Transition(status)))
-            .on_target()
-    }
-
-    /// An action of the tool's own.
-    pub(crate) fn action<F, Fut>(self, word: &'static str, run: F) -> Self
+    /// Finishes the declaration with what runs each command (a `match` on the command that
+    /// calls the [`standard`] actions or the tool's own): a gated tool whose `action` values
+    /// are the command's.
+    ///
+    /// [`standard`]: super::standard
+    pub(crate) fn run<F, Fut>(self, run: F) -> ToolDef
     where
-        F: Fn(Ctx<A, T>) -> Fut + Send + Sync + 'static,
+        F: Fn(Ctx<A, T, C>) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Answer<D>> + Send + 'static,
     {
-        let run: Run<A, T, D> = Arc::new(move |ctx| Box::pin(run(ctx)));
-        self.push(word, Does::Own(run))
-    }
-
-    /// An action the tool cannot perform (Modyo documents no endpoint for it): it answers
-    /// `why` as an `invalid_parameters` error, before any request is sent.
-    pub(crate) fn refuse(self, word: &'static str, why: &'static str) -> Self {
-        self.push(word, Does::Refuse(why))
-    }
-
-    /// Parameters the last action requires.
-    pub(crate) fn needs(mut self, params: &'static [&'static str]) -> Self {
-        self.last().needs.extend(params);
-        self
-    }
-
-    /// The last action needs the target.
-    pub(crate) fn on_target(mut self) -> Self {
-        self.last().targeted = true;
-        self
-    }
-
-    /// The last action needs at least one of the writable fields (an update of its own).
-    pub(crate) fn changes(mut self) -> Self {
-        self.last().any_field = true;
-        self
-    }
-
-    /// The last action is destructive: it runs only with `confirmDelete: true` (C18).
-    pub(crate) fn confirmed(mut self) -> Self {
-        self.last().confirm = true;
-        self
-    }
-
-    /// Finishes the declaration: a gated tool whose `action` values are the declared ones.
-    pub(crate) fn build(self) -> ToolDef {
-        let name = self.name;
-        let read: Vec<&'static str> = self
-            .actions
-            .iter()
-            .map(|a| a.word)
-            .filter(|w| is_read_action(w))
-            .collect();
-        let write: Vec<&'static str> = self
-            .actions
-            .iter()
-            .map(|a| a.word)
-            .filter(|w| !is_read_action(w))
-            .collect();
-        let words: Vec<&'static str> = self.actions.iter().map(|a| a.word).collect();
-        let declared: Vec<&'static str> = self
+        let run: Run<A, T, C, D> = Arc::new(move |ctx| Box::pin(run(ctx)));
+        let words = |reads: bool| {
+            let words: Vec<&'static str> = C::VERBS
+                .iter()
+                .filter(|v| v.reads == reads)
+                .map(|v| v.word)
+                .collect();
+            leak(words)
+        };
+        let (read, write) = (words(true), words(false));
+        let all: Vec<&'static str> = C::VERBS.iter().map(|v| v.word).collect();
+        let mut declared: Vec<&'static str> = self
             .fields
             .iter()
             .chain(self.mutating)
             .chain(self.target.iter().map(|(p, _)| p))
-            .chain(self.actions.iter().flat_map(|a| a.needs.iter()))
             .copied()
             .collect();
+        for param in C::required() {
+            if !declared.contains(&param) {
+                declared.push(param);
+            }
+        }
+        let (name, module) = (self.name, self.module);
         let description = self.description.clone();
-        let module = self.module;
-        let writes = self.writes_state(!write.is_empty());
+        let writes = RareState {
+            paged: C::VERBS.iter().any(|v| v.lists),
+            published: !write.is_empty() && T::RULES.published,
+            ..RareState::default()
+        };
         let this = Arc::new(self);
         let mut def = tool(name, module, ToolClass::Gated)
             .describe(&description)
             .resource()
             .state()
-            .actions(leak(read), leak(write))
+            .actions(read, write)
             .handle(move |call, args: A| {
-                let this = this.clone();
-                async move { this.run(call, args).await }
+                let (this, run) = (this.clone(), run.clone());
+                async move { this.call(call, args, run).await }
             });
-        declare_actions(&mut def.input_schema, &words);
+        declare_actions(&mut def.input_schema, &all);
         def.params = declared;
         def.undeclared = super::data::undeclared::<T>();
         def.slots.resource_path = T::RULES.path.is_some();
         def.writes_state(writes)
     }
 
-    /// The rare `state` keys the engine's own actions write (C5): `page` and `per_page` from a
-    /// standard `list`, `published` from a write of members that say it. What the tool's own
-    /// actions write besides, it declares with [`ToolDef::writes_state`].
-    fn writes_state(&self, writes: bool) -> RareState {
-        RareState {
-            paged: self
-                .actions
-                .iter()
-                .any(|a| matches!(a.does, Does::Standard(Standard::List))),
-            published: writes && T::RULES.published,
-            ..RareState::default()
-        }
-    }
-
-    async fn run(self: Arc<Self>, call: Call, args: A) -> Answer<D> {
+    async fn call(self: Arc<Self>, call: Call, args: A, run: Run<A, T, C, D>) -> Answer<D> {
         let given = match serde_json::to_value(&args) {
             Ok(Value::Object(given)) => given,
             _ => Map::new(),
         };
-        let action = self.action_of(&given)?;
-        self.check(action, &given)?;
-        if action.confirm && given.get("confirmDelete") != Some(&Value::Bool(true)) {
-            return Ok(Control::cancelled_unconfirmed(self.name, action.word).into());
+        let command = self.command_of(&given, &args)?;
+        let verb = command.verb();
+        if verb.changes && !self.fields.iter().any(|f| is_given(&given, f)) {
+            return Err(CallError::Arguments(format!(
+                "{} needs at least one of {}",
+                verb.word,
+                self.fields.join(", ")
+            )));
         }
-        if let Does::Refuse(why) = action.does {
+        if verb.confirmed && given.get("confirmDelete") != Some(&Value::Bool(true)) {
+            return Ok(Control::cancelled_unconfirmed(self.name, verb.word).into());
+        }
+        if let Some(why) = verb.refused {
             return Err(ToolError::invalid_parameters(why).into());
         }
         let given = Given(Arc::new(given));
-        let scope = (self.scope)(call.clone(), given.clone(), action.word).await?;
-        let ctx = Ctx {
+        let scope = (self.scope)(call.clone(), given.clone(), verb).await?;
+        run(Ctx {
             call,
             args: Arc::new(args),
-            action: action.word,
+            command,
+            verb,
             given,
             coll: scope.coll,
             container: scope.container,
             target: self.target.map(|(param, _)| param),
             fields: self.fields,
-            query: self.query,
             resolve: self.resolve.clone(),
-        };
-        let standard = match &action.does {
-            Does::Standard(Standard::List) => list(ctx).await,
-            Does::Standard(Standard::Get) => get(ctx).await,
-            Does::Standard(Standard::Create) => create(ctx).await,
-            Does::Standard(Standard::Update) => update(ctx).await,
-            Does::Standard(Standard::Delete) => delete(ctx).await,
-            Does::Standard(Standard::Transition(status)) => transition(ctx, status).await,
-            Does::Own(run) => return run(ctx).await,
-            Does::Refuse(why) => return Err(ToolError::invalid_parameters(*why).into()),
-        };
-        Ok(standard?.map(D::from))
+        })
+        .await
     }
 
-    fn action_of(&self, given: &Map<String, Value>) -> Result<&Declared<A, T, D>, CallError> {
+    /// The command the arguments ask for: `get` when no action is given (and no mutating
+    /// field, which would make the call a silent `get`).
+    fn command_of(&self, given: &Map<String, Value>, args: &A) -> Result<C, CallError> {
         let word = match given.get("action").and_then(Value::as_str) {
             Some(word) => word,
             None => {
@@ -403,46 +282,27 @@ where
                 "get"
             }
         };
-        self.actions
-            .iter()
-            .find(|a| a.word == word)
-            .ok_or_else(|| CallError::Arguments(format!("{} has no action '{word}'", self.name)))
-    }
-
-    fn check(
-        &self,
-        action: &Declared<A, T, D>,
-        given: &Map<String, Value>,
-    ) -> Result<(), CallError> {
-        let target = self
-            .target
-            .filter(|_| action.targeted)
-            .map(|(param, _)| param);
-        let missing: Vec<String> = target
-            .iter()
-            .chain(&action.needs)
-            .filter(|p| !is_given(given, p))
-            .map(|p| match self.target {
-                Some((target, help)) if target == *p => format!("{p} ({help})"),
-                _ => (*p).to_owned(),
-            })
-            .collect();
-        if !missing.is_empty() {
-            let missing: Vec<&str> = missing.iter().map(String::as_str).collect();
-            return Err(CallError::Arguments(format!(
-                "{} needs {}",
-                action.word,
-                one_of(&missing, "and")
-            )));
+        match C::parse(word, args) {
+            Some(Ok(command)) => Ok(command),
+            Some(Err(missing)) => {
+                let missing: Vec<String> = missing
+                    .into_iter()
+                    .map(|p| match self.target {
+                        Some((target, help)) if target == p => format!("{p} ({help})"),
+                        _ => p.to_owned(),
+                    })
+                    .collect();
+                let missing: Vec<&str> = missing.iter().map(String::as_str).collect();
+                Err(CallError::Arguments(format!(
+                    "{word} needs {}",
+                    one_of(&missing, "and")
+                )))
+            }
+            None => Err(CallError::Arguments(format!(
+                "{} has no action '{word}'",
+                self.name
+            ))),
         }
-        if action.any_field && !self.fields.iter().any(|f| is_given(given, f)) {
-            return Err(CallError::Arguments(format!(
-                "{} needs at least one of {}",
-                action.word,
-                self.fields.join(", ")
-            )));
-        }
-        Ok(())
     }
 }
 
@@ -490,7 +350,8 @@ mod tests {
     use crate::app::App;
     use crate::config::Config;
     use crate::contract::ErrorCode;
-    use crate::tools::engine::{Rules, echoed};
+    use crate::modyo::Query;
+    use crate::tools::engine::{Rules, command, echoed, standard};
 
     echoed! {
         /// A thing, for the tests.
@@ -515,16 +376,30 @@ mod tests {
         confirm_delete: Option<bool>,
     }
 
+    command! {
+        /// What `things-manage` can be asked.
+        enum ThingCommand for Args {
+            List => Verb::list(),
+            Get { thing: String } => Verb::read("get"),
+            Update { thing: String } => Verb::write("update").changes(),
+            Delete { thing: String } => Verb::write("delete").confirmed(),
+            Archive => Verb::write("archive").refused("Modyo documents no archive for things"),
+        }
+    }
+
     fn tool() -> ToolDef {
-        manage::<Args, Thing>("things-manage", Module::Core, at("/things"))
+        manage::<Args, Thing, ThingCommand>("things-manage", Module::Core, at("/things"))
             .target("thing", "id")
             .fields(&["name"])
-            .list(|_| Query::new())
-            .get()
-            .update()
-            .delete()
-            .refuse("archive", "Modyo documents no archive for things")
-            .build()
+            .run(|ctx| async move {
+                match &ctx.command {
+                    ThingCommand::List => standard::list(&ctx, Query::new()).await,
+                    ThingCommand::Get { .. } => standard::get(&ctx).await,
+                    ThingCommand::Update { .. } => standard::update(&ctx).await,
+                    ThingCommand::Delete { .. } => standard::delete(&ctx).await,
+                    ThingCommand::Archive => standard::refused(&ctx).await,
+                }
+            })
     }
 
     /// A call whose client points at a closed port: any request would fail the test.

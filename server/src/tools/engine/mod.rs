@@ -5,10 +5,11 @@
 //!   is derived from the type, and so is the lint's list of echoed roots (C10).
 //! - [`collection`]: a kind of object ([`Member`], its [`Rules`]) at a path, how an identifier
 //!   resolves into a member (`server/CONTRACT.md`, "Name resolution"), its `resource` (C4).
-//! - [`manage`]: a `-manage` tool as a declaration: its collection, its fields, its actions
-//!   (list, get, create, update, delete, and its own), what each requires, the confirmation
-//!   before any request (C18); `ctx`: one call as its actions see it; `standard`: the
-//!   standard actions.
+//! - [`command`]: what a multi-action tool can be asked, as a typed enum ([`command!`]): each
+//!   action's [`Verb`] and the parameters it requires.
+//! - [`manage`]: a `-manage` tool as a declaration: its collection, its fields, its command,
+//!   the confirmation before any request (C18); `ctx`: one call as its actions see it;
+//!   [`standard`]: the standard actions (list, get, create, update, delete, a transition).
 //! - [`reply`]: the answers of those actions with their `state` (C5) and old payloads (C21).
 //! - [`persist`]: the read-back of what a write persisted (C7).
 //! - [`bulk`]: fan-out over many items and its answer.
@@ -16,19 +17,20 @@
 
 pub(crate) mod bulk;
 pub(crate) mod collection;
+pub(crate) mod command;
 pub(crate) mod copy;
 mod ctx;
 pub(crate) mod data;
 pub(crate) mod manage;
 pub(crate) mod persist;
 pub(crate) mod reply;
-mod standard;
+pub(crate) mod standard;
 pub(crate) mod view;
 
 pub(crate) use collection::{Collection, Found, Member, Names, Need, Rules};
+pub(crate) use command::{Command, Verb, command};
 pub(crate) use ctx::{Ctx, Given, Scope};
 pub(crate) use data::{Data, Echo, Echoed, Id, Managed, Nothing, Nullable, echoed};
 pub(crate) use manage::{Action, Answer, Where, at, manage, manage_as, required, scoped};
 pub(crate) use reply::Object;
-pub(crate) use standard::update_with;
 pub(crate) use view::{body, lenient, view, views};

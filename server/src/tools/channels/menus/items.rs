@@ -22,7 +22,8 @@ use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::collection::id_of;
 use crate::tools::engine::reply::{self, Object};
 use crate::tools::engine::{
-    Action, Answer, Ctx, Data, Echo, Found, Given, Managed, Need, Scope, echoed, manage_as, persist,
+    Action, Answer, Ctx, Data, Echo, Found, Given, Managed, Need, Scope, Verb, command, echoed,
+    manage_as, persist, standard,
 };
 use crate::tools::{Call, CallError, ToolDef};
 
@@ -119,8 +120,20 @@ pub(crate) struct ItemsArgs {
     confirm_delete: Option<bool>,
 }
 
+command! {
+    /// What `channels-menu-items-manage` can be asked.
+    enum ItemCommand for ItemsArgs {
+        List => Verb::list(),
+        Get { menu: Ident } => Verb::read("get"),
+        Create { menu: Ident, label: String, url: String } => Verb::write("create"),
+        Update { menu: Ident, item_id: u64 } => Verb::write("update"),
+        Delete { menu: Ident, item_id: u64 } => Verb::write("delete").confirmed(),
+        Move { menu: Ident, item_id: u64 } => Verb::write("move"),
+    }
+}
+
 pub(crate) fn items_manage_tool() -> ToolDef {
-    manage_as::<ItemsArgs, Menu, MenuData>(
+    manage_as::<ItemsArgs, Menu, ItemCommand, MenuData>(
         "channels-menu-items-manage",
         Module::Channels,
         in_site(),
@@ -136,26 +149,23 @@ children: a parent_id must be a top-level item). create/update/move: the item as
     .resolve(menu)
     .fields(&["label", "url", "target_blank", "classes", "description"])
     .mutating(&["parent_id", "position"])
-    .action("list", list)
-    .get()
-    .action("create", |ctx| write(ctx, Write::Create))
-    .on_target()
-    .needs(&["label", "url"])
-    .action("update", |ctx| write(ctx, Write::Update))
-    .on_target()
-    .needs(&["item_id"])
-    .action("delete", delete)
-    .on_target()
-    .needs(&["item_id"])
-    .confirmed()
-    .action("move", |ctx| write(ctx, Write::Move))
-    .on_target()
-    .needs(&["item_id"])
-    .build()
+    .run(run)
     .writes_state(RareState::PAGED)
 }
 
-type Items = Ctx<ItemsArgs, Menu>;
+/// Runs one command of `channels-menu-items-manage`.
+async fn run(ctx: Ctx<ItemsArgs, Menu, ItemCommand>) -> Answer<MenuData> {
+    match &ctx.command {
+        ItemCommand::List => list(ctx).await,
+        ItemCommand::Get { .. } => standard::get(&ctx).await,
+        ItemCommand::Create { .. } => write(ctx, Write::Create).await,
+        ItemCommand::Update { .. } => write(ctx, Write::Update).await,
+        ItemCommand::Delete { .. } => delete(ctx).await,
+        ItemCommand::Move { .. } => write(ctx, Write::Move).await,
+    }
+}
+
+type Items = Ctx<ItemsArgs, Menu, ItemCommand>;
 
 /// The `menu` argument: by id, or by exact name within the site; its tree read when needed.
 async fn menu(

@@ -24,8 +24,8 @@ use crate::modyo::ModyoClient;
 use crate::modyo::Query;
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::{
-    Action, Answer, Collection, Ctx, Echo, Echoed, Managed, Member, Rules, echoed, manage, persist,
-    reply,
+    Action, Answer, Collection, Ctx, Echo, Echoed, Managed, Member, Rules, Verb, command, echoed,
+    manage, persist, reply, standard,
 };
 use crate::tools::{Call, CallError, ToolDef, tool};
 
@@ -104,8 +104,20 @@ const NO_STATE_CHANGE: &str = "Modyo's published API has no archive or unpublish
 GET/POST /sites/{site_id}/layout_pages and GET/PUT/DELETE .../layout_pages/{id} only); archive or unpublish the page in the \
 Modyo UI, or delete it with action delete";
 
+command! {
+    /// What `channels-pages-manage` can be asked.
+    enum PageCommand for ManageArgs {
+        List => Verb::list(),
+        Get { page_id: u64 } => Verb::read("get"),
+        Update { page_id: u64 } => Verb::write("update"),
+        Delete { page_id: u64 } => Verb::write("delete").confirmed(),
+        Archive => Verb::write("archive").refused(NO_STATE_CHANGE),
+        Unpublish => Verb::write("unpublish").refused(NO_STATE_CHANGE),
+    }
+}
+
 pub(crate) fn manage_tool() -> ToolDef {
-    manage::<ManageArgs, Page>("channels-pages-manage", Module::Channels, in_site())
+    manage::<ManageArgs, Page, PageCommand>("channels-pages-manage", Module::Channels, in_site())
         .describe(
             "List, get, update or delete a site's pages (Modyo's layout pages). list: data.pages (each with its \
 children) + coverage, resource the site; get/update: the page as persisted, state.status and published; update sends \
@@ -114,14 +126,19 @@ archive and unpublish answer invalid_parameters: Modyo documents no such action 
         )
         .target("page_id", "the page's id")
         .fields(&UPDATABLE)
-        .list(|_| Query::new())
-        .get()
-        .action("update", update)
-        .on_target()
-        .delete()
-        .refuse("archive", NO_STATE_CHANGE)
-        .refuse("unpublish", NO_STATE_CHANGE)
-        .build()
+        .run(run)
+}
+
+/// Runs one command of `channels-pages-manage`.
+async fn run(ctx: Ctx<ManageArgs, Page, PageCommand>) -> Answer<Managed<Page>> {
+    match &ctx.command {
+        PageCommand::List => standard::list(&ctx, Query::new()).await,
+        PageCommand::Get { .. } => standard::get(&ctx).await,
+        PageCommand::Update { .. } => update(ctx).await,
+        PageCommand::Delete { .. } => standard::delete(&ctx).await,
+        PageCommand::Archive => standard::refused(&ctx).await,
+        PageCommand::Unpublish => standard::refused(&ctx).await,
+    }
 }
 
 /// The documented update body of `page` as it stands: `name`, `path`, `parent_uuid`,
@@ -151,7 +168,7 @@ pub(crate) async fn put_page(
         .map_err(pages.missing(id))
 }
 
-async fn update(ctx: Ctx<ManageArgs, Page>) -> Answer<Managed<Page>> {
+async fn update(ctx: Ctx<ManageArgs, Page, PageCommand>) -> Answer<Managed<Page>> {
     let changes = ctx.body();
     if persist::is_empty(&changes) {
         return Err(CallError::Arguments(format!(

@@ -28,7 +28,7 @@ use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::collection::{id_of, parse_id};
 use crate::tools::engine::{
     Action, Answer, Collection, Ctx, Echo, Echoed, Found, Given, Managed, Member, Need, Rules,
-    Scope, echoed, manage, persist, reply,
+    Scope, Verb, command, echoed, manage, persist, reply, standard,
 };
 use crate::tools::{Call, CallError, ToolDef, tool};
 
@@ -260,8 +260,20 @@ pub(crate) struct ManageArgs {
     confirm_delete: Option<bool>,
 }
 
+command! {
+    /// What `channels-templates-manage` can be asked.
+    enum TemplateCommand for ManageArgs {
+        List => Verb::list(),
+        Get { template: Ident } => Verb::read("get"),
+        Create { name: String, category: Category } => Verb::write("create"),
+        Update { template: Ident } => Verb::write("update"),
+        Delete { template: Ident } => Verb::write("delete").confirmed(),
+        Unpublish { template: Ident } => Verb::write("unpublish"),
+    }
+}
+
 pub(crate) fn manage_tool() -> ToolDef {
-    manage::<ManageArgs, Template>("channels-templates-manage", Module::Channels, in_site())
+    manage::<ManageArgs, Template, TemplateCommand>("channels-templates-manage", Module::Channels, in_site())
         .describe(
             "List, get, create, update, delete or unpublish a site's templates (by id, or name + category; category \
 is Modyo's template type; a view only by id). list: data.templates as Modyo lists them (id, path, body; no name or \
@@ -272,21 +284,24 @@ true): data null.",
         .target("template", "id, or name with category")
         .resolve(resolve)
         .fields(&["name", "content"])
-        .list(|_| Query::new())
-        .get()
-        .action("create", create)
-        .needs(&["name", "category"])
-        .action("update", update)
-        .on_target()
-        .delete()
-        .action("unpublish", unpublish)
-        .on_target()
-        .build()
+        .run(run)
+}
+
+/// Runs one command of `channels-templates-manage`.
+async fn run(ctx: Ctx<ManageArgs, Template, TemplateCommand>) -> Answer<Managed<Template>> {
+    match &ctx.command {
+        TemplateCommand::List => standard::list(&ctx, Query::new()).await,
+        TemplateCommand::Get { .. } => standard::get(&ctx).await,
+        TemplateCommand::Create { .. } => create(ctx).await,
+        TemplateCommand::Update { .. } => update(ctx).await,
+        TemplateCommand::Delete { .. } => standard::delete(&ctx).await,
+        TemplateCommand::Unpublish { .. } => unpublish(ctx).await,
+    }
 }
 
 /// Unpublishes a template: Modyo documents it as `POST` on the template itself (not on an
 /// `/unpublish` sub-path), answering the template.
-async fn unpublish(ctx: Ctx<ManageArgs, Template>) -> Answer<Managed<Template>> {
+async fn unpublish(ctx: Ctx<ManageArgs, Template, TemplateCommand>) -> Answer<Managed<Template>> {
     let found = ctx.found(Need::Id).await?;
     let path = ctx.coll.item(found.id);
     let object = persist::write(ctx.client()?, Method::POST, &path, None, &path)
@@ -296,7 +311,7 @@ async fn unpublish(ctx: Ctx<ManageArgs, Template>) -> Answer<Managed<Template>> 
     Ok(reply::saved::<Template, _>(object, resource, "unpublished").into())
 }
 
-async fn create(ctx: Ctx<ManageArgs, Template>) -> Answer<Managed<Template>> {
+async fn create(ctx: Ctx<ManageArgs, Template, TemplateCommand>) -> Answer<Managed<Template>> {
     let (Some(name), Some(category)) = (ctx.args.name.as_deref(), ctx.args.category) else {
         return Err(CallError::Arguments(
             "create needs name and category".into(),
@@ -316,7 +331,7 @@ async fn create(ctx: Ctx<ManageArgs, Template>) -> Answer<Managed<Template>> {
 
 /// Renames a template (`PUT` of its name with its type, both of which Modyo requires) and/or
 /// saves its body, then answers it as persisted.
-async fn update(ctx: Ctx<ManageArgs, Template>) -> Answer<Managed<Template>> {
+async fn update(ctx: Ctx<ManageArgs, Template, TemplateCommand>) -> Answer<Managed<Template>> {
     let (name, content) = (ctx.args.name.as_deref(), ctx.args.content.as_deref());
     if name.is_none() && content.is_none() {
         return Err(CallError::Arguments("update needs name or content".into()));

@@ -21,8 +21,8 @@ use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::collection::{id_of, parse_id};
 use crate::tools::engine::{
-    Action, Answer, Collection, Ctx, Found, Given, Managed, Member, Need, Rules, Scope, echoed,
-    manage, persist, reply, update_with,
+    Action, Answer, Collection, Ctx, Found, Given, Managed, Member, Need, Rules, Scope, Verb,
+    command, echoed, manage, persist, reply, standard,
 };
 use crate::tools::{Call, CallError, ToolDef};
 
@@ -127,8 +127,21 @@ pub(crate) struct ManageArgs {
     confirm_delete: Option<bool>,
 }
 
+command! {
+    /// What `channels-widgets-manage` can be asked.
+    enum WidgetCommand for ManageArgs {
+        List => Verb::list(),
+        Get { widget: Ident } => Verb::read("get"),
+        Create { name: String } => Verb::write("create"),
+        Update { widget: Ident } => Verb::write("update"),
+        Delete { widget: Ident } => Verb::write("delete").confirmed(),
+        Archive { widget: Ident } => Verb::write("archive"),
+        Publish { widget: Ident } => Verb::write("publish"),
+    }
+}
+
 pub(crate) fn manage_tool() -> ToolDef {
-    manage::<ManageArgs, Widget>("channels-widgets-manage", Module::Channels, in_site())
+    manage::<ManageArgs, Widget, WidgetCommand>("channels-widgets-manage", Module::Channels, in_site())
         .describe(
             "List, get, create, update, delete, archive or publish a site's custom widgets. list: data.widgets + \
 coverage; others: the widget as persisted (publish: state.published and live_version read back); delete \
@@ -138,21 +151,30 @@ documents no other update key).",
         .target("widget", "id or exact name")
         .resolve(resolve)
         .fields(&["name", "public", "html", "css", "js"])
-        .list(|args| Query::new().push_opt("query", args.query.as_deref()))
-        .get()
-        .action("create", create)
-        .needs(&["name"])
-        .action("update", update)
-        .on_target()
-        .delete()
-        .transition("archive", "archived")
-        .action("publish", publish)
-        .on_target()
-        .build()
+        .run(run)
         .writes_state(RareState::LIVE_VERSION)
 }
 
-async fn create(ctx: Ctx<ManageArgs, Widget>) -> Answer<Managed<Widget>> {
+/// Runs one command of `channels-widgets-manage`.
+async fn run(ctx: Ctx<ManageArgs, Widget, WidgetCommand>) -> Answer<Managed<Widget>> {
+    match &ctx.command {
+        WidgetCommand::List => {
+            standard::list(
+                &ctx,
+                Query::new().push_opt("query", ctx.args.query.as_deref()),
+            )
+            .await
+        }
+        WidgetCommand::Get { .. } => standard::get(&ctx).await,
+        WidgetCommand::Create { .. } => create(ctx).await,
+        WidgetCommand::Update { .. } => update(ctx).await,
+        WidgetCommand::Delete { .. } => standard::delete(&ctx).await,
+        WidgetCommand::Archive { .. } => standard::transition(&ctx, "archived").await,
+        WidgetCommand::Publish { .. } => publish(ctx).await,
+    }
+}
+
+async fn create(ctx: Ctx<ManageArgs, Widget, WidgetCommand>) -> Answer<Managed<Widget>> {
     let args = &ctx.args;
     let name = Value::from(args.name.clone().unwrap_or_default());
     let code = code::code_body(args.html.clone(), args.css.clone(), args.js.clone());
@@ -163,7 +185,7 @@ async fn create(ctx: Ctx<ManageArgs, Widget>) -> Answer<Managed<Widget>> {
 }
 
 /// Updates a widget's code: Modyo's update body takes `html`, `css` and `js` only.
-async fn update(ctx: Ctx<ManageArgs, Widget>) -> Answer<Managed<Widget>> {
+async fn update(ctx: Ctx<ManageArgs, Widget, WidgetCommand>) -> Answer<Managed<Widget>> {
     let args = &ctx.args;
     if args.name.is_some() || args.public.is_some() {
         return Err(ToolError::invalid_parameters(
@@ -177,7 +199,7 @@ async fn update(ctx: Ctx<ManageArgs, Widget>) -> Answer<Managed<Widget>> {
             "update needs at least one of html, css, js".into(),
         ));
     }
-    update_with(ctx, code).await
+    standard::update_with(&ctx, code).await
 }
 
 /// The `widget` argument of `-manage`: an id directly, a name through the lookup; the
@@ -211,7 +233,7 @@ async fn resolve(
     })
 }
 
-async fn publish(ctx: Ctx<ManageArgs, Widget>) -> Answer<Managed<Widget>> {
+async fn publish(ctx: Ctx<ManageArgs, Widget, WidgetCommand>) -> Answer<Managed<Widget>> {
     let client = ctx.client()?;
     let found = ctx.found(Need::Id).await?;
     let path = ctx.coll.item(found.id);

@@ -22,7 +22,8 @@ use crate::tools::args::{Ident, Paging};
 use crate::tools::content::{Confirm, id_key};
 use crate::tools::engine::collection::id_of;
 use crate::tools::engine::{
-    self, Action, Answer, Ctx, Found, Given, Managed, Scope, at, manage, reply,
+    self, Action, Answer, Ctx, Found, Given, Managed, Scope, Verb, at, command, manage, reply,
+    standard,
 };
 use crate::tools::{Call, CallError, ToolDef};
 
@@ -53,8 +54,19 @@ pub(crate) struct ManageArgs {
     confirm: Confirm,
 }
 
+command! {
+    /// What `content-assets-manage` can be asked.
+    enum AssetCommand for ManageArgs {
+        List => Verb::list(),
+        Get { asset: Ident } => Verb::read("get"),
+        Upload { file: String } => Verb::write("upload"),
+        Update { asset: Ident } => Verb::write("update").changes(),
+        Delete { asset: Ident } => Verb::write("delete").confirmed(),
+    }
+}
+
 pub(crate) fn manage_tool() -> ToolDef {
-    manage::<ManageArgs, AssetObject>("content-assets-manage", Module::Content, at(ASSETS))
+    manage::<ManageArgs, AssetObject, AssetCommand>("content-assets-manage", Module::Content, at(ASSETS))
         .describe(
             "List, get, upload, update or delete assets of the account's library (Modyo keeps assets per account, \
 not per space). list (query, tags, extensions): data.assets + coverage; get/upload/update: data is the asset \
@@ -66,20 +78,21 @@ state.status deleted.",
         .fields(&["title", "alt_text", "description", "tags"])
         .mutating(&["file"])
         .resolve(find)
-        .list(filters)
-        .get()
-        .action("upload", upload_file)
-        .needs(&["file"])
-        .action("update", update)
-        .on_target()
-        .changes()
-        .action("delete", delete)
-        .on_target()
-        .confirmed()
-        .build()
+        .run(run)
 }
 
-type Assets = Ctx<ManageArgs, AssetObject>;
+/// Runs one command of `content-assets-manage`.
+async fn run(ctx: Ctx<ManageArgs, AssetObject, AssetCommand>) -> Answer<Managed<AssetObject>> {
+    match &ctx.command {
+        AssetCommand::List => standard::list(&ctx, filters(&ctx.args)).await,
+        AssetCommand::Get { .. } => standard::get(&ctx).await,
+        AssetCommand::Upload { .. } => upload_file(ctx).await,
+        AssetCommand::Update { .. } => update(ctx).await,
+        AssetCommand::Delete { .. } => delete(ctx).await,
+    }
+}
+
+type Assets = Ctx<ManageArgs, AssetObject, AssetCommand>;
 
 /// The documented list filters (the engine adds the paging).
 fn filters(args: &ManageArgs) -> Query {

@@ -24,7 +24,9 @@ use crate::modyo::{ModyoClient, Query};
 use crate::tools::ToolDef;
 use crate::tools::args::{Ident, Paging};
 use crate::tools::content::{Space, id_of, in_space, numeric_id};
-use crate::tools::engine::{Action, Answer, Ctx, Managed, manage, persist, reply};
+use crate::tools::engine::{
+    Action, Answer, Ctx, Managed, Verb, command, manage, persist, reply, standard,
+};
 
 /// Arguments of `content-categories-manage`.
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
@@ -52,8 +54,20 @@ pub(crate) struct ManageArgs {
     verify: Option<bool>,
 }
 
+command! {
+    /// What `content-categories-manage` can be asked.
+    enum CategoryCommand for ManageArgs {
+        List => Verb::list(),
+        Get { category: Ident } => Verb::read("get"),
+        Create { name: String } => Verb::write("create"),
+        Update { category: Ident } => Verb::write("update").changes(),
+        Move { category: Ident, parent: Ident } => Verb::write("move"),
+        Delete { category: Ident } => Verb::write("delete").confirmed(),
+    }
+}
+
 pub(crate) fn manage_tool() -> ToolDef {
-    manage::<ManageArgs, CategoryObject>(
+    manage::<ManageArgs, CategoryObject, CategoryCommand>(
         "content-categories-manage",
         Module::Content,
         in_space(),
@@ -66,26 +80,26 @@ also deletes its descendants: data null, state.status deleted, state.affected = 
     .target("category", "id or slug path")
     .fields(&["name", "slug"])
     .mutating(&["parent", "position"])
-    .list(|_| Query::new())
-    .action("get", get)
-    .on_target()
-    .action("create", create)
-    .needs(&["name"])
-    .action("update", update)
-    .on_target()
-    .changes()
-    .action("move", move_to)
-    .on_target()
-    .needs(&["parent"])
-    .action("delete", delete)
-    .on_target()
-    .confirmed()
-    .build()
+    .run(run)
     .writes_state(RareState::AFFECTED)
     .writes_resource_path()
 }
 
-type Categories = Ctx<ManageArgs, CategoryObject>;
+/// Runs one command of `content-categories-manage`.
+async fn run(
+    ctx: Ctx<ManageArgs, CategoryObject, CategoryCommand>,
+) -> Answer<Managed<CategoryObject>> {
+    match &ctx.command {
+        CategoryCommand::List => standard::list(&ctx, Query::new()).await,
+        CategoryCommand::Get { .. } => get(ctx).await,
+        CategoryCommand::Create { .. } => create(ctx).await,
+        CategoryCommand::Update { .. } => update(ctx).await,
+        CategoryCommand::Move { .. } => move_to(ctx).await,
+        CategoryCommand::Delete { .. } => delete(ctx).await,
+    }
+}
+
+type Categories = Ctx<ManageArgs, CategoryObject, CategoryCommand>;
 type Answered = Answer<Managed<CategoryObject>>;
 
 /// The parent id a `parent` argument names: `None` for the root (`/` or empty).

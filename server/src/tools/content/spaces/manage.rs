@@ -17,7 +17,9 @@ use crate::contract::{ErrorCode, Legacy, PostCondition, Reply, ToolError};
 use crate::modyo::{CmsError, Query};
 use crate::tools::args::{Ident, Paging};
 use crate::tools::content::{Confirm, Need, SPACES, SpaceObject, resolve_space};
-use crate::tools::engine::{self, Action, Answer, Ctx, Found, Given, Managed, Scope, at, manage};
+use crate::tools::engine::{
+    self, Action, Answer, Ctx, Found, Given, Managed, Scope, Verb, at, command, manage, standard,
+};
 use crate::tools::{Call, CallError, ToolDef};
 
 /// Arguments of `content-spaces-manage`.
@@ -41,8 +43,19 @@ pub(crate) struct ManageArgs {
     confirm: Confirm,
 }
 
+command! {
+    /// What `content-spaces-manage` can be asked.
+    enum SpaceCommand for ManageArgs {
+        List => Verb::list(),
+        Get { space: Ident } => Verb::read("get"),
+        Create { name: String } => Verb::write("create"),
+        Update { space: Ident } => Verb::write("update").changes(),
+        Delete { space: Ident } => Verb::write("delete").confirmed(),
+    }
+}
+
 pub(crate) fn manage_tool() -> ToolDef {
-    manage::<ManageArgs, SpaceObject>("content-spaces-manage", Module::Content, at(SPACES))
+    manage::<ManageArgs, SpaceObject, SpaceCommand>("content-spaces-manage", Module::Content, at(SPACES))
         .describe(
             "List, get, create, update or delete content spaces. list: data.spaces + coverage; get/create/update: \
 data is the space as persisted; delete (confirmDelete: true) sends the space's name as Modyo's validation and \
@@ -51,15 +64,19 @@ starts Modyo's background deletion: data null, state.status queued, state.pendin
         .target("space", "id, uid or name")
         .fields(&["name", "uid", "default_locale", "locales"])
         .resolve(find)
-        .list(|_| Query::new())
-        .get()
-        .create(&["name"])
-        .update()
-        .action("delete", delete)
-        .on_target()
-        .confirmed()
-        .build()
+        .run(run)
         .writes_state(RareState::PENDING)
+}
+
+/// Runs one command of `content-spaces-manage`.
+async fn run(ctx: Ctx<ManageArgs, SpaceObject, SpaceCommand>) -> Answer<Managed<SpaceObject>> {
+    match &ctx.command {
+        SpaceCommand::List => standard::list(&ctx, Query::new()).await,
+        SpaceCommand::Get { .. } => standard::get(&ctx).await,
+        SpaceCommand::Create { .. } => standard::create(&ctx).await,
+        SpaceCommand::Update { .. } => standard::update(&ctx).await,
+        SpaceCommand::Delete { .. } => delete(ctx).await,
+    }
 }
 
 /// A space by id, uid or name, as every content tool resolves it.
@@ -82,7 +99,7 @@ async fn find(
 }
 
 /// `DELETE <space>?validation=<name>`: Modyo starts deleting the space in the background.
-async fn delete(ctx: Ctx<ManageArgs, SpaceObject>) -> Answer<Managed<SpaceObject>> {
+async fn delete(ctx: Ctx<ManageArgs, SpaceObject, SpaceCommand>) -> Answer<Managed<SpaceObject>> {
     let found = ctx.found(engine::Need::Object).await?;
     let object = found.object();
     let id = found.id;

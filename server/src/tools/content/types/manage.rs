@@ -21,7 +21,9 @@ use crate::contract::{ErrorCode, ToolError};
 use crate::modyo::Query;
 use crate::tools::args::{Ident, Paging};
 use crate::tools::content::{Space, numeric_id, space_scope};
-use crate::tools::engine::{Action, Answer, Ctx, Given, Managed, manage, reply, scoped, view};
+use crate::tools::engine::{
+    Action, Answer, Ctx, Given, Managed, Verb, command, manage, reply, scoped, standard, view,
+};
 use crate::tools::{Call, CallError, ToolDef};
 
 /// Arguments of `content-types-manage`.
@@ -57,13 +59,27 @@ pub(crate) struct ManageArgs {
     verify: Option<bool>,
 }
 
+command! {
+    /// What `content-types-manage` can be asked.
+    enum TypeCommand for ManageArgs {
+        List => Verb::list(),
+        Get { content_type as "type": Ident } => Verb::read("get"),
+        Create { name: String, uid: String } => Verb::write("create"),
+        Update { content_type as "type": Ident } => Verb::write("update"),
+        Delete { content_type as "type": Ident } => Verb::write("delete").confirmed(),
+        AddField { content_type as "type": Ident, definition: FieldSpec } => Verb::write("add_field"),
+        UpdateField { content_type as "type": Ident, field: Ident } => Verb::write("update_field"),
+        RemoveField { content_type as "type": Ident, field: Ident } => Verb::write("remove_field").confirmed(),
+    }
+}
+
 pub(crate) fn manage_tool() -> ToolDef {
-    let scope = scoped(|call: Call, given: Given, action| async move {
+    let scope = scoped(|call: Call, given: Given, verb| async move {
         let description = given.text("description");
         no_description(description.as_ref())?;
-        space_scope(call, given, action).await
+        space_scope(call, given, verb).await
     });
-    manage::<ManageArgs, TypeObject>("content-types-manage", Module::Content, scope)
+    manage::<ManageArgs, TypeObject, TypeCommand>("content-types-manage", Module::Content, scope)
         .describe(
             "List, get, create, update or delete content types, and add, update or remove one field. list: data.types \
 + coverage; other actions: data is the type as persisted, with its fields; delete and remove_field need \
@@ -73,30 +89,24 @@ label (both refused); a field's required is sent under validations.",
         .target("type", "id or uid")
         .fields(&["name", "uid", "description", "cardinality", "fields"])
         .mutating(&["field", "definition"])
-        .list(|_| Query::new())
-        .action("get", get)
-        .on_target()
-        .action("create", create)
-        .needs(&["name", "uid"])
-        .action("update", update)
-        .on_target()
-        .action("delete", delete)
-        .on_target()
-        .confirmed()
-        .action("add_field", add_field)
-        .on_target()
-        .needs(&["definition"])
-        .action("update_field", update_field)
-        .on_target()
-        .needs(&["field"])
-        .action("remove_field", remove_field)
-        .on_target()
-        .needs(&["field"])
-        .confirmed()
-        .build()
+        .run(run)
 }
 
-type Types = Ctx<ManageArgs, TypeObject>;
+/// Runs one command of `content-types-manage`.
+async fn run(ctx: Ctx<ManageArgs, TypeObject, TypeCommand>) -> Answer<Managed<TypeObject>> {
+    match &ctx.command {
+        TypeCommand::List => standard::list(&ctx, Query::new()).await,
+        TypeCommand::Get { .. } => get(ctx).await,
+        TypeCommand::Create { .. } => create(ctx).await,
+        TypeCommand::Update { .. } => update(ctx).await,
+        TypeCommand::Delete { .. } => delete(ctx).await,
+        TypeCommand::AddField { .. } => add_field(ctx).await,
+        TypeCommand::UpdateField { .. } => update_field(ctx).await,
+        TypeCommand::RemoveField { .. } => remove_field(ctx).await,
+    }
+}
+
+type Types = Ctx<ManageArgs, TypeObject, TypeCommand>;
 type Answered = Answer<Managed<TypeObject>>;
 
 /// The space and the type an action works on, the type read in full, and its id.

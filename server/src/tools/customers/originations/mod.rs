@@ -24,8 +24,8 @@ use crate::tools::ToolDef;
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::reply::Absent;
 use crate::tools::engine::{
-    Action, Answer, Collection, Ctx, Managed, Member, Need, Object, Rules, echoed, lenient, manage,
-    persist, reply, view,
+    Action, Answer, Collection, Ctx, Managed, Member, Need, Object, Rules, Verb, command, echoed,
+    lenient, manage, persist, reply, standard, view,
 };
 
 mod copy;
@@ -125,8 +125,19 @@ pub(crate) struct ManageArgs {
     confirm_delete: Option<bool>,
 }
 
+command! {
+    /// What `customers-originations-manage` can be asked.
+    enum OriginationCommand for ManageArgs {
+        List => Verb::list(),
+        Get { origination: Ident } => Verb::read("get"),
+        Create { name: String } => Verb::write("create"),
+        Update { origination: Ident } => Verb::write("update").changes(),
+        Delete { origination: Ident } => Verb::write("delete").confirmed(),
+    }
+}
+
 pub(crate) fn manage_tool() -> ToolDef {
-    manage::<ManageArgs, Origination>("customers-originations-manage", Module::Customers, in_realm())
+    manage::<ManageArgs, Origination, OriginationCommand>("customers-originations-manage", Module::Customers, in_realm())
         .describe(
             "List, get, create, update or delete a realm's originations. origination: id or name. list: \
 data.originations + coverage, resource = the realm; get: the origination with its steps and rules; \
@@ -136,18 +147,27 @@ Unverified: paths use the numeric id; a docs PR says the API resolves originatio
         )
         .target("origination", "id or name")
         .fields(&["name", "description"])
-        .list(|_| Query::new())
-        .action("get", get)
-        .on_target()
-        .create(&["name"])
-        .update()
-        .delete()
-        .build()
+        .run(run)
+}
+
+/// Runs one command of `customers-originations-manage`.
+async fn run(
+    ctx: Ctx<ManageArgs, Origination, OriginationCommand>,
+) -> Answer<Managed<Origination>> {
+    match &ctx.command {
+        OriginationCommand::List => standard::list(&ctx, Query::new()).await,
+        OriginationCommand::Get { .. } => get(ctx).await,
+        OriginationCommand::Create { .. } => standard::create(&ctx).await,
+        OriginationCommand::Update { .. } => standard::update(&ctx).await,
+        OriginationCommand::Delete { .. } => standard::delete(&ctx).await,
+    }
 }
 
 /// `get` reads the origination by id even when a name resolved it: the list row may lack its
 /// steps and rules.
-async fn get(ctx: Ctx<ManageArgs, Origination>) -> Answer<Managed<Origination>> {
+async fn get(
+    ctx: Ctx<ManageArgs, Origination, OriginationCommand>,
+) -> Answer<Managed<Origination>> {
     let (id, object) = read_origination(ctx.client()?, &ctx.coll, &ctx.target()?).await?;
     let resource = ctx.coll.resource(&object, Some(id));
     Ok(reply::one(object, resource).into())

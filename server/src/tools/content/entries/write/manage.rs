@@ -27,7 +27,7 @@ use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
 use crate::tools::content::types::fetch_type;
 use crate::tools::content::{Confirm, Space, id_key, in_space, numeric_id};
-use crate::tools::engine::{Action, Answer, Ctx, Echo, Managed, manage, reply};
+use crate::tools::engine::{Action, Answer, Ctx, Echo, Managed, Verb, command, manage, reply};
 use crate::tools::{CallError, ToolDef};
 
 /// Arguments of `content-entries-manage`.
@@ -64,8 +64,23 @@ pub(crate) struct ManageArgs {
     confirm: Confirm,
 }
 
+command! {
+    /// What `content-entries-manage` can be asked.
+    enum EntryCommand for ManageArgs {
+        List => Verb::list(),
+        Get { entry: Ident } => Verb::read("get"),
+        Create { content_type as "type": Ident, name: String } => Verb::write("create"),
+        Update { entry: Ident } => Verb::write("update").changes(),
+        Delete { entry: Ident } => Verb::write("delete").confirmed(),
+        Publish { entry: Ident } => Verb::write("publish"),
+        Unpublish { entry: Ident } => Verb::write("unpublish"),
+        Archive { entry: Ident } => Verb::write("archive"),
+        Clone { entry: Ident } => Verb::write("clone"),
+    }
+}
+
 pub(crate) fn manage_tool() -> ToolDef {
-    manage::<ManageArgs, EntryObject>("content-entries-manage", Module::Content, in_space())
+    manage::<ManageArgs, EntryObject, EntryCommand>("content-entries-manage", Module::Content, in_space())
         .describe(
             "List, get, create, update, delete, publish, unpublish, archive or clone entries. list: data.entries \
 (minimal rows) + coverage; other actions: data is the entry as persisted, field values by name under fields \
@@ -75,30 +90,26 @@ on its full entry; by uuid, the list is paged until a row carries it.",
         )
         .target("entry", "id, uuid or slug")
         .fields(&["name", "slug", "tags", "category", "locale", "fields"])
-        .action("list", list)
-        .action("get", get)
-        .on_target()
-        .action("create", create)
-        .needs(&["type", "name"])
-        .action("update", update)
-        .on_target()
-        .changes()
-        .action("delete", delete)
-        .on_target()
-        .confirmed()
-        .action("publish", transition)
-        .on_target()
-        .action("unpublish", transition)
-        .on_target()
-        .action("archive", transition)
-        .on_target()
-        .action("clone", clone)
-        .on_target()
-        .build()
+        .run(run)
         .writes_state(RareState::PAGED.union(RareState::PUBLISHED))
 }
 
-type Entries = Ctx<ManageArgs, EntryObject>;
+/// Runs one command of `content-entries-manage`.
+async fn run(ctx: Ctx<ManageArgs, EntryObject, EntryCommand>) -> Answer<Managed<EntryObject>> {
+    match &ctx.command {
+        EntryCommand::List => list(ctx).await,
+        EntryCommand::Get { .. } => get(ctx).await,
+        EntryCommand::Create { .. } => create(ctx).await,
+        EntryCommand::Update { .. } => update(ctx).await,
+        EntryCommand::Delete { .. } => delete(ctx).await,
+        EntryCommand::Publish { .. } => transition(ctx, Transition::Publish).await,
+        EntryCommand::Unpublish { .. } => transition(ctx, Transition::Unpublish).await,
+        EntryCommand::Archive { .. } => transition(ctx, Transition::Archive).await,
+        EntryCommand::Clone { .. } => clone(ctx).await,
+    }
+}
+
+type Entries = Ctx<ManageArgs, EntryObject, EntryCommand>;
 type Answered = Answer<Managed<EntryObject>>;
 
 /// The space of the call and its client.
@@ -219,33 +230,48 @@ async fn delete(ctx: Entries) -> Answered {
     Ok(reply::gone_as(resource, "deleted", old).into())
 }
 
+/// A change of an entry's state.
+#[derive(Clone, Copy)]
+enum Transition {
+    Publish,
+    Unpublish,
+    Archive,
+}
+
 /// Publish, unpublish or archive (the documented `archived` attribute), then the status the
 /// entry ended in.
-async fn transition(ctx: Entries) -> Answered {
+async fn transition(ctx: Entries, change: Transition) -> Answered {
     let (client, space) = space(&ctx)?;
     let id = find_entry(client, &space, &ctx.target()?).await?.id;
     let path = ctx.coll.item(&id);
-    let (method, to, body) = match ctx.action {
-        "archive" => (Method::PUT, path, Some(json!({"archived": true}))),
+    // C7: the status the entry ended in, as the API reads it back (a space with team
+    // review can leave a published entry pending), never the action's name; `fallback` only
+    // when the entry says none.
+    let (method, to, body, fallback) = match change {
+        Transition::Archive => (
+            Method::PUT,
+            path,
+            Some(json!({"archived": true})),
+            "archived",
+        ),
         // The operation requires a body: publish now (module doc).
-        "publish" => (
+        Transition::Publish => (
             Method::POST,
             format!("{path}/publish"),
             Some(json!({"published_immediately": true})),
+            "published",
         ),
-        word => (Method::POST, format!("{path}/{word}"), None),
+        Transition::Unpublish => (
+            Method::POST,
+            format!("{path}/unpublish"),
+            None,
+            "unpublished",
+        ),
     };
     let response = client
         .send(method, &to, &Query::new(), body.as_ref())
         .await?;
     let detail = persisted_entry(client, &space, response, &id).await?;
-    // C7: the status the entry ended in, as the API reads it back (a space with team
-    // review can leave a published entry pending), never the action's name.
-    let fallback = match ctx.action {
-        "publish" => "published",
-        "unpublish" => "unpublished",
-        _ => "archived",
-    };
     let status = detail
         .get("status")
         .and_then(Value::as_str)
