@@ -102,6 +102,16 @@ pub(crate) struct ToolDef {
 }
 
 impl ToolDef {
+    /// The `action` values of a multi-action tool that is not a `-manage` declaration: the
+    /// words of its command, in declaration order (its `action` argument is an [`Action`]).
+    ///
+    /// [`Action`]: engine::Action
+    pub(crate) fn offers<C: engine::Command>(mut self) -> ToolDef {
+        let words: Vec<&str> = C::VERBS.iter().map(|v| v.word).collect();
+        engine::command::declare_actions(&mut self.input_schema, &words);
+        self
+    }
+
     /// Declares rare `state` keys (C5) this tool's handler can write, besides those already
     /// declared (the `-manage` engine derives some from the actions it runs); the others stay
     /// out of its `outputSchema`. A key written but not declared fails the answer's own

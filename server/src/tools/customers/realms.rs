@@ -86,9 +86,9 @@ async fn run(ctx: Ctx<ManageArgs, RealmObject, RealmCommand>) -> Answer<Managed<
         RealmCommand::Get { .. } => get(ctx).await,
         RealmCommand::Create { .. } => standard::create(&ctx).await,
         RealmCommand::Delete { .. } => delete(ctx).await,
-        RealmCommand::Update => standard::refused(&ctx).await,
-        RealmCommand::Appearance => standard::refused(&ctx).await,
-        RealmCommand::Logo => standard::refused(&ctx).await,
+        RealmCommand::Update | RealmCommand::Appearance | RealmCommand::Logo => {
+            standard::refused(&ctx).await
+        }
     }
 }
 

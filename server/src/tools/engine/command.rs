@@ -11,6 +11,14 @@
 
 use std::fmt::Debug;
 
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use crate::contract::Control;
+use crate::tools::CallError;
+use crate::tools::engine::Answer;
+
 /// One action of a multi-action tool: its word on the wire and what the engine decides
 /// locally about it (C18, C19).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,6 +90,87 @@ impl Verb {
             ..self
         }
     }
+}
+
+/// The `action` argument of a multi-action tool: its values are the words of its command
+/// (written into the input schema by [`declare_actions`]).
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub(crate) struct Action(String);
+
+impl JsonSchema for Action {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Action".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "string", "enum": []})
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+}
+
+impl Action {
+    /// The word as given.
+    pub(crate) fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// The command `word` asks of a tool that is not a `-manage` declaration (`tool` names it in
+/// the errors): an unknown word, or an action without a parameter it requires, is an
+/// argument error, before any request.
+pub(crate) fn parse<C: Command>(tool: &str, word: &str, args: &C::Args) -> Result<C, CallError> {
+    match C::parse(word, args) {
+        Some(Ok(command)) => Ok(command),
+        Some(Err(missing)) => Err(CallError::Arguments(format!(
+            "{word} needs {}",
+            one_of(&missing, "and")
+        ))),
+        None => Err(CallError::Arguments(format!(
+            "{tool} has no action '{word}'"
+        ))),
+    }
+}
+
+/// The cancellation of a destructive action asked without `confirmDelete: true` (C18), when
+/// `word`'s verb is one; `None` otherwise (and for a word the command lacks, which
+/// [`parse`] refuses).
+pub(crate) fn unconfirmed<C: Command, D>(
+    tool: &str,
+    word: &str,
+    confirm: Option<bool>,
+) -> Option<Answer<D>> {
+    let verb = C::VERBS.iter().find(|v| v.word == word)?;
+    (verb.confirmed && confirm != Some(true))
+        .then(|| Ok(Control::cancelled_unconfirmed(tool, verb.word).into()))
+}
+
+/// `a, b or c`.
+pub(crate) fn one_of(items: &[&str], last: &str) -> String {
+    match items {
+        [] => String::new(),
+        [one] => (*one).to_owned(),
+        [rest @ .., tail] => format!("{} {last} {tail}", rest.join(", ")),
+    }
+}
+
+/// Writes the declared actions into the `action` property of an input schema.
+pub(crate) fn declare_actions(schema: &mut Map<String, Value>, words: &[&str]) {
+    let Some(Value::Object(action)) = schema
+        .get_mut("properties")
+        .and_then(|p| p.get_mut("action"))
+    else {
+        return;
+    };
+    let nullable = matches!(action.get("enum"), Some(Value::Array(e)) if e.contains(&Value::Null));
+    let mut values: Vec<Value> = words.iter().map(|w| json!(w)).collect();
+    if nullable {
+        values.push(Value::Null);
+    }
+    action.insert("enum".into(), Value::Array(values));
 }
 
 /// The command of a multi-action tool, declared with [`command!`].
@@ -265,5 +354,30 @@ mod tests {
         assert!(delete.verb().confirmed && !delete.verb().reads);
         assert_eq!(ThingCommand::Archive.verb().refused, Some("no archive"));
         assert_eq!(ThingCommand::required(), ["thing", "type", "name"]);
+    }
+
+    #[test]
+    fn a_tool_outside_the_engine_parses_and_confirms_the_same_way() {
+        let args = Args::default();
+        let Err(CallError::Arguments(message)) =
+            parse::<ThingCommand>("things-edit", "create", &args)
+        else {
+            panic!("create lacks its parameters")
+        };
+        assert_eq!(message, "create needs type and name");
+        let Err(CallError::Arguments(message)) =
+            parse::<ThingCommand>("things-edit", "publish", &args)
+        else {
+            panic!("an unknown word")
+        };
+        assert_eq!(message, "things-edit has no action 'publish'");
+        assert!(unconfirmed::<ThingCommand, ()>("things-edit", "delete", Some(true)).is_none());
+        assert!(unconfirmed::<ThingCommand, ()>("things-edit", "get", None).is_none());
+        let Some(Ok(crate::contract::Outcome::Control(control))) =
+            unconfirmed::<ThingCommand, ()>("things-edit", "delete", None)
+        else {
+            panic!("an unconfirmed delete is cancelled")
+        };
+        assert_eq!(control.outcome(), "cancelled");
     }
 }

@@ -19,10 +19,10 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::collection::{Found, Member, Need};
-use super::command::{Command, Verb};
+use super::command::{Command, Verb, declare_actions, one_of};
 use super::ctx::{BoxFuture, Ctx, Given, ResolveFn, Scope};
 use super::data::{Data, Managed};
 use crate::config::Module;
@@ -36,26 +36,6 @@ pub(crate) type Answer<D> = Result<Outcome<D>, CallError>;
 type Run<A, T, C, D> = Arc<dyn Fn(Ctx<A, T, C>) -> BoxFuture<Answer<D>> + Send + Sync>;
 type ScopeFn<T> =
     Arc<dyn Fn(Call, Given, &'static Verb) -> BoxFuture<Result<Scope<T>, CallError>> + Send + Sync>;
-
-/// The `action` argument of a `-manage` tool: its values are the actions the tool declares
-/// (the engine writes them into the input schema).
-#[derive(Debug, Clone, Serialize, serde::Deserialize)]
-#[serde(transparent)]
-pub(crate) struct Action(String);
-
-impl JsonSchema for Action {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "Action".into()
-    }
-
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({"type": "string", "enum": []})
-    }
-
-    fn inline_schema() -> bool {
-        true
-    }
-}
 
 /// The declaration of a `-manage` tool, finished by [`ManageTool::run`]. Its arguments are
 /// `A`, its members `T`, its actions the command `C`; its `data` is `D`: a [`Managed`] object
@@ -319,31 +299,6 @@ fn is_given(given: &Map<String, Value>, param: &str) -> bool {
     given.get(param).is_some_and(|v| !v.is_null())
 }
 
-/// `a, b or c`.
-fn one_of(items: &[&str], last: &str) -> String {
-    match items {
-        [] => String::new(),
-        [one] => (*one).to_owned(),
-        [rest @ .., tail] => format!("{} {last} {tail}", rest.join(", ")),
-    }
-}
-
-/// Writes the declared actions into the `action` property of an input schema.
-fn declare_actions(schema: &mut Map<String, Value>, words: &[&str]) {
-    let Some(Value::Object(action)) = schema
-        .get_mut("properties")
-        .and_then(|p| p.get_mut("action"))
-    else {
-        return;
-    };
-    let nullable = matches!(action.get("enum"), Some(Value::Array(e)) if e.contains(&Value::Null));
-    let mut values: Vec<Value> = words.iter().map(|w| json!(w)).collect();
-    if nullable {
-        values.push(Value::Null);
-    }
-    action.insert("enum".into(), Value::Array(values));
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -351,7 +306,8 @@ mod tests {
     use crate::config::Config;
     use crate::contract::ErrorCode;
     use crate::modyo::Query;
-    use crate::tools::engine::{Rules, command, echoed, standard};
+    use crate::tools::engine::{Action, Rules, command, echoed, standard};
+    use serde_json::json;
 
     echoed! {
         /// A thing, for the tests.

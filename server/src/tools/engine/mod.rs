@@ -28,9 +28,9 @@ pub(crate) mod standard;
 pub(crate) mod view;
 
 pub(crate) use collection::{Collection, Found, Member, Names, Need, Rules};
-pub(crate) use command::{Command, Verb, command};
+pub(crate) use command::{Action, Command, Verb, command};
 pub(crate) use ctx::{Ctx, Given, Scope};
 pub(crate) use data::{Data, Echo, Echoed, Id, Managed, Nothing, Nullable, echoed};
-pub(crate) use manage::{Action, Answer, Where, at, manage, manage_as, required, scoped};
+pub(crate) use manage::{Answer, Where, at, manage, manage_as, required, scoped};
 pub(crate) use reply::Object;
 pub(crate) use view::{body, lenient, view, views};

@@ -136,8 +136,7 @@ async fn run(ctx: Ctx<ManageArgs, Page, PageCommand>) -> Answer<Managed<Page>> {
         PageCommand::Get { .. } => standard::get(&ctx).await,
         PageCommand::Update { .. } => update(ctx).await,
         PageCommand::Delete { .. } => standard::delete(&ctx).await,
-        PageCommand::Archive => standard::refused(&ctx).await,
-        PageCommand::Unpublish => standard::refused(&ctx).await,
+        PageCommand::Archive | PageCommand::Unpublish => standard::refused(&ctx).await,
     }
 }
 

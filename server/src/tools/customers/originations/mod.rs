@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use super::in_realm;
 use crate::config::Module;
-use crate::contract::{Control, PostCondition, Resource, ToolError};
+use crate::contract::{PostCondition, Resource, ToolError};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::ToolDef;
 use crate::tools::args::{Ident, Paging};
@@ -240,9 +240,4 @@ async fn remove<T: Member, D: Absent>(
     let resource = Resource::new(T::RULES.resource).id(id);
     let message = format!("{} removed successfully", T::noun());
     Ok(reply::gone::<T, D>(resource, id, "deleted", message).into())
-}
-
-/// A `remove` without `confirmDelete: true` did not run (C18).
-fn unconfirmed<D>(tool: &str, confirm: Option<bool>) -> Option<Answer<D>> {
-    (confirm != Some(true)).then(|| Ok(Control::cancelled_unconfirmed(tool, "remove").into()))
 }

@@ -5,21 +5,23 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::super::resolve_realm;
-use super::{Origination, Rule, add, children, remove, unconfirmed, update};
+use super::{Origination, Rule, add, children, remove, update};
 use crate::config::Module;
 use crate::contract::ToolClass;
 use crate::tools::args::Ident;
-use crate::tools::engine::{Answer, Echo, Need, persist, required};
+use crate::tools::engine::{Action, Answer, Echo, Need, Verb, command, persist};
 use crate::tools::{Call, CallError, ToolDef, tool};
 
-/// Actions of `customers-originations-rules-edit`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-enum RuleAction {
-    Add,
-    Update,
-    Remove,
+command! {
+    /// What `customers-originations-rules-edit` can be asked.
+    enum RuleCommand for RulesEditArgs {
+        Add { question_id: u64, operator: Operator, effect: Effect } => Verb::write("add"),
+        Update { rule as "rule (id)": u64 } => Verb::write("update"),
+        Remove { rule as "rule (id)": u64 } => Verb::write("remove").confirmed(),
+    }
 }
+
+const RULES_EDIT: &str = "customers-originations-rules-edit";
 
 /// What a rule does when its condition holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
@@ -77,7 +79,7 @@ pub(crate) struct RulesEditArgs {
     /// Origination id or name.
     origination: Ident,
     /// add, update or remove.
-    action: RuleAction,
+    action: Action,
     /// Rule id (update, remove).
     rule: Option<u64>,
     /// Name (add, update).
@@ -113,11 +115,13 @@ Unverified: paths use the numeric id; a docs PR says the API resolves originatio
     .state()
     .control()
     .handle(rules_edit)
+    .offers::<RuleCommand>()
 }
 
 async fn rules_edit(call: Call, args: RulesEditArgs) -> Answer<Option<Echo<Rule>>> {
-    if args.action == RuleAction::Remove
-        && let Some(control) = unconfirmed("customers-originations-rules-edit", args.confirm_delete)
+    let word = args.action.as_str();
+    if let Some(control) =
+        command::unconfirmed::<RuleCommand, _>(RULES_EDIT, word, args.confirm_delete)
     {
         return control;
     }
@@ -126,6 +130,7 @@ async fn rules_edit(call: Call, args: RulesEditArgs) -> Answer<Option<Echo<Rule>
             "show_step, hide_step and skip_to_step need target_step_id".into(),
         ));
     }
+    let command = command::parse::<RuleCommand>(RULES_EDIT, word, &args)?;
     let client = call.client()?;
     let realm = resolve_realm(client, &args.realm).await?;
     let originations = realm.collection::<Origination>();
@@ -148,15 +153,9 @@ async fn rules_edit(call: Call, args: RulesEditArgs) -> Answer<Option<Echo<Rule>
         ("action", args.effect.map(|e| Value::from(e.as_str()))),
         ("target_step_id", args.target_step_id.map(Value::from)),
     ]);
-    match args.action {
-        RuleAction::Add => {
-            required(args.question_id, "add", "question_id")?;
-            required(args.operator, "add", "operator")?;
-            required(args.effect, "add", "effect")?;
-            add(client, &rules, &fields).await
-        }
-        RuleAction::Update => {
-            let rule = required(args.rule, "update", "rule (id)")?;
+    match command {
+        RuleCommand::Add { .. } => add(client, &rules, &fields).await,
+        RuleCommand::Update { rule } => {
             if persist::is_empty(&fields) {
                 return Err(CallError::Arguments(
                     "update needs at least one of name, question_id, operator, value, effect, target_step_id"
@@ -165,9 +164,6 @@ async fn rules_edit(call: Call, args: RulesEditArgs) -> Answer<Option<Echo<Rule>
             }
             update(client, &rules, rule, &fields).await
         }
-        RuleAction::Remove => {
-            let rule = required(args.rule, "remove", "rule (id)")?;
-            remove(client, &rules, rule).await
-        }
+        RuleCommand::Remove { rule } => remove(client, &rules, rule).await,
     }
 }

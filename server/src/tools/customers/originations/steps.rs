@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use super::super::forms::Form;
 use super::super::resolve_realm;
-use super::{Origination, Step, add, children, id, label, remove, steps_of, unconfirmed, update};
+use super::{Origination, Step, add, children, id, label, remove, steps_of, update};
 use crate::config::Module;
 use crate::contract::schema::RareState;
 use crate::contract::{ErrorCode, PostCondition, Resource, ToolClass, ToolError};
@@ -18,7 +18,8 @@ use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::Ident;
 use crate::tools::engine::copy::{copy_name, without_owned};
 use crate::tools::engine::{
-    Answer, Collection, Echo, Echoed, Member, Need, Rules, echoed, persist, reply, required,
+    Action, Answer, Collection, Echo, Echoed, Member, Need, Rules, Verb, command, echoed, persist,
+    reply,
 };
 use crate::tools::{Call, CallError, ToolDef, tool};
 
@@ -34,15 +35,17 @@ impl Member for StepEdit {
     const RULES: Rules = Step::RULES;
 }
 
-/// Actions of `customers-originations-steps-edit`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-enum StepAction {
-    Add,
-    Update,
-    Remove,
-    Reorder,
+command! {
+    /// What `customers-originations-steps-edit` can be asked.
+    enum StepCommand for StepsEditArgs {
+        Add { name: String } => Verb::write("add"),
+        Update { step as "step (id)": u64 } => Verb::write("update"),
+        Remove { step as "step (id)": u64 } => Verb::write("remove").confirmed(),
+        Reorder { order as "order (every step id)": Vec<u64> } => Verb::write("reorder"),
+    }
 }
+
+const STEPS_EDIT: &str = "customers-originations-steps-edit";
 
 /// Arguments of `customers-originations-steps-edit`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -52,7 +55,7 @@ pub(crate) struct StepsEditArgs {
     /// Origination id or name.
     origination: Ident,
     /// add, update, remove or reorder.
-    action: StepAction,
+    action: Action,
     /// Step id (update, remove).
     step: Option<u64>,
     /// Name (add, update).
@@ -88,17 +91,20 @@ Unverified: paths use the numeric id; a docs PR says the API resolves originatio
     .state()
     .control()
     .handle(steps_edit)
+    .offers::<StepCommand>()
     .writes_state(RareState::AFFECTED)
 }
 
 type Edited = Option<Echo<StepEdit>>;
 
 async fn steps_edit(call: Call, args: StepsEditArgs) -> Answer<Edited> {
-    if args.action == StepAction::Remove
-        && let Some(control) = unconfirmed("customers-originations-steps-edit", args.confirm_delete)
+    let word = args.action.as_str();
+    if let Some(control) =
+        command::unconfirmed::<StepCommand, _>(STEPS_EDIT, word, args.confirm_delete)
     {
         return control;
     }
+    let command = command::parse::<StepCommand>(STEPS_EDIT, word, &args)?;
     let client = call.client()?;
     let realm = resolve_realm(client, &args.realm).await?;
     let originations = realm.collection::<Origination>();
@@ -124,13 +130,9 @@ async fn steps_edit(call: Call, args: StepsEditArgs) -> Answer<Edited> {
         ("hidden", args.hidden.map(Value::from)),
         ("position", args.position.map(Value::from)),
     ]);
-    match args.action {
-        StepAction::Add => {
-            required(args.name.as_deref(), "add", "name")?;
-            add(client, &steps, &fields).await
-        }
-        StepAction::Update => {
-            let step = required(args.step, "update", "step (id)")?;
+    match command {
+        StepCommand::Add { .. } => add(client, &steps, &fields).await,
+        StepCommand::Update { step } => {
             if persist::is_empty(&fields) {
                 return Err(CallError::Arguments(
                     "update needs at least one of name, description, form, hidden, position".into(),
@@ -138,14 +140,10 @@ async fn steps_edit(call: Call, args: StepsEditArgs) -> Answer<Edited> {
             }
             update(client, &steps, step, &fields).await
         }
-        StepAction::Remove => {
-            let step = required(args.step, "remove", "step (id)")?;
-            remove(client, &steps, step).await
-        }
-        StepAction::Reorder => {
-            let order = required(args.order.as_ref(), "reorder", "order (every step id)")?;
+        StepCommand::Remove { step } => remove(client, &steps, step).await,
+        StepCommand::Reorder { order } => {
             let origination = originations.fetch(client, origination_id).await?;
-            reorder(client, &steps, origination_id, origination, order).await
+            reorder(client, &steps, origination_id, origination, &order).await
         }
     }
 }
