@@ -26,7 +26,7 @@ use crate::contract::{
 };
 use crate::modyo::resolve::is_uuid;
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::engine::{Answer, Data, lenient, view};
+use crate::tools::engine::{Action, Answer, Data, Verb, command, lenient, view};
 use crate::tools::{Call, CallError, ToolDef, tool};
 
 mod registry;
@@ -349,14 +349,16 @@ async fn read_job(client: &ModyoClient, job_id: &str) -> Result<Value, ToolError
     .await
 }
 
-/// Actions of `content-jobs-manage`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-enum Action {
-    List,
-    Get,
-    Cancel,
+command! {
+    /// What `content-jobs-manage` can be asked (`get` and `cancel` check their `job` alike).
+    enum JobCommand for ManageArgs {
+        List => Verb::list(),
+        Get => Verb::read("get"),
+        Cancel => Verb::write("cancel"),
+    }
 }
+
+const JOBS_MANAGE: &str = "content-jobs-manage";
 
 /// Arguments of `content-jobs-manage`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -371,7 +373,7 @@ pub(crate) struct ManageArgs {
 }
 
 pub(crate) fn manage_tool() -> ToolDef {
-    tool("content-jobs-manage", Module::Content, ToolClass::Gated)
+    tool(JOBS_MANAGE, Module::Content, ToolClass::Gated)
         .describe(
             "Follow background jobs of content-entries-bulk. list: data.jobs, the jobs this server process started \
 (in memory, empty after a restart). get: job (uuid), optional wait_s (<=60) polls until the job ends; state.pending \
@@ -380,13 +382,15 @@ data.errors [{index, errors}]. cancel: stops a running job.",
         )
         .resource()
         .state()
-        .actions(&["list", "get"], &["cancel"])
+        .actions(command::words::<JobCommand>(true), command::words::<JobCommand>(false))
         .handle(manage)
+        .offers::<JobCommand>()
 }
 
 async fn manage(call: Call, args: ManageArgs) -> Answer<JobData> {
-    let action = args.action.unwrap_or(Action::Get);
-    if action == Action::List {
+    let word = args.action.as_ref().map_or("get", Action::as_str);
+    let command = command::parse::<JobCommand>(JOBS_MANAGE, word, &args)?;
+    if let JobCommand::List = command {
         return Ok(list(&call));
     }
     let job_id = match args.job.as_deref().map(str::trim) {
@@ -402,7 +406,7 @@ async fn manage(call: Call, args: ManageArgs) -> Answer<JobData> {
             ));
         }
     };
-    if action == Action::Cancel {
+    if let JobCommand::Cancel = command {
         return cancel(&call, &job_id).await;
     }
     let client = call.client()?;

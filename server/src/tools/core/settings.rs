@@ -12,7 +12,7 @@ use super::Lang;
 use crate::config::Module;
 use crate::contract::{Legacy, PostCondition, Reply, Resource, ToolClass};
 use crate::modyo::Query;
-use crate::tools::engine::{Answer, Echo, echoed, persist};
+use crate::tools::engine::{Action, Answer, Echo, Verb, command, echoed, persist};
 use crate::tools::{Call, CallError, ToolDef, tool};
 
 const ACCOUNT: &str = "/api/admin/account";
@@ -24,13 +24,15 @@ echoed! {
     }
 }
 
-/// Actions of `core-settings-manage`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-enum ManageAction {
-    Get,
-    Update,
+command! {
+    /// What `core-settings-manage` can be asked.
+    enum SettingsCommand for ManageArgs {
+        Get => Verb::read("get"),
+        Update => Verb::write("update"),
+    }
 }
+
+const SETTINGS_MANAGE: &str = "core-settings-manage";
 
 /// The settings an update may send.
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
@@ -47,7 +49,7 @@ struct Settings {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct ManageArgs {
     /// get (default) or update.
-    action: Option<ManageAction>,
+    action: Option<Action>,
     #[serde(flatten)]
     settings: Settings,
     /// Accepted for compatibility; writes are always read back.
@@ -55,22 +57,30 @@ pub(crate) struct ManageArgs {
 }
 
 pub(crate) fn manage_tool() -> ToolDef {
-    tool("core-settings-manage", Module::Core, ToolClass::Gated)
+    tool(SETTINGS_MANAGE, Module::Core, ToolClass::Gated)
         .describe(
             "Get or update the account's settings (name, lang, time_zone). data is the account as the API \
 returns it (after update: as persisted).",
         )
         .resource()
         .state()
-        .actions(&["get"], &["update"])
+        .actions(
+            command::words::<SettingsCommand>(true),
+            command::words::<SettingsCommand>(false),
+        )
         .handle(manage)
+        .offers::<SettingsCommand>()
 }
 
 async fn manage(call: Call, args: ManageArgs) -> Answer<Echo<Account>> {
     let _ = args.verify;
     let fields = persist::given(&args.settings);
-    let update = match args.action {
-        Some(action) => action == ManageAction::Update,
+    let update = match &args.action {
+        Some(action) => {
+            let command =
+                command::parse::<SettingsCommand>(SETTINGS_MANAGE, action.as_str(), &args)?;
+            matches!(command, SettingsCommand::Update)
+        }
         None if !persist::is_empty(&fields) => {
             return Err(CallError::Arguments(
                 "action is required when name, lang or time_zone are given; without an action the call is a get".into(),

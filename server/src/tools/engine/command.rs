@@ -148,6 +148,17 @@ pub(crate) fn unconfirmed<C: Command, D>(
         .then(|| Ok(Control::cancelled_unconfirmed(tool, verb.word).into()))
 }
 
+/// The words of `C`'s reads (`reads`) or of its writes, in declaration order: what the
+/// read-only gate lets through and what it refuses (C19).
+pub(crate) fn words<C: Command>(reads: bool) -> &'static [&'static str] {
+    let words: Vec<&'static str> = C::VERBS
+        .iter()
+        .filter(|v| v.reads == reads)
+        .map(|v| v.word)
+        .collect();
+    Box::leak(words.into_boxed_slice())
+}
+
 /// `a, b or c`.
 pub(crate) fn one_of(items: &[&str], last: &str) -> String {
     match items {
@@ -279,6 +290,7 @@ macro_rules! command {
                 }
             }
 
+            #[allow(unused_mut)] // a command whose actions require nothing
             fn required() -> Vec<&'static str> {
                 let mut names: Vec<&'static str> = Vec::new();
                 $($($(

@@ -22,7 +22,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use super::collection::{Found, Member, Need};
-use super::command::{Command, Verb, declare_actions, one_of};
+use super::command::{Command, Verb, declare_actions, one_of, words};
 use super::ctx::{BoxFuture, Ctx, Given, ResolveFn, Scope};
 use super::data::{Data, Managed};
 use crate::config::Module;
@@ -162,15 +162,7 @@ where
         Fut: Future<Output = Answer<D>> + Send + 'static,
     {
         let run: Run<A, T, C, D> = Arc::new(move |ctx| Box::pin(run(ctx)));
-        let words = |reads: bool| {
-            let words: Vec<&'static str> = C::VERBS
-                .iter()
-                .filter(|v| v.reads == reads)
-                .map(|v| v.word)
-                .collect();
-            leak(words)
-        };
-        let (read, write) = (words(true), words(false));
+        let (read, write) = (words::<C>(true), words::<C>(false));
         let all: Vec<&'static str> = C::VERBS.iter().map(|v| v.word).collect();
         let mut declared: Vec<&'static str> = self
             .fields
@@ -289,10 +281,6 @@ where
 /// A required argument of an action, or the JSON-RPC argument error that names it.
 pub(crate) fn required<V>(value: Option<V>, action: &str, what: &str) -> Result<V, CallError> {
     value.ok_or_else(|| CallError::Arguments(format!("{action} needs {what}")))
-}
-
-fn leak(words: Vec<&'static str>) -> &'static [&'static str] {
-    Box::leak(words.into_boxed_slice())
 }
 
 fn is_given(given: &Map<String, Value>, param: &str) -> bool {

@@ -14,11 +14,11 @@ use serde_json::{Map, Value};
 use super::super::{Need, resolve_site};
 use super::{Page, put_page, update_body};
 use crate::config::Module;
-use crate::contract::{Control, ErrorCode, ToolClass, ToolError};
+use crate::contract::{ErrorCode, ToolClass, ToolError};
 use crate::tools::args::Ident;
 use crate::tools::engine::{
-    Answer, Collection, Echo, Echoed, Member, Rules, echoed, lenient, persist, reply, required,
-    view,
+    Action, Answer, Collection, Echo, Echoed, Member, Rules, Verb, command, echoed, lenient,
+    persist, reply, required, view,
 };
 use crate::tools::{Call, CallError, ToolDef, tool};
 
@@ -33,21 +33,24 @@ impl Member for PageWidget {
     const RULES: Rules = Rules::new("page_widget", "widgets").legacy("widget", "Page widget");
 }
 
-/// Actions of `channels-pages-widget`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-enum WidgetAction {
-    Add,
-    Update,
-    Remove,
-    Move,
+command! {
+    /// What `channels-pages-widget` can be asked. An add's `type` is checked with its
+    /// `widget_definition_id` (which is refused first), so it is not a field here.
+    enum WidgetCommand for WidgetArgs {
+        Add => Verb::write("add"),
+        Update { widget_id as "widget_id (the page widget's id)": u64 } => Verb::write("update"),
+        Remove { widget_id as "widget_id (the page widget's id)": u64 } => Verb::write("remove").confirmed(),
+        Move { widget_id as "widget_id (the page widget's id)": u64 } => Verb::write("move"),
+    }
 }
+
+const PAGE_WIDGET: &str = "channels-pages-widget";
 
 /// Arguments of `channels-pages-widget`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct WidgetArgs {
     /// add, update, remove or move.
-    action: WidgetAction,
+    action: Action,
     /// Site id, host, uuid or name.
     site: Ident,
     /// Page id.
@@ -88,6 +91,7 @@ options. A custom widget definition (widget_definition_id) cannot be placed: Mod
     .state()
     .control()
     .handle(page_widget)
+    .offers::<WidgetCommand>()
 }
 
 /// The keys read of a widget on a page.
@@ -179,14 +183,21 @@ pub(crate) fn widget_input(widget: &Value, keep_id: bool) -> Value {
 
 /// The page's widgets with the change of `args` made, and the fields of the changed widget
 /// that the persisted page must show (none for a removal).
-fn edited(args: &WidgetArgs, page: &Value) -> Result<(Vec<Value>, Value), CallError> {
+fn edited(
+    args: &WidgetArgs,
+    command: &WidgetCommand,
+    page: &Value,
+) -> Result<(Vec<Value>, Value), CallError> {
     let mut widgets: Vec<Value> = widgets_of(page)
         .iter()
         .map(|w| widget_input(w, true))
         .collect();
     let settings = || args.settings.clone().map(Value::Object);
     let title = || args.title.clone().map(Value::from);
-    if args.action == WidgetAction::Add {
+    let (WidgetCommand::Update { widget_id }
+    | WidgetCommand::Remove { widget_id }
+    | WidgetCommand::Move { widget_id }) = command
+    else {
         let change = persist::body(vec![
             ("type", args.widget_type.clone().map(Value::from)),
             ("title", title()),
@@ -196,8 +207,8 @@ fn edited(args: &WidgetArgs, page: &Value) -> Result<(Vec<Value>, Value), CallEr
         ]);
         widgets.push(change.clone());
         return Ok((widgets, change));
-    }
-    let widget_id = args.widget_id.unwrap_or_default();
+    };
+    let widget_id = *widget_id;
     let Some(index) = widgets
         .iter()
         .position(|w| self::widget_id(w) == Some(widget_id))
@@ -208,13 +219,15 @@ fn edited(args: &WidgetArgs, page: &Value) -> Result<(Vec<Value>, Value), CallEr
         ))
         .into());
     };
-    let change = match args.action {
-        WidgetAction::Update => persist::body(vec![("title", title()), ("options", settings())]),
-        WidgetAction::Move => persist::body(vec![
+    let change = match command {
+        WidgetCommand::Update { .. } => {
+            persist::body(vec![("title", title()), ("options", settings())])
+        }
+        WidgetCommand::Move { .. } => persist::body(vec![
             ("position", args.position.map(Value::from)),
             ("column", args.column.map(Value::from)),
         ]),
-        WidgetAction::Remove | WidgetAction::Add => {
+        WidgetCommand::Remove { .. } | WidgetCommand::Add => {
             widgets.remove(index);
             return Ok((widgets, Value::Null));
         }
@@ -224,9 +237,12 @@ fn edited(args: &WidgetArgs, page: &Value) -> Result<(Vec<Value>, Value), CallEr
 }
 
 /// What an action needs before anything is read, and the status and old message it answers.
-fn check(args: &WidgetArgs) -> Result<(&'static str, &'static str), CallError> {
-    match args.action {
-        WidgetAction::Add => {
+fn check(
+    args: &WidgetArgs,
+    command: &WidgetCommand,
+) -> Result<(&'static str, &'static str), CallError> {
+    match command {
+        WidgetCommand::Add => {
             if let Some(definition) = args.widget_definition_id {
                 return Err(ToolError::invalid_parameters(format!(
                     "widget definition {definition} was not placed: the documented widgets of a layout page (PUT \
@@ -238,7 +254,7 @@ definition; place a custom widget in the Modyo UI, or add a widget by its type"
             required(args.widget_type.as_ref(), "add", "type (the widget's type)")?;
             Ok(("created", "Widget added to page successfully"))
         }
-        WidgetAction::Update => {
+        WidgetCommand::Update { .. } => {
             if args.title.is_none() && args.settings.is_none() {
                 return Err(CallError::Arguments(
                     "update needs title or settings".into(),
@@ -246,38 +262,37 @@ definition; place a custom widget in the Modyo UI, or add a widget by its type"
             }
             Ok(("updated", "Page widget updated successfully"))
         }
-        WidgetAction::Move => {
+        WidgetCommand::Move { .. } => {
             if args.position.is_none() && args.column.is_none() {
                 return Err(CallError::Arguments("move needs position or column".into()));
             }
             Ok(("moved", "Page widget moved successfully"))
         }
-        WidgetAction::Remove => Ok(("removed", "Widget removed from page")),
+        WidgetCommand::Remove { .. } => Ok(("removed", "Widget removed from page")),
     }
 }
 
 async fn page_widget(call: Call, args: WidgetArgs) -> Answer<Option<Echo<PageWidget>>> {
-    let verb = format!("{:?}", args.action).to_lowercase();
-    if args.action != WidgetAction::Add {
-        required(args.widget_id, &verb, "widget_id (the page widget's id)")?;
+    let word = args.action.as_str();
+    let command = command::parse::<WidgetCommand>(PAGE_WIDGET, word, &args)?;
+    if let Some(control) =
+        command::unconfirmed::<WidgetCommand, _>(PAGE_WIDGET, word, args.confirm_delete)
+    {
+        return control;
     }
-    if args.action == WidgetAction::Remove && args.confirm_delete != Some(true) {
-        return Ok(Control::cancelled_unconfirmed("channels-pages-widget", "remove").into());
-    }
-    let (status, message) = check(&args)?;
+    let (status, message) = check(&args, &command)?;
     let client = call.client()?;
     let site = resolve_site(client, &args.site, Need::Id).await?;
     let pages = site.collection::<Page>();
     let page = pages.fetch(client, args.page_id).await?;
-    let (widgets, change) = edited(&args, &page)?;
+    let (widgets, change) = edited(&args, &command, &page)?;
     let mut body = Value::Object(update_body(&page));
     persist::extend(
         &mut body,
         serde_json::json!({"widgets": Value::Array(widgets)}),
     );
     let widgets_at: Collection<PageWidget> = Collection::at(pages.item(args.page_id));
-    if args.action == WidgetAction::Remove {
-        let widget_id = args.widget_id.unwrap_or_default();
+    if let WidgetCommand::Remove { widget_id } = command {
         let resource = widget_on_page(&page, widget_id)
             .map(|w| widgets_at.resource(w, Some(widget_id)))
             .unwrap_or_else(|| widgets_at.resource(&Value::Null, Some(widget_id)));
@@ -295,7 +310,7 @@ async fn page_widget(call: Call, args: WidgetArgs) -> Answer<Option<Echo<PageWid
         return Ok(reply::gone::<PageWidget, _>(resource, widget_id, status, message).into());
     }
     let persisted = put_page(client, &pages, args.page_id, &body).await?;
-    let object = changed_widget(&args, &page, &persisted)?;
+    let object = changed_widget(&args, &command, &page, &persisted)?;
     check_widget(&object, &change)?;
     let resource = widgets_at.resource(&object, None);
     let post = reply::post::<PageWidget>(status, &object);
@@ -304,10 +319,17 @@ async fn page_widget(call: Call, args: WidgetArgs) -> Answer<Option<Echo<PageWid
 
 /// The widget the action changed, as the persisted page shows it: the one named by
 /// `widget_id`, or for an add the one the page did not hold before.
-fn changed_widget(args: &WidgetArgs, page: &Value, persisted: &Value) -> Result<Value, ToolError> {
-    let object = match args.widget_id.filter(|_| args.action != WidgetAction::Add) {
-        Some(id) => widget_on_page(persisted, id).cloned(),
-        None => {
+fn changed_widget(
+    args: &WidgetArgs,
+    command: &WidgetCommand,
+    page: &Value,
+    persisted: &Value,
+) -> Result<Value, ToolError> {
+    let object = match command {
+        WidgetCommand::Update { widget_id }
+        | WidgetCommand::Move { widget_id }
+        | WidgetCommand::Remove { widget_id } => widget_on_page(persisted, *widget_id).cloned(),
+        WidgetCommand::Add => {
             let before: Vec<Option<u64>> = widgets_of(page).iter().map(widget_id).collect();
             widgets_of(persisted)
                 .iter()
