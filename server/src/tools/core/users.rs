@@ -7,7 +7,7 @@
 use reqwest::Method;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::Lang;
 use crate::config::Module;
@@ -15,8 +15,8 @@ use crate::contract::{ToolClass, ToolError};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::{
-    Action, Answer, Collection, Ctx, Echo, Managed, Member, Names, Need, Rules, at, bulk, echoed,
-    manage, persist, reply,
+    Action, Answer, Collection, Ctx, Echo, Identity, Managed, Member, Names, Need, Rules, at, body,
+    bulk, echoed, manage, persist, reply, view,
 };
 use crate::tools::{Call, ToolDef, tool};
 
@@ -113,15 +113,27 @@ async fn activate(ctx: Ctx<ManageArgs, AdminUser>, active: bool) -> Answer<Manag
     Ok(reply::saved::<AdminUser, _>(object, resource, status).into())
 }
 
+/// The body that activates or deactivates a user.
+#[derive(Serialize)]
+struct ActiveBody {
+    active: bool,
+}
+
+/// The email an upsert sends first, before the profile given.
+#[derive(Serialize)]
+struct Email<'a> {
+    email: &'a str,
+}
+
 /// `PUT {active}` and the read-back check: the persisted `active` must be what was sent.
 async fn set_active(client: &ModyoClient, id: u64, active: bool) -> Result<Value, ToolError> {
     let path = admin_users().item(id);
-    let request = json!({"active": active});
+    let request = body(ActiveBody { active });
     let object = persist::write(client, Method::PUT, &path, Some(&request), &path).await?;
     persist::check_key(
         &object,
         "active",
-        &json!(active),
+        &Value::Bool(active),
         &format!("admin user {id}"),
     )?;
     Ok(object)
@@ -164,9 +176,9 @@ async fn upsert(call: Call, args: UpsertArgs) -> Answer<Echo<AdminUser>> {
     let lookup = users.lookup(client, email).await;
     let (object, status) = users
         .upsert(client, lookup, changes, |changes| {
-            let mut body = json!({"email": email});
-            persist::extend(&mut body, changes);
-            body
+            let mut sent = body(Email { email });
+            persist::extend(&mut sent, changes);
+            sent
         })
         .await?;
     let resource = users.resource(&object, None);
@@ -211,7 +223,8 @@ async fn bulk(call: Call, args: BulkArgs) -> Answer<bulk::Bulk> {
         async move {
             let found = users.find(client, &input, Need::Id).await?;
             let object = set_active(client, found.id, active).await?;
-            Ok(object.get("id").cloned().unwrap_or(Value::from(found.id)))
+            let id = view::<Identity>(&object).id;
+            Ok(id.unwrap_or(Value::from(found.id)))
         }
     })
     .await;
