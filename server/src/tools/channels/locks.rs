@@ -4,14 +4,13 @@
 use reqwest::Method;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 use super::in_site;
 use crate::config::Module;
 use crate::modyo::Query;
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::{
-    Action, Answer, Ctx, Echoed, Managed, Member, Need, Rules, Verb, command, echoed, manage,
+    Action, Answer, Ctx, Echoed, Managed, Member, Need, Rules, Verb, body, command, echoed, manage,
     persist, reply, standard,
 };
 use crate::tools::{CallError, ToolDef};
@@ -38,6 +37,15 @@ enum Lockable {
     Template,
     Widget,
     Menu,
+}
+
+/// The keys of a lock an acquire sends; without `lockable_type`, the ones checked on the lock
+/// as persisted.
+#[derive(Serialize)]
+struct LockBody {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lockable_type: Option<Lockable>,
+    lockable_id: u64,
 }
 
 /// Arguments of `channels-locks-manage`.
@@ -96,10 +104,17 @@ async fn acquire(ctx: Locks) -> Answer<Managed<Lock>> {
             "acquire needs lockable_type and lockable_id".into(),
         ));
     };
-    let sent = json!({"lockable_type": kind, "lockable_id": id});
+    let sent = body(LockBody {
+        lockable_type: Some(kind),
+        lockable_id: id,
+    });
     let object = persist::create(ctx.client()?, &ctx.coll.path, &sent, Lock::NAME).await?;
     // The type may come back in the API's own spelling (Page); the id may not differ.
-    persist::check_sent(Lock::NAME, &object, &json!({"lockable_id": id}))?;
+    let checked = body(LockBody {
+        lockable_type: None,
+        lockable_id: id,
+    });
+    persist::check_sent(Lock::NAME, &object, &checked)?;
     let resource = ctx.coll.resource(&object, None);
     Ok(reply::saved::<Lock, _>(object, resource, "acquired").into())
 }

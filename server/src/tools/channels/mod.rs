@@ -17,7 +17,9 @@ use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, is_id, pick};
 use crate::modyo::{ModyoClient, Query};
 
-use super::engine::{Collection, Given, Member, Need, Rules, Scope, Verb, Where, echoed, scoped};
+use super::engine::{
+    Collection, Given, Identity, Member, Need, Rules, Scope, Verb, Where, echoed, scoped, view,
+};
 use super::{Call, CallError, ToolDef};
 
 mod account_templates;
@@ -113,8 +115,8 @@ pub(crate) fn copy_name(
     what: &str,
 ) -> Result<String, ToolError> {
     given
-        .or_else(|| source.get("name").and_then(Value::as_str))
         .map(str::to_owned)
+        .or_else(|| view::<Identity>(source).name)
         .ok_or_else(|| {
             ToolError::new(
                 ErrorCode::InvalidUpstreamResponse,
@@ -196,8 +198,8 @@ pub(crate) async fn resolve_site(
     }
     let mut all = published;
     for site in staging {
-        let id = site.get("id");
-        if id.is_none() || !all.iter().any(|s| s.get("id") == id) {
+        let id = view::<Identity>(&site).id;
+        if id.is_none() || !all.iter().any(|s| view::<Identity>(s).id == id) {
             all.push(site);
         }
     }
@@ -240,7 +242,7 @@ fn site_of(object: &Value) -> Result<Site, ToolError> {
 
 /// The numeric `id` of a site the API returned, or `invalid_upstream_response`.
 fn site_id(object: &Value) -> Result<u64, ToolError> {
-    match object.get("id") {
+    match view::<Identity>(object).id {
         Some(Value::Number(n)) => n.as_u64(),
         Some(Value::String(s)) => s.parse().ok(),
         _ => None,

@@ -23,7 +23,7 @@ use reqwest::Method;
 use reqwest::multipart::{Form, Part};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::{id_key, read_one};
 use crate::config::Module;
@@ -33,7 +33,9 @@ use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, is_id, is_uuid, pick};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
-use crate::tools::engine::{Answer, Collection, Data, Echo, Id, Member, Rules, echoed, reply};
+use crate::tools::engine::{
+    Answer, Collection, Data, Echo, Id, Identity, Member, Rules, body, echoed, reply, view,
+};
 use crate::tools::{Call, ToolDef, fanout, tool};
 use crate::uploads::{ReadError, UploadRoots};
 
@@ -94,7 +96,12 @@ async fn resolve_id(client: &ModyoClient, input: &str) -> Result<String, ToolErr
         return Ok(input.to_owned());
     }
     let object = resolve(client, input).await?;
-    Ok(id_key(object.get("id").unwrap_or(&Value::Null)))
+    Ok(asset_id(&object))
+}
+
+/// An asset's id as a path segment ([`id_key`]; `null` when it has none).
+fn asset_id(object: &Value) -> String {
+    id_key(&view::<Identity>(object).id.unwrap_or(Value::Null))
 }
 
 /// The documented list filters, shared by `content-assets-list` and `-manage list`.
@@ -343,8 +350,8 @@ pub(crate) async fn upload(
     metadata.form()?;
     let form = upload_form(roots, spec).await?;
     let summary = client.send_multipart(Method::POST, ASSETS, form).await?;
-    let id = match summary.get("id") {
-        Some(id @ Value::Number(_)) => id_key(id),
+    let id = match view::<Identity>(&summary).id {
+        Some(id @ Value::Number(_)) => id_key(&id),
         _ => {
             return Err(ToolError::new(
                 ErrorCode::InvalidUpstreamResponse,
@@ -424,13 +431,21 @@ async fn bulk(call: Call, args: BulkArgs) -> Answer<Uploads> {
         })
         .collect();
     let post = PostCondition::status(out.status()).affected(out.succeeded.len());
-    let legacy_results: Vec<Value> = out
+    let legacy_results: Vec<OldResult> = out
         .succeeded
         .iter()
-        .map(|(index, asset)| json!({"index": index, "success": true, "asset": asset}))
-        .chain(out.failed.iter().map(
-            |(index, error)| json!({"index": index, "success": false, "error": error.message()}),
-        ))
+        .map(|(index, asset)| OldResult {
+            index: *index,
+            success: true,
+            asset: Some(asset.clone()),
+            error: None,
+        })
+        .chain(out.failed.iter().map(|(index, error)| OldResult {
+            index: *index,
+            success: false,
+            asset: None,
+            error: Some(error.message().to_owned()),
+        }))
         .collect();
     let counts = (out.succeeded.len(), out.succeeded.len() + out.failed.len());
     Ok(Reply::new(Uploads {
@@ -439,13 +454,32 @@ async fn bulk(call: Call, args: BulkArgs) -> Answer<Uploads> {
     })
     .state(post)
     .old(Legacy::custom(move |_| {
-        json!({
-            "message": format!("Uploaded {} of {} assets", counts.0, counts.1),
-            "action": "created",
-            "results": legacy_results,
+        body(OldUploads {
+            message: format!("Uploaded {} of {} assets", counts.0, counts.1),
+            action: "created",
+            results: legacy_results,
         })
     }))
     .into())
+}
+
+/// The old payload of `content-assets-bulk`: a prose summary and each upload's result.
+#[derive(Serialize)]
+struct OldUploads {
+    message: String,
+    action: &'static str,
+    results: Vec<OldResult>,
+}
+
+/// One upload of the old payload: the asset as persisted, or the error.
+#[derive(Serialize)]
+struct OldResult {
+    index: usize,
+    success: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    asset: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
 }
 
 #[cfg(test)]

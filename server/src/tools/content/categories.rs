@@ -66,7 +66,7 @@ async fn all(client: &ModyoClient, space: &Space) -> Result<Vec<Value>, ToolErro
 }
 
 fn parent_id(category: &Value) -> Option<u64> {
-    category.get("parent_id").and_then(Value::as_u64)
+    view::<Place>(category).parent_id
 }
 
 /// The keys of a category that place it in the tree.

@@ -24,7 +24,7 @@ use crate::modyo::resolve::{Stage, is_id, is_uuid, pick};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::{
-    Answer, Echo, Echoed, Member, Rules, body, echoed, lenient, reply, view,
+    Answer, Echo, Echoed, Identity, Member, Rules, body, echoed, lenient, reply, view,
 };
 use crate::tools::{Call, CallError, ToolDef, tool};
 
@@ -242,6 +242,17 @@ struct Minimal {
     published: Option<bool>,
 }
 
+/// The keys of an entry that say its content type and its status, each as sent (`null`
+/// included).
+#[derive(Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct EntryState {
+    #[serde(deserialize_with = "lenient")]
+    pub(crate) content_type_id: Option<Value>,
+    #[serde(deserialize_with = "lenient")]
+    pub(crate) status: Option<String>,
+}
+
 /// The [`Minimal`] row of a list row or an entry.
 fn minimal(entry: &Value) -> Value {
     let mut row: Minimal = view(entry);
@@ -408,7 +419,7 @@ async fn find_by_uuid(
         if let Some(row) = list
             .items
             .into_iter()
-            .find(|row| row.get("uuid").and_then(Value::as_str) == Some(uuid))
+            .find(|row| view::<Identity>(row).uuid.as_deref() == Some(uuid))
         {
             return Ok(FoundEntry::of_row(row));
         }
@@ -444,7 +455,7 @@ pub(crate) async fn entries_with_slug(
     .await?;
     let mut found = Vec::new();
     for row in rows {
-        match row.get("slug").and_then(Value::as_str) {
+        match view::<Identity>(&row).slug {
             Some(row_slug) => {
                 if row_slug == slug {
                     found.push(FoundEntry::of_row(row));
@@ -453,7 +464,7 @@ pub(crate) async fn entries_with_slug(
             None => {
                 let id = id_of(&row);
                 let detail = read_entry(client, space, &id).await?;
-                if detail.get("slug").and_then(Value::as_str) == Some(slug) {
+                if view::<Identity>(&detail).slug.as_deref() == Some(slug) {
                     found.push(FoundEntry {
                         id,
                         seen: detail.clone(),
@@ -492,14 +503,16 @@ pub(crate) async fn present(
 ) -> Result<(Value, Resource), ToolError> {
     let fields = match detail.pointer("/json/fields").and_then(Value::as_object) {
         Some(by_name) => by_name.clone(),
-        None => match detail
-            .get("content_type_id")
+        None => match view::<EntryState>(detail)
+            .content_type_id
             .filter(|v| !v.is_null())
+            .as_ref()
             .map(id_key)
         {
             Some(type_id) => {
-                let known = known_type
-                    .filter(|t| t.get("id").map(id_key).as_deref() == Some(type_id.as_str()));
+                let known = known_type.filter(|t| {
+                    view::<Identity>(t).id.as_ref().map(id_key).as_deref() == Some(type_id.as_str())
+                });
                 let content_type = match known {
                     Some(t) => t.clone(),
                     None => fetch_type(client, space, &type_id).await?,

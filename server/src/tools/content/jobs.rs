@@ -10,7 +10,6 @@
 //! `cancel` is the one mutating action (`DELETE`, synthetic path) and reports the status the API
 //! reads back. It needs no `confirmDelete`: it stops work, it deletes no content (decision).
 
-use std::future::Future;
 use std::time::Duration;
 
 use reqwest::Method;
@@ -29,18 +28,16 @@ use crate::modyo::{ModyoClient, Query};
 use crate::tools::engine::{Action, Answer, Data, Verb, command, lenient, view};
 use crate::tools::{Call, CallError, ToolDef, tool};
 
+mod poll;
 mod registry;
 
+use poll::poll;
 pub(crate) use registry::{JobRecord, JobRegistry};
 
 /// `/api/admin/background_jobs`.
 const JOBS: &str = "/api/admin/background_jobs";
 /// The longest `wait_s` a `get` accepts.
 pub(crate) const MAX_WAIT_S: u64 = 60;
-/// The first pause between two polls; each following one doubles, up to [`MAX_DELAY`].
-pub(crate) const FIRST_DELAY: Duration = Duration::from_millis(250);
-/// The longest pause between two polls.
-pub(crate) const MAX_DELAY: Duration = Duration::from_secs(5);
 /// Where a job is, from the API's `status` word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -303,39 +300,6 @@ fn texts(said: &Value) -> Vec<String> {
             })
             .collect(),
         _ => Vec::new(),
-    }
-}
-
-/// The last body read, what it says, and how many reads it took.
-#[derive(Debug)]
-pub(crate) struct Polled {
-    pub(crate) job: Value,
-    pub(crate) view: JobView,
-    pub(crate) polls: usize,
-}
-
-/// Reads the job with `fetch` until it ends or `wait` has passed, pausing [`FIRST_DELAY`],
-/// then twice as long each time up to [`MAX_DELAY`], never past the deadline; the last read
-/// happens at the deadline. `wait` zero reads once. Time is `tokio::time`, so a paused clock
-/// drives it in tests.
-pub(crate) async fn poll<F, Fut>(wait: Duration, mut fetch: F) -> Result<Polled, ToolError>
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = Result<Value, ToolError>>,
-{
-    let deadline = tokio::time::Instant::now() + wait;
-    let mut delay = FIRST_DELAY;
-    let mut polls = 0;
-    loop {
-        let job = fetch().await?;
-        polls += 1;
-        let view = JobView::parse(&job)?;
-        let now = tokio::time::Instant::now();
-        if view.ended() || now >= deadline {
-            return Ok(Polled { job, view, polls });
-        }
-        tokio::time::sleep(delay.min(deadline - now)).await;
-        delay = (delay * 2).min(MAX_DELAY);
     }
 }
 

@@ -17,7 +17,8 @@ use crate::modyo::{ModyoClient, Query};
 
 use super::args::Paging;
 use super::engine::{
-    Answer, Collection, Ctx, Echo, Given, Member, Rules, Scope, Verb, Where, echoed, reply, scoped,
+    Answer, Collection, Ctx, Echo, Given, Identity, Member, Rules, Scope, Verb, Where, echoed,
+    reply, scoped, view,
 };
 use super::{Call, CallError, ToolDef};
 
@@ -83,12 +84,17 @@ pub(crate) fn id_key(value: &Value) -> String {
 
 /// The `id` of an API object as a key ([`id_key`]), empty when it has none.
 pub(crate) fn id_of(object: &Value) -> String {
-    object.get("id").map(id_key).unwrap_or_default()
+    view::<Identity>(object)
+        .id
+        .as_ref()
+        .map(id_key)
+        .unwrap_or_default()
 }
 
 /// The numeric `id` of an API object, or `invalid_upstream_response` naming what lacked it.
 pub(crate) fn numeric_id(object: &Value, what: &str) -> Result<u64, ToolError> {
-    object.get("id").and_then(Value::as_u64).ok_or_else(|| {
+    let id = view::<Identity>(object).id.as_ref().and_then(Value::as_u64);
+    id.ok_or_else(|| {
         ToolError::new(
             ErrorCode::InvalidUpstreamResponse,
             format!("the API returned {what} without a numeric id"),
@@ -167,7 +173,8 @@ pub(crate) async fn resolve_space(
         Stage::caseless("name without case", "name", input),
     ];
     let space = pick("space", input, &spaces, &stages)?;
-    let id = space.get("id").and_then(Value::as_u64).ok_or_else(|| {
+    let id = view::<Identity>(space).id.as_ref().and_then(Value::as_u64);
+    let id = id.ok_or_else(|| {
         ToolError::new(
             crate::contract::ErrorCode::InvalidUpstreamResponse,
             format!("space '{input}' has no numeric id"),

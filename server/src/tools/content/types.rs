@@ -15,7 +15,7 @@
 use reqwest::Method;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::{Need, Space, id_key, resolve_space, space_rows};
 use crate::config::Module;
@@ -26,7 +26,7 @@ use crate::modyo::resolve::{Stage, is_id, pick};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::{
-    Answer, Echo, Member, Object, Rules, body, echoed, persist, reply, view,
+    Answer, Echo, Identity, Member, Object, Rules, body, echoed, lenient, persist, reply, view,
 };
 use crate::tools::{Call, CallError, ToolDef, tool};
 
@@ -78,7 +78,7 @@ pub(crate) async fn type_id_of(
         &types,
         &[Stage::exact("uid", "uid", input)],
     )?;
-    match found.get("id") {
+    match view::<Identity>(found).id {
         Some(Value::Number(n)) => Ok(n.to_string()),
         _ => Err(ToolError::new(
             ErrorCode::InvalidUpstreamResponse,
@@ -207,6 +207,14 @@ pub(crate) struct FieldSpec {
     validations: Option<Map<String, Value>>,
 }
 
+/// The validations a field holds, when an object.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct Validations {
+    #[serde(deserialize_with = "lenient")]
+    validations: Option<Map<String, Value>>,
+}
+
 impl FieldSpec {
     /// The keys given, as the documented field object: `required` under `validations`, on
     /// top of the field's current validations (`current`, when the field exists) so a change
@@ -228,9 +236,7 @@ impl FieldSpec {
         put("hint", self.hint.clone().map(Value::from));
         if self.validations.is_some() || self.required.is_some() {
             let mut validations = current
-                .and_then(|field| field.get("validations"))
-                .and_then(Value::as_object)
-                .cloned()
+                .and_then(|field| view::<Validations>(field).validations)
                 .unwrap_or_default();
             validations.extend(self.validations.clone().unwrap_or_default());
             if let Some(required) = self.required {
@@ -309,12 +315,12 @@ pub(crate) async fn create_type(
     single: Option<bool>,
     fields: Vec<Value>,
 ) -> Result<Value, ToolError> {
-    let body = body(TypeBody { name, uid, single });
+    let created = body(TypeBody { name, uid, single });
     let response = client
-        .send(Method::POST, types_path, &Query::new(), Some(&body))
+        .send(Method::POST, types_path, &Query::new(), Some(&created))
         .await?;
-    let id = match response.get("id") {
-        Some(id @ Value::Number(_)) => id_key(id),
+    let id = match view::<Identity>(&response).id {
+        Some(id @ Value::Number(_)) => id_key(&id),
         _ => {
             return Err(ToolError::new(
                 ErrorCode::InvalidUpstreamResponse,
@@ -333,7 +339,7 @@ pub(crate) async fn create_type(
             Method::PUT,
             &path,
             &Query::new(),
-            Some(&json!({"fields": fields})),
+            Some(&body(FieldsBody { fields })),
         )
         .await
         .map_err(|e| {
@@ -351,6 +357,12 @@ struct TypeBody<'a> {
     uid: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     single: Option<bool>,
+}
+
+/// The body that writes fields of a type (a `PUT` of the type): each field object as given.
+#[derive(Serialize)]
+pub(super) struct FieldsBody<F> {
+    pub(super) fields: Vec<F>,
 }
 
 /// `PUT .../types/{id}` and the type as persisted.
@@ -457,6 +469,7 @@ async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<TypeObject>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn fields_are_found_by_name_then_id_and_copied_without_ids() {

@@ -8,7 +8,7 @@
 use reqwest::Method;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::config::Module;
 use crate::contract::schema::RareState;
@@ -16,8 +16,8 @@ use crate::contract::{ErrorCode, PostCondition, ToolClass, ToolError};
 use crate::modyo::Query;
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::{
-    Action, Answer, Collection, Ctx, Echo, Managed, Member, Need, Rules, Verb, at, command, echoed,
-    lenient, manage, persist, reply, standard, view,
+    Action, Answer, Collection, Ctx, Echo, Identity, Managed, Member, Need, Rules, Verb, at, body,
+    command, echoed, lenient, manage, persist, reply, standard, view, views,
 };
 use crate::tools::{Call, CallError, ToolDef, tool};
 
@@ -114,8 +114,20 @@ async fn run(ctx: Groups) -> Answer<Managed<Group>> {
 struct Members {
     #[serde(deserialize_with = "lenient")]
     admin_user_ids: Option<Value>,
-    #[serde(deserialize_with = "lenient")]
-    admin_users: Option<Value>,
+    #[serde(deserialize_with = "views")]
+    admin_users: Option<Vec<Identity>>,
+}
+
+/// The body that sets a group's members.
+#[derive(Serialize)]
+struct MembersBody {
+    admin_user_ids: Vec<u64>,
+}
+
+/// The name an upsert sends first, before the fields given.
+#[derive(Serialize)]
+struct GroupName<'a> {
+    name: &'a str,
 }
 
 /// The member ids of a group object: `admin_user_ids`, else the ids in `admin_users`.
@@ -123,10 +135,10 @@ fn member_ids(group: &Value) -> Option<Vec<u64>> {
     let members: Members = view(group);
     match (members.admin_user_ids, members.admin_users) {
         (Some(Value::Array(ids)), _) => Some(ids.iter().filter_map(Value::as_u64).collect()),
-        (_, Some(Value::Array(users))) => Some(
+        (_, Some(users)) => Some(
             users
                 .iter()
-                .filter_map(|u| u.get("id").and_then(Value::as_u64))
+                .filter_map(|u| u.id.as_ref().and_then(Value::as_u64))
                 .collect(),
         ),
         _ => None,
@@ -164,7 +176,9 @@ async fn change_members(ctx: &Groups, user_ids: &[u64], add: bool) -> Answer<Man
         current_group
     } else {
         let path = ctx.coll.item(id);
-        let request = json!({"admin_user_ids": next});
+        let request = body(MembersBody {
+            admin_user_ids: next,
+        });
         let object = persist::write(client, Method::PUT, &path, Some(&request), &path).await?;
         let persisted = member_ids(&object).unwrap_or_default();
         let wrong: Vec<u64> = user_ids
@@ -224,9 +238,9 @@ async fn upsert(call: Call, args: UpsertArgs) -> Answer<Echo<Group>> {
     let changes = persist::given(&args.fields);
     let (object, status) = groups
         .upsert(client, lookup, changes, |changes| {
-            let mut body = json!({"name": name});
-            persist::extend(&mut body, changes);
-            body
+            let mut sent = body(GroupName { name });
+            persist::extend(&mut sent, changes);
+            sent
         })
         .await?;
     let resource = groups.resource(&object, None);
@@ -236,6 +250,7 @@ async fn upsert(call: Call, args: UpsertArgs) -> Answer<Echo<Group>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn member_ids_read_either_shape() {

@@ -18,8 +18,8 @@ use crate::contract::{ErrorCode, PostCondition, Resource, ToolError};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::{
-    Action, Answer, Ctx, Echoed, Managed, Member, Need, Rules, Verb, at, command, echoed, lenient,
-    manage, persist, reply, view,
+    Action, Answer, Ctx, Echoed, Identity, Managed, Member, Need, Rules, Verb, at, body, command,
+    echoed, lenient, manage, persist, reply, view,
 };
 use crate::tools::{CallError, ToolDef};
 
@@ -158,19 +158,42 @@ impl Target {
 
 type Members = Ctx<ManageArgs, TeamMember, MemberCommand>;
 
+/// Who holds a member's role: its user, or its group (each an object with a name).
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct Holders {
+    #[serde(deserialize_with = "lenient")]
+    admin_user: Option<Value>,
+    #[serde(deserialize_with = "lenient")]
+    group: Option<Value>,
+}
+
 /// The member's identity, named after the user or group that holds the role.
 fn member_resource(ctx: &Members, member: &Value, id: Option<u64>) -> Resource {
     let resource = ctx.coll.resource(member, id);
-    let holder = ["admin_user", "group"].into_iter().find_map(|k| {
-        member
-            .get(k)
-            .and_then(|h| h.get("name"))
-            .and_then(Value::as_str)
-    });
+    let holders: Holders = view(member);
+    let holder = [holders.admin_user, holders.group]
+        .iter()
+        .flatten()
+        .find_map(|h| view::<Identity>(h).name);
     match holder {
         Some(name) if resource.name_value().is_none() => resource.name(name),
         _ => resource,
     }
+}
+
+/// The role a member update sends; with the role persisted, what it checks.
+#[derive(Serialize)]
+struct RoleBody<T> {
+    role_id: T,
+}
+
+/// The role id a member write persisted, when not `null` (it may come back only inside
+/// `role`).
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct PersistedRole {
+    role_id: Option<Value>,
 }
 
 /// The keys a member write reads of its role.
@@ -252,17 +275,17 @@ async fn update(ctx: Members) -> Answer<Managed<TeamMember>> {
     let target = Target::of_member(&current, id)?;
     let role_id = role_for(client, role, target).await?;
     let path = ctx.coll.item(id);
-    let request = json!({"role_id": role_id});
+    let request = body(RoleBody { role_id });
     let object = persist::write(client, Method::PUT, &path, Some(&request), &path).await?;
     // The role may come back as `role_id` or only inside `role`.
-    let persisted_role = object
-        .get("role_id")
-        .filter(|v| !v.is_null())
-        .or_else(|| object.pointer("/role/id"))
-        .cloned()
+    let persisted_role = view::<PersistedRole>(&object)
+        .role_id
+        .or_else(|| object.pointer("/role/id").cloned())
         .unwrap_or(Value::Null);
     persist::check_key(
-        &json!({"role_id": persisted_role}),
+        &body(RoleBody {
+            role_id: persisted_role,
+        }),
         "role_id",
         &Value::from(role_id),
         &format!("team member {id}"),

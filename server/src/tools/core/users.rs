@@ -7,7 +7,7 @@
 use reqwest::Method;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::Lang;
 use crate::config::Module;
@@ -15,8 +15,8 @@ use crate::contract::{ToolClass, ToolError};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::{
-    Action, Answer, Collection, Ctx, Echo, Managed, Member, Names, Need, Rules, Verb, at, bulk,
-    command, echoed, manage, persist, reply, standard,
+    Action, Answer, Collection, Command, Ctx, Echo, Identity, Managed, Member, Names, Need, Rules,
+    Verb, at, body, bulk, command, echoed, manage, persist, reply, standard, view,
 };
 use crate::tools::{Call, ToolDef, tool};
 
@@ -138,15 +138,27 @@ async fn activate(
     Ok(reply::saved::<AdminUser, _>(object, resource, status).into())
 }
 
+/// The body that activates or deactivates a user.
+#[derive(Serialize)]
+struct ActiveBody {
+    active: bool,
+}
+
+/// The email an upsert sends first, before the profile given.
+#[derive(Serialize)]
+struct Email<'a> {
+    email: &'a str,
+}
+
 /// `PUT {active}` and the read-back check: the persisted `active` must be what was sent.
 async fn set_active(client: &ModyoClient, id: u64, active: bool) -> Result<Value, ToolError> {
     let path = admin_users().item(id);
-    let request = json!({"active": active});
+    let request = body(ActiveBody { active });
     let object = persist::write(client, Method::PUT, &path, Some(&request), &path).await?;
     persist::check_key(
         &object,
         "active",
-        &json!(active),
+        &Value::Bool(active),
         &format!("admin user {id}"),
     )?;
     Ok(object)
@@ -189,35 +201,37 @@ async fn upsert(call: Call, args: UpsertArgs) -> Answer<Echo<AdminUser>> {
     let lookup = users.lookup(client, email).await;
     let (object, status) = users
         .upsert(client, lookup, changes, |changes| {
-            let mut body = json!({"email": email});
-            persist::extend(&mut body, changes);
-            body
+            let mut sent = body(Email { email });
+            persist::extend(&mut sent, changes);
+            sent
         })
         .await?;
     let resource = users.resource(&object, None);
     Ok(reply::saved::<AdminUser, _>(object, resource, status).into())
 }
 
-/// Actions of `core-users-bulk`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-enum BulkAction {
-    Activate,
-    Deactivate,
+command! {
+    /// What `core-users-bulk` can be asked.
+    enum UsersBulkCommand for BulkArgs {
+        Activate => Verb::write("activate"),
+        Deactivate => Verb::write("deactivate"),
+    }
 }
+
+const USERS_BULK: &str = "core-users-bulk";
 
 /// Arguments of `core-users-bulk`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct BulkArgs {
     /// activate or deactivate.
-    action: BulkAction,
+    action: Action,
     /// User ids or emails, 1 to 100.
     #[schemars(length(min = 1, max = 100))]
     users: Vec<Ident>,
 }
 
 pub(crate) fn bulk_tool() -> ToolDef {
-    tool("core-users-bulk", Module::Core, ToolClass::Mutation)
+    tool(USERS_BULK, Module::Core, ToolClass::Mutation)
         .describe(
             "Activate or deactivate many team users (ids or emails), one request each, 4 at a time; \
 never stops at a failure. data.succeeded: user ids; data.failed: [{index, error{code, message}}] by input \
@@ -225,10 +239,12 @@ position; state.affected: successes; state.status: completed, partial or failed.
         )
         .state()
         .handle(bulk)
+        .offers::<UsersBulkCommand>()
 }
 
 async fn bulk(call: Call, args: BulkArgs) -> Answer<bulk::Bulk> {
-    let active = args.action == BulkAction::Activate;
+    let command = command::parse::<UsersBulkCommand>(USERS_BULK, args.action.as_str(), &args)?;
+    let active = matches!(command, UsersBulkCommand::Activate);
     let users = admin_users();
     let client = call.client()?;
     let out = bulk::run(args.users, |_, input| {
@@ -236,10 +252,10 @@ async fn bulk(call: Call, args: BulkArgs) -> Answer<bulk::Bulk> {
         async move {
             let found = users.find(client, &input, Need::Id).await?;
             let object = set_active(client, found.id, active).await?;
-            Ok(object.get("id").cloned().unwrap_or(Value::from(found.id)))
+            let id = view::<Identity>(&object).id;
+            Ok(id.unwrap_or(Value::from(found.id)))
         }
     })
     .await;
-    let action = if active { "activate" } else { "deactivate" };
-    Ok(bulk::answer(action, out)?.into())
+    Ok(bulk::answer(command.verb().word, out)?.into())
 }

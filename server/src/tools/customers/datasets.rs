@@ -17,8 +17,8 @@ use crate::modyo::Query;
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::copy::{copy_name, without_owned};
 use crate::tools::engine::{
-    Action, Answer, Ctx, Echo, Echoed, Managed, Member, Need, Rules, Verb, command, echoed,
-    lenient, manage, persist, reply, standard, view,
+    Action, Answer, Ctx, Echo, Echoed, Identity, Managed, Member, Need, Rules, Verb, command,
+    echoed, lenient, manage, persist, reply, standard, view,
 };
 use crate::tools::{Call, ToolDef, tool};
 
@@ -133,7 +133,13 @@ async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<DataSet>> {
     let data_sets = realms.source.collection::<DataSet>();
     let found = data_sets.find(client, &args.data_set, Need::Id).await?;
     let source = data_sets.fetch(client, found.id).await?;
-    let name = copy_name(args.name.as_deref(), &source, "data set", realms.same());
+    let source_name = view::<Identity>(&source).name;
+    let name = copy_name(
+        args.name.as_deref(),
+        source_name.as_deref(),
+        "data set",
+        realms.same(),
+    );
     let kept: Kept = view(&source);
     let alternatives = without_owned(&kept.alternatives.unwrap_or(Value::Array(Vec::new())));
     let request = persist::body(vec![

@@ -12,7 +12,7 @@
 use reqwest::Method;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::in_realm;
 use crate::config::Module;
@@ -20,8 +20,8 @@ use crate::contract::{ErrorCode, ToolClass, ToolError};
 use crate::modyo::Query;
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::{
-    Action, Answer, Ctx, Echo, Managed, Member, Need, Rules, Verb, command, echoed, manage,
-    persist, reply, standard,
+    Action, Answer, Ctx, Echo, Managed, Member, Need, Rules, Verb, command, echoed, lenient,
+    manage, persist, reply, standard, view,
 };
 use crate::tools::{Call, CallError, ToolDef, tool};
 
@@ -107,12 +107,29 @@ async fn run(ctx: Ctx<ManageArgs, Form, FormCommand>) -> Answer<Managed<Form>> {
 
 type Forms = Ctx<ManageArgs, Form, FormCommand>;
 
+/// The keys a form update may send (the given ones are).
+#[derive(Serialize)]
+struct FormChanges<'a> {
+    name: &'a Option<String>,
+    description: &'a Option<String>,
+    question: &'a Option<Vec<Value>>,
+}
+
+/// The site a form belongs to.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct FormSite {
+    #[serde(deserialize_with = "lenient")]
+    site_id: Option<u64>,
+}
+
 /// `PUT {name, description, question}` (the given ones), read back and checked (C7).
 async fn update(ctx: Forms) -> Answer<Managed<Form>> {
-    let body = persist::given(&json!({
-        "name": ctx.args.name, "description": ctx.args.description,
-        "question": ctx.args.questions,
-    }));
+    let body = persist::given(&FormChanges {
+        name: &ctx.args.name,
+        description: &ctx.args.description,
+        question: &ctx.args.questions,
+    });
     if persist::is_empty(&body) {
         return Err(CallError::Arguments(
             "update needs at least one of name, description, questions".into(),
@@ -125,7 +142,7 @@ async fn update(ctx: Forms) -> Answer<Managed<Form>> {
 async fn delete(ctx: Forms) -> Answer<Managed<Form>> {
     let found = ctx.found(Need::Object).await?;
     let object = found.object();
-    let Some(site_id) = object.get("site_id").and_then(Value::as_u64) else {
+    let Some(site_id) = view::<FormSite>(&object).site_id else {
         return Err(ToolError::new(
             ErrorCode::InvalidUpstreamResponse,
             format!(
@@ -167,7 +184,7 @@ async fn enable(ctx: Forms, enabled: bool) -> Answer<Managed<Form>> {
     .await
     .map_err(ctx.coll.missing(found.id))?;
     let what = format!("form {}", found.id);
-    persist::check_key(&object, "enabled", &json!(enabled), &what)?;
+    persist::check_key(&object, "enabled", &Value::Bool(enabled), &what)?;
     let status = if enabled { "enabled" } else { "disabled" };
     let resource = ctx.coll.resource(&object, Some(found.id));
     Ok(reply::saved::<Form, _>(object, resource, status).into())

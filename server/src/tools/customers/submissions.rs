@@ -8,7 +8,7 @@
 use reqwest::Method;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::originations::Origination;
 use super::users::RealmUser;
@@ -270,6 +270,18 @@ struct Offered {
     name: Option<Value>,
 }
 
+/// The body of an `assign`; with the assignee persisted, what it checks.
+#[derive(Serialize)]
+struct AssignBody {
+    assignee: Value,
+}
+
+/// The body of an `extend_due`.
+#[derive(Serialize)]
+struct ExtendDueBody {
+    due_extension_days: u32,
+}
+
 /// The body of a `set_status`.
 #[derive(Serialize)]
 struct StatusBody<'a> {
@@ -346,7 +358,9 @@ fn change(args: &BulkArgs) -> Result<Change, CallError> {
                 "origination (its assignees are checked)",
             )?;
             Ok(Change {
-                request: json!({"assignee": assignee.body()}),
+                request: body(AssignBody {
+                    assignee: assignee.body(),
+                }),
                 check: Some(("assignee", assignee.body())),
                 assignee: Some((assignee, origination.to_owned())),
             })
@@ -354,7 +368,9 @@ fn change(args: &BulkArgs) -> Result<Change, CallError> {
         BulkAction::ExtendDue => {
             let days = required(args.due_extension_days, "extend_due", "due_extension_days")?;
             Ok(Change {
-                request: json!({"due_extension_days": days}),
+                request: body(ExtendDueBody {
+                    due_extension_days: days,
+                }),
                 check: None,
                 assignee: None,
             })
@@ -413,7 +429,9 @@ async fn bulk(call: Call, args: BulkArgs) -> Answer<bulk::Bulk> {
             if let Some((key, wanted)) = &change.check {
                 let got = match *key {
                     // Only the identity of the assignee is compared (labels are the API's).
-                    "assignee" => json!({"assignee": keep(persisted.assignee.as_ref(), wanted)}),
+                    "assignee" => body(AssignBody {
+                        assignee: keep(persisted.assignee.as_ref(), wanted),
+                    }),
                     _ => object,
                 };
                 persist::check_key(&got, key, wanted, &format!("submission {id}"))?;
@@ -441,6 +459,7 @@ fn keep(persisted: Option<&Value>, wanted: &Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn assignees_match_by_kind_id_and_group() {

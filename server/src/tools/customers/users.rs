@@ -11,7 +11,7 @@
 use reqwest::Method;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::{Realm, resolve_realm};
 use crate::config::Module;
@@ -21,7 +21,7 @@ use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::bulk::FanOut;
 use crate::tools::engine::{
-    Answer, Echo, Echoed, Member, Names, Rules, bulk, echoed, persist, reply,
+    Answer, Echo, Echoed, Identity, Member, Names, Rules, body, bulk, echoed, persist, reply, view,
 };
 use crate::tools::{Call, ToolDef, tool};
 
@@ -283,9 +283,9 @@ async fn one(
             .as_deref()
             .filter(|e| e.contains('@'))
             .ok_or_else(|| ToolError::invalid_parameters("create needs an email for every user"))?;
-        let body = user.profile.fields(Some(email));
-        let object = persist::create(client, &users.path, &body, RealmUser::NAME).await?;
-        return Ok(object.get("id").cloned().unwrap_or(Value::Null));
+        let sent = user.profile.fields(Some(email));
+        let object = persist::create(client, &users.path, &sent, RealmUser::NAME).await?;
+        return Ok(view::<Identity>(&object).id.unwrap_or(Value::Null));
     }
     let id = match (user.id, user.email.as_deref()) {
         (Some(id), _) => id,
@@ -305,6 +305,12 @@ async fn one(
     Ok(Value::from(id))
 }
 
+/// The body of a bulk update: the ids of the users.
+#[derive(Serialize)]
+struct IdsBody<'a> {
+    id: Vec<&'a Value>,
+}
+
 /// `PATCH .../users/bulk?act=<act>` with every user found: each one succeeds with the update,
 /// or fails with its error.
 async fn update_all(client: &ModyoClient, realm: &Realm, act: &str, found: FanOut) -> FanOut {
@@ -313,9 +319,9 @@ async fn update_all(client: &ModyoClient, realm: &Realm, act: &str, found: FanOu
         return found;
     }
     let path = format!("{}/bulk", realm.collection::<RealmUser>().path);
-    let body = json!({"id": ids});
+    let sent = body(IdsBody { id: ids });
     let query = Query::new().push("act", act);
-    match client.send(Method::PATCH, &path, &query, Some(&body)).await {
+    match client.send(Method::PATCH, &path, &query, Some(&sent)).await {
         Ok(_) => found,
         Err(error) => {
             let error = ToolError::from(error);

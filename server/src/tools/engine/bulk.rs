@@ -13,10 +13,11 @@ use std::future::Future;
 
 use futures::{StreamExt, stream};
 use schemars::JsonSchema;
-use serde::Serialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::data::{Data, Id};
+use super::view::{body, lenient, view};
 use crate::contract::schema::RareState;
 use crate::contract::{ErrorCode, Legacy, PostCondition, Reply, ToolError};
 
@@ -172,10 +173,13 @@ pub(crate) fn answer(action: &str, out: FanOut) -> Result<Reply<Bulk>, ToolError
     let affected = out.succeeded.len();
     let failed = out.failed.len();
     let action = action.to_owned();
-    let old_errors: Vec<Value> = out
+    let old_errors: Vec<OldError> = out
         .failed
         .iter()
-        .map(|(index, e)| json!({"index": index, "error": e.message()}))
+        .map(|(index, e)| OldError {
+            index: *index,
+            error: e.message().to_owned(),
+        })
         .collect();
     let post = PostCondition::status(out.status()).affected(affected);
     let data = Bulk {
@@ -183,20 +187,59 @@ pub(crate) fn answer(action: &str, out: FanOut) -> Result<Reply<Bulk>, ToolError
         succeeded: out.succeeded.into_iter().map(|(_, id)| Id(id)).collect(),
     };
     let old = Legacy::custom(move |data| {
-        json!({
-            "message": format!("Bulk {action} finished: {affected} succeeded, {failed} failed"),
-            "action": action,
-            "succeeded": data.get("succeeded").cloned().unwrap_or_default(),
-            "errors": old_errors,
-            "summary": {"total": affected + failed, "succeeded": affected, "failed": failed},
+        body(OldBulk {
+            message: format!("Bulk {action} finished: {affected} succeeded, {failed} failed"),
+            action,
+            succeeded: view::<Succeeded>(&data).succeeded.unwrap_or_default(),
+            errors: old_errors,
+            summary: Summary {
+                total: affected + failed,
+                succeeded: affected,
+                failed,
+            },
         })
     });
     Ok(Reply::new(data).state(post).old(old))
 }
 
+/// The old payload of a fan-out bulk tool: a prose summary, the ids that succeeded, each
+/// failure and the counts.
+#[derive(Serialize)]
+struct OldBulk {
+    message: String,
+    action: String,
+    succeeded: Value,
+    errors: Vec<OldError>,
+    summary: Summary,
+}
+
+/// A failed item of the old payload.
+#[derive(Serialize)]
+struct OldError {
+    index: usize,
+    error: String,
+}
+
+/// The counts of the old payload.
+#[derive(Serialize)]
+struct Summary {
+    total: usize,
+    succeeded: usize,
+    failed: usize,
+}
+
+/// The ids that succeeded, as the reply's `data` holds them.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct Succeeded {
+    #[serde(deserialize_with = "lenient")]
+    succeeded: Option<Value>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
 

@@ -27,21 +27,18 @@ pub(crate) fn without_owned(value: &Value) -> Value {
     }
 }
 
-/// The name of a copy: the one given, else the source's (`fallback` when it has none) in
-/// another container, or `"<name> (copy)"` beside the source.
+/// The name of a copy: the one given, else the source's name (`source`; `fallback` when it
+/// has none) in another container, or `"<name> (copy)"` beside the source.
 pub(crate) fn copy_name(
     given: Option<&str>,
-    source: &Value,
+    source: Option<&str>,
     fallback: &str,
     beside: bool,
 ) -> String {
     if let Some(name) = given {
         return name.to_owned();
     }
-    let name = source
-        .get("name")
-        .and_then(Value::as_str)
-        .unwrap_or(fallback);
+    let name = source.unwrap_or(fallback);
     if beside {
         format!("{name} (copy)")
     } else {
@@ -65,10 +62,10 @@ mod tests {
 
     #[test]
     fn a_copy_beside_its_source_says_so() {
-        let source = json!({"name": "Alta"});
-        assert_eq!(copy_name(None, &source, "form", true), "Alta (copy)");
-        assert_eq!(copy_name(None, &source, "form", false), "Alta");
-        assert_eq!(copy_name(Some("B"), &source, "form", true), "B");
-        assert_eq!(copy_name(None, &json!({}), "form", false), "form");
+        let source = Some("Alta");
+        assert_eq!(copy_name(None, source, "form", true), "Alta (copy)");
+        assert_eq!(copy_name(None, source, "form", false), "Alta");
+        assert_eq!(copy_name(Some("B"), source, "form", true), "B");
+        assert_eq!(copy_name(None, None, "form", false), "form");
     }
 }

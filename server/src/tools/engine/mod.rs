@@ -13,7 +13,8 @@
 //! - [`reply`]: the answers of those actions with their `state` (C5) and old payloads (C21).
 //! - [`persist`]: the read-back of what a write persisted (C7).
 //! - [`bulk`]: fan-out over many items and its answer.
-//! - [`view`]: typed reads of the objects the API sent ([`view()`], its keys [`lenient`]).
+//! - [`view`]: typed reads of the objects the API sent ([`view()`], its keys [`lenient`], the
+//!   keys that name an object [`Identity`]).
 
 pub(crate) mod bulk;
 pub(crate) mod collection;
@@ -33,4 +34,4 @@ pub(crate) use ctx::{Ctx, Given, Scope};
 pub(crate) use data::{Data, Echo, Echoed, Id, Managed, Nothing, Nullable, echoed};
 pub(crate) use manage::{Answer, Where, at, manage, manage_as, required, scoped};
 pub(crate) use reply::Object;
-pub(crate) use view::{body, lenient, view, views};
+pub(crate) use view::{Identity, body, lenient, view, views};

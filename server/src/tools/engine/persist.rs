@@ -6,8 +6,9 @@
 
 use reqwest::Method;
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
+use super::view::{Identity, view};
 use crate::contract::{ErrorCode, ToolError};
 use crate::modyo::{ModyoClient, Query};
 
@@ -87,7 +88,7 @@ pub(crate) async fn create(
 
 /// The object a create answered with, or `invalid_upstream_response`.
 pub(crate) fn created(response: Value, what: &str) -> Result<Value, ToolError> {
-    if response.get("id").is_some() {
+    if view::<Identity>(&response).id.is_some() {
         Ok(response)
     } else {
         Err(ToolError::new(
@@ -99,6 +100,14 @@ pub(crate) fn created(response: Value, what: &str) -> Result<Value, ToolError> {
     }
 }
 
+/// A value the API persisted differently from what was sent, as `persisted_mismatch` lists it.
+#[derive(Serialize)]
+struct Mismatch<'a> {
+    field: &'a str,
+    sent: Value,
+    persisted: Value,
+}
+
 /// The values `sent` that the persisted `object` holds differently. A key the API does not
 /// echo cannot be checked and is skipped; objects and arrays are not compared (the API may
 /// normalise them). Any difference fails the call with `persisted_mismatch`.
@@ -106,23 +115,22 @@ pub(crate) fn check_sent(what: &str, object: &Value, sent: &Value) -> Result<(),
     let Some(sent) = sent.as_object() else {
         return Ok(());
     };
-    let mismatches: Vec<Value> = sent
+    let mismatches: Vec<Mismatch<'_>> = sent
         .iter()
         .filter(|(_, v)| !v.is_object() && !v.is_array() && !v.is_null())
         .filter_map(|(key, value)| {
             let persisted = object.get(key)?;
-            (persisted != value).then(
-                || json!({"field": key, "sent": preview(value), "persisted": preview(persisted)}),
-            )
+            (persisted != value).then(|| Mismatch {
+                field: key,
+                sent: preview(value),
+                persisted: preview(persisted),
+            })
         })
         .collect();
     if mismatches.is_empty() {
         return Ok(());
     }
-    let fields: Vec<&str> = mismatches
-        .iter()
-        .filter_map(|m| m.get("field").and_then(Value::as_str))
-        .collect();
+    let fields: Vec<&str> = mismatches.iter().map(|m| m.field).collect();
     Err(ToolError::new(
         ErrorCode::PersistedMismatch,
         format!(
@@ -130,7 +138,7 @@ pub(crate) fn check_sent(what: &str, object: &Value, sent: &Value) -> Result<(),
             fields.join(", ")
         ),
     )
-    .detail("mismatches", Value::Array(mismatches)))
+    .detail("mismatches", super::view::body(mismatches)))
 }
 
 /// One key the API must have persisted as `wanted`, or the call fails visibly.
@@ -166,6 +174,7 @@ fn preview(value: &Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn check_sent_reports_what_differs_and_skips_what_is_not_echoed() {

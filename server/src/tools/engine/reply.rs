@@ -1,10 +1,12 @@
 //! The answers of collection actions: a page, one object, a write, a delete, each with its
 //! `resource` (C4), its `state` (C5) and the shape of its old payload (C21).
 
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::collection::Member;
 use super::data::{Echo, Managed};
+use super::view::{lenient, view};
 use crate::contract::{Coverage, Legacy, PostCondition, Reply, Resource};
 use crate::modyo::ListPage;
 
@@ -132,16 +134,26 @@ pub(crate) fn post<T: Member>(status: &str, object: &Value) -> PostCondition {
     }
 }
 
+/// The keys that say whether an object is published.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct Publication {
+    #[serde(deserialize_with = "lenient")]
+    published: Option<bool>,
+    #[serde(deserialize_with = "lenient")]
+    status: Option<String>,
+}
+
 /// Whether a persisted object says it is published: its boolean `published`, else its
 /// `status` (`published` or anything else). `None` when it says neither.
 pub(crate) fn published_of(object: &Value) -> Option<bool> {
-    match object.get("published") {
-        Some(Value::Bool(b)) => Some(*b),
-        _ => match object.get("status").and_then(Value::as_str) {
+    let publication: Publication = view(object);
+    publication
+        .published
+        .or_else(|| match publication.status.as_deref() {
             Some("") | None => None,
             Some(status) => Some(status == "published"),
-        },
-    }
+        })
 }
 
 /// A write whose post-condition, old `action` word or old message are its own.

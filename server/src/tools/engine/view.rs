@@ -21,6 +21,21 @@ pub(crate) fn view<V: DeserializeOwned + Default>(object: &Value) -> V {
     }
 }
 
+/// The keys that name an API object, the ones most handlers read: its `id` as sent (`null`
+/// included; a string or a number), its `uuid`, `name` and `slug` when strings.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(default)]
+pub(crate) struct Identity {
+    #[serde(deserialize_with = "lenient")]
+    pub(crate) id: Option<Value>,
+    #[serde(deserialize_with = "lenient")]
+    pub(crate) uuid: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    pub(crate) name: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    pub(crate) slug: Option<String>,
+}
+
 /// A key of a view: `None` when its value does not read as a `T` (`Value::as_*` returned
 /// `None`), never an error. `T` is a value (a number, a string, a `Value`, a list of values),
 /// not a nested view: a derived struct also reads an array, by position; a nested object is

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use super::super::in_site;
-use super::tree::{Node, Place, Tree, id_text};
+use super::tree::{ItemKeys, MenuKeys, Node, Place, Tree, item_id};
 use super::{Menu, resolve_menu};
 use crate::config::Module;
 use crate::contract::schema::RareState;
@@ -23,7 +23,7 @@ use crate::tools::engine::collection::id_of;
 use crate::tools::engine::reply::{self, Object};
 use crate::tools::engine::{
     Action, Answer, Ctx, Data, Echo, Found, Given, Managed, Need, Scope, Verb, command, echoed,
-    manage_as, persist, standard,
+    manage_as, persist, standard, view,
 };
 use crate::tools::{Call, CallError, ToolDef};
 
@@ -201,7 +201,7 @@ async fn list(ctx: Items) -> Answer<MenuData> {
             let menus = ctx.coll.clone();
             let row = row.clone();
             async move {
-                if row.get("items").is_some_and(Value::is_array) {
+                if view::<MenuKeys>(&row).items.is_some() {
                     return Ok(row);
                 }
                 menus.fetch(&client, id_of(&row, "menu")?).await
@@ -223,8 +223,10 @@ async fn list(ctx: Items) -> Answer<MenuData> {
 
 fn item_resource(object: &Value) -> Resource {
     let resource = Resource::from_object("menu_item", object, None);
-    match object
-        .get("label")
+    let keys: ItemKeys = view(object);
+    match keys
+        .label
+        .as_ref()
         .and_then(Value::as_str)
         .filter(|l| !l.is_empty())
     {
@@ -303,16 +305,12 @@ async fn put_tree(ctx: &Items, found: &Found, tree: &Tree) -> Result<Value, Call
 /// The items of a persisted menu, however nested.
 fn persisted_items(menu: &Value) -> Vec<Value> {
     let mut out = Vec::new();
-    let mut stack: Vec<&Value> = menu
-        .get("items")
-        .and_then(Value::as_array)
-        .map(|items| items.iter().collect())
-        .unwrap_or_default();
+    let mut stack = view::<MenuKeys>(menu).items.unwrap_or_default();
     while let Some(item) = stack.pop() {
-        if let Some(children) = item.get("children").and_then(Value::as_array) {
-            stack.extend(children.iter());
+        if let Some(children) = view::<ItemKeys>(&item).children {
+            stack.extend(children);
         }
-        out.push(item.clone());
+        out.push(item);
     }
     out
 }
@@ -343,9 +341,7 @@ async fn write(ctx: Items, how: Write) -> Answer<MenuData> {
                     let parent = match (&parent, place) {
                         (Some(parent), _) => Some(parent.clone()),
                         (None, Place::Top(_)) => None,
-                        (None, Place::Child(i, _)) => {
-                            tree.items[i].item.get("id").and_then(id_text)
-                        }
+                        (None, Place::Child(i, _)) => tree.items[i].id(),
                     };
                     if parent.as_deref() == Some(id.to_string().as_str()) {
                         return Err(CallError::Arguments(
@@ -370,16 +366,13 @@ async fn write(ctx: Items, how: Write) -> Answer<MenuData> {
     let item = match &wanted {
         Some(id) => items
             .into_iter()
-            .find(|i| i.get("id").and_then(id_text).as_deref() == Some(id.as_str())),
+            .find(|i| item_id(i).as_deref() == Some(id.as_str())),
         None => {
+            let label = ctx.args.label.as_deref().map(Value::from);
             let mut new: Vec<Value> = items
                 .into_iter()
-                .filter(|i| {
-                    i.get("id")
-                        .and_then(id_text)
-                        .is_none_or(|id| !before.contains(&id))
-                })
-                .filter(|i| i.get("label") == fields.get("label"))
+                .filter(|i| item_id(i).is_none_or(|id| !before.contains(&id)))
+                .filter(|i| view::<ItemKeys>(i).label == label)
                 .collect();
             (new.len() == 1).then(|| new.remove(0))
         }
@@ -412,7 +405,7 @@ async fn delete(ctx: Items) -> Answer<MenuData> {
     let menu = put_tree(&ctx, &found, &tree).await?;
     if persisted_items(&menu)
         .iter()
-        .any(|i| i.get("id").and_then(id_text) == Some(id.to_string()))
+        .any(|i| item_id(i) == Some(id.to_string()))
     {
         return Err(ToolError::new(
             ErrorCode::PersistedMismatch,

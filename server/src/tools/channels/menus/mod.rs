@@ -7,8 +7,8 @@
 
 use reqwest::Method;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 use super::{Need as SiteNeed, copy_name, resolve_site, target_site};
 use crate::config::Module;
@@ -20,7 +20,7 @@ use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::Ident;
 use crate::tools::engine::collection::{id_of, parse_id};
 use crate::tools::engine::{
-    Answer, Collection, Echo, Echoed, Found, Member, Nothing, Rules, echoed, persist, reply,
+    Answer, Collection, Echo, Echoed, Found, Member, Nothing, Rules, body, echoed, persist, reply,
 };
 use crate::tools::{Call, ToolDef, tool};
 
@@ -81,6 +81,12 @@ async fn resolve_menu(
     }
 }
 
+/// The body of a menu write: its name (a menu's only key of its own).
+#[derive(Serialize)]
+struct MenuBody<'a> {
+    name: &'a str,
+}
+
 /// Arguments of `channels-menus-upsert`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct UpsertArgs {
@@ -114,17 +120,23 @@ async fn upsert(call: Call, args: UpsertArgs) -> Answer<Echo<Menu>> {
             let id = id_of(&row, "menu")?;
             match &args.new_name {
                 Some(new_name) if new_name != name => {
-                    let sent = json!({"name": new_name});
+                    let sent = body(MenuBody { name: new_name });
                     let path = menus.item(id);
                     let object =
                         persist::write(client, Method::PUT, &path, Some(&sent), &path).await?;
                     (object, "updated", sent)
                 }
-                _ => (menus.fetch(client, id).await?, "unchanged", json!({})),
+                _ => (
+                    menus.fetch(client, id).await?,
+                    "unchanged",
+                    Value::Object(Map::new()),
+                ),
             }
         }
         None => {
-            let sent = json!({"name": args.new_name.as_deref().unwrap_or(name)});
+            let sent = body(MenuBody {
+                name: args.new_name.as_deref().unwrap_or(name),
+            });
             let object = persist::create(client, &menus.path, &sent, Menu::NAME).await?;
             (object, "created", sent)
         }
@@ -177,7 +189,7 @@ async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<Menu>> {
     // Refused before anything is created when the source cannot be written back whole.
     let tree = Tree::of(&source, &format!("menu {}", found.id))?.copied();
     let copies = target.collection::<Menu>();
-    let sent = json!({"name": name});
+    let sent = body(MenuBody { name: &name });
     let created = persist::create(client, &copies.path, &sent, Menu::NAME).await?;
     let copy_id = id_of(&created, "menu")?;
     let path = copies.item(copy_id);

@@ -9,9 +9,11 @@
 //! specification types an item's `id`, `parent_id` and `position` as strings; ids are compared
 //! by their text, so a number answers as well.
 
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 use crate::contract::{ErrorCode, ToolError};
+use crate::tools::engine::{body, lenient, view};
 
 /// The keys of a documented menu item (the `MenuItem` definition): what a write carries.
 const ITEM_KEYS: [&str; 13] = [
@@ -51,6 +53,49 @@ pub(super) fn id_text(value: &Value) -> Option<String> {
     }
 }
 
+/// The key of a menu that holds its items.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+pub(super) struct MenuKeys {
+    /// Its items, when an array.
+    #[serde(deserialize_with = "lenient")]
+    pub(super) items: Option<Vec<Value>>,
+}
+
+/// The keys of a menu item that place it in the tree (`id`, `parent_id`, `children`) or that
+/// a write is matched by (`label`), each as sent (`null` included).
+#[derive(Default, Deserialize)]
+#[serde(default)]
+pub(super) struct ItemKeys {
+    #[serde(deserialize_with = "lenient")]
+    id: Option<Value>,
+    #[serde(deserialize_with = "lenient")]
+    parent_id: Option<Value>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) label: Option<Value>,
+    /// Its children, when an array.
+    #[serde(deserialize_with = "lenient")]
+    pub(super) children: Option<Vec<Value>>,
+}
+
+impl ItemKeys {
+    /// The text of the item's id.
+    pub(super) fn id(&self) -> Option<String> {
+        self.id.as_ref().and_then(id_text)
+    }
+}
+
+/// The text of a menu item's id.
+pub(super) fn item_id(item: &Value) -> Option<String> {
+    view::<ItemKeys>(item).id()
+}
+
+/// The documented write body of a menu's items.
+#[derive(Serialize)]
+struct MenusBody {
+    menus: Vec<Value>,
+}
+
 /// An item's position as a number, however typed; items without one sort last.
 fn position_of(item: &Map<String, Value>) -> u64 {
     match item.get("position") {
@@ -77,7 +122,8 @@ impl Node {
         }
     }
 
-    fn id(&self) -> Option<String> {
+    /// The text of the item's id.
+    pub(super) fn id(&self) -> Option<String> {
         self.item.get("id").and_then(id_text)
     }
 }
@@ -110,31 +156,28 @@ impl Tree {
     /// `children` is taken as nested). `menu` names it in errors.
     pub(super) fn of(object: &Value, menu: &str) -> Result<Tree, ToolError> {
         let mut flat: Vec<(Map<String, Value>, Option<String>)> = Vec::new();
-        let mut stack: Vec<(&Value, Option<String>)> = object
-            .get("items")
-            .and_then(Value::as_array)
-            .map(|items| items.iter().rev().map(|i| (i, None)).collect())
+        let mut known: Vec<Option<String>> = Vec::new();
+        let mut stack: Vec<(Value, Option<String>)> = view::<MenuKeys>(object)
+            .items
+            .map(|items| items.into_iter().rev().map(|i| (i, None)).collect())
             .unwrap_or_default();
         while let Some((item, nested_in)) = stack.pop() {
-            let Some(fields) = item.as_object() else {
+            let keys: ItemKeys = view(&item);
+            let Value::Object(fields) = item else {
                 continue;
             };
-            let parent = nested_in.or_else(|| fields.get("parent_id").and_then(id_text));
-            let id = fields.get("id").and_then(id_text);
-            if let Some(children) = fields.get("children").and_then(Value::as_array) {
-                stack.extend(children.iter().rev().map(|c| (c, id.clone())));
+            let parent = nested_in.or_else(|| keys.parent_id.as_ref().and_then(id_text));
+            let id = keys.id();
+            if let Some(children) = keys.children {
+                stack.extend(children.into_iter().rev().map(|c| (c, id.clone())));
             }
             let kept: Map<String, Value> = fields
-                .iter()
+                .into_iter()
                 .filter(|(k, _)| ITEM_KEYS.contains(&k.as_str()))
-                .map(|(k, v)| (k.clone(), v.clone()))
                 .collect();
             flat.push((kept, parent));
+            known.push(id);
         }
-        let known: Vec<Option<String>> = flat
-            .iter()
-            .map(|(i, _)| i.get("id").and_then(id_text))
-            .collect();
         let mut items: Vec<Node> = Vec::new();
         let mut children: Vec<(String, Node)> = Vec::new();
         for (item, parent) in flat {
@@ -273,7 +316,7 @@ impl Tree {
                 Value::Object(top)
             })
             .collect();
-        json!({ "menus": menus })
+        body(MenusBody { menus })
     }
 
     /// The same tree as new items for another menu: only the keys a copy carries.
@@ -301,6 +344,7 @@ impl Tree {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn menu() -> Value {
         json!({"id": 1, "items": [

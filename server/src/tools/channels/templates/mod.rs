@@ -15,7 +15,7 @@
 use reqwest::Method;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::{Need as SiteNeed, in_site, resolve_site, target_site};
 use crate::config::Module;
@@ -28,7 +28,7 @@ use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::collection::{id_of, parse_id};
 use crate::tools::engine::{
     Action, Answer, Collection, Ctx, Echo, Echoed, Found, Given, Managed, Member, Need, Rules,
-    Scope, Verb, command, echoed, manage, persist, reply, standard,
+    Scope, Verb, body, command, echoed, lenient, manage, persist, reply, standard, view,
 };
 use crate::tools::{Call, CallError, ToolDef, tool};
 
@@ -170,16 +170,55 @@ async fn template_id(
     }
 }
 
-/// Saves `body` as the body of template `id` (`POST .../templates/{id}/save`, which answers
-/// the lock and versions, not the template) and re-reads the template: as persisted, its body
-/// checked.
+/// The body of a template save: the template's own body (its code).
+#[derive(Serialize)]
+struct SaveBody<'a> {
+    body: &'a str,
+}
+
+/// The name and type a template create or rename sends.
+#[derive(Serialize)]
+struct TemplateBody<'a> {
+    name: &'a str,
+    #[serde(rename = "type")]
+    kind: &'a str,
+}
+
+/// The keys of a template as the API holds them: its `id` as sent (`null` included), its
+/// uuid, name, type and body, each when a string.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct TemplateKeys {
+    #[serde(deserialize_with = "lenient")]
+    id: Option<Value>,
+    #[serde(deserialize_with = "lenient")]
+    uuid: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    name: Option<String>,
+    #[serde(rename = "type", deserialize_with = "lenient")]
+    kind: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    body: Option<String>,
+}
+
+/// The old payload of a find that found nothing.
+#[derive(Serialize)]
+struct NotFound<'a> {
+    found: bool,
+    name: &'a str,
+    category: &'static str,
+}
+
+/// Saves `content` as the body of template `id` (`POST .../templates/{id}/save`, which
+/// answers the lock and versions, not the template) and re-reads the template: as persisted,
+/// its body checked.
 async fn save_body(
     client: &ModyoClient,
     templates: &Collection<Template>,
     id: u64,
-    body: &str,
+    content: &str,
 ) -> Result<Value, ToolError> {
-    let sent = json!({"body": body});
+    let sent = body(SaveBody { body: content });
     client
         .send(
             Method::POST,
@@ -201,13 +240,13 @@ async fn create_template(
     templates: &Collection<Template>,
     name: &str,
     kind: &str,
-    body: Option<&str>,
+    content: Option<&str>,
 ) -> Result<Value, ToolError> {
-    let sent = json!({"name": name, "type": kind});
+    let sent = body(TemplateBody { name, kind });
     let created = persist::create(client, &templates.path, &sent, Template::NAME).await?;
     let id = id_of(&created, "template")?;
-    let object = match body {
-        Some(body) => save_body(client, templates, id, body).await.map_err(|e| {
+    let object = match content {
+        Some(content) => save_body(client, templates, id, content).await.map_err(|e| {
             e.context(format!(
                 "template {id} ('{name}') was created in {} without its body, then saving the body failed",
                 templates.place()
@@ -341,16 +380,10 @@ async fn update(ctx: Ctx<ManageArgs, Template, TemplateCommand>) -> Answer<Manag
     let mut object = None;
     if let Some(name) = name {
         let kind = match ctx.args.category {
-            Some(category) => Value::from(category.as_str()),
-            None => ctx
-                .coll
-                .fetch(client, found.id)
-                .await?
-                .get("type")
-                .cloned()
-                .unwrap_or(Value::Null),
+            Some(category) => Some(category.as_str().to_owned()),
+            None => view::<TemplateKeys>(&ctx.coll.fetch(client, found.id).await?).kind,
         };
-        if !kind.is_string() {
+        let Some(kind) = kind else {
             return Err(ToolError::new(
                 ErrorCode::InvalidUpstreamResponse,
                 format!(
@@ -359,8 +392,8 @@ async fn update(ctx: Ctx<ManageArgs, Template, TemplateCommand>) -> Answer<Manag
                 ),
             )
             .into());
-        }
-        let sent = json!({"name": name, "type": kind});
+        };
+        let sent = body(TemplateBody { name, kind: &kind });
         let path = ctx.coll.item(found.id);
         let renamed = persist::write(client, Method::PUT, &path, Some(&sent), &path)
             .await
@@ -456,7 +489,11 @@ async fn find(call: Call, args: FindArgs) -> Answer<Option<Echo<Template>>> {
     let searched = rows.len();
     let name = args.name.trim();
     let Some(row) = pick_named(&rows, name)? else {
-        let old = json!({"found": false, "name": name, "category": args.category.as_str()});
+        let old = body(NotFound {
+            found: false,
+            name,
+            category: args.category.as_str(),
+        });
         return Ok(Reply::new(None)
             .state(Coverage::with_evidence(0, evidence).searched(searched))
             .old(Legacy::custom(move |_| old))
@@ -504,8 +541,9 @@ async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<Template>> {
     let id = template_id(client, &templates, &args.template, args.category).await?;
     let source = templates.fetch(client, id).await?;
     let target = target_site(client, args.target_site.as_deref(), &site).await?;
-    let text = |key: &str| source.get(key).and_then(Value::as_str);
-    let (Some(name), Some(kind)) = (args.name.as_deref().or(text("name")), text("type")) else {
+    let source: TemplateKeys = view(&source);
+    let name = args.name.as_deref().or(source.name.as_deref());
+    let (Some(name), Some(kind)) = (name, source.kind.as_deref()) else {
         return Err(ToolError::new(
             ErrorCode::InvalidUpstreamResponse,
             format!("template {id} has no name or type to copy; pass name"),
@@ -513,7 +551,7 @@ async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<Template>> {
         .into());
     };
     let copies = target.collection::<Template>();
-    let object = create_template(client, &copies, name, kind, text("body")).await?;
+    let object = create_template(client, &copies, name, kind, source.body.as_deref()).await?;
     let resource = copies.resource(&object, None);
     let post = reply::post::<Template>("created", &object);
     let message = "Template copied successfully";
@@ -523,6 +561,7 @@ async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<Template>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn names_are_picked_exactly_and_ambiguity_is_an_error() {

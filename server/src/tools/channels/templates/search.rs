@@ -6,11 +6,12 @@
 use futures::{StreamExt, TryStreamExt, stream};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::super::{Need as SiteNeed, resolve_site};
 use super::{
-    Category, Template, all_templates, named_templates, no_template, pick_named, save_body,
+    Category, Template, TemplateKeys, all_templates, named_templates, no_template, pick_named,
+    save_body,
 };
 use crate::config::Module;
 use crate::contract::schema::RareState;
@@ -18,7 +19,7 @@ use crate::contract::{Coverage, Evidence, Legacy, PostCondition, Reply, ToolClas
 use crate::modyo::resolve::is_id;
 use crate::tools::args::Ident;
 use crate::tools::engine::collection::{id_of, parse_id};
-use crate::tools::engine::{Answer, Collection, Data, Id, Nullable};
+use crate::tools::engine::{Answer, Collection, Data, Id, Nullable, body, view};
 use crate::tools::{Call, CallError, ToolDef, tool};
 
 /// How many matching lines a search returns before it stops (`complete: false`).
@@ -98,17 +99,9 @@ fn matching_lines(text: &str, query: &str, ignore_case: bool) -> Vec<(usize, Str
         .collect()
 }
 
-/// A template's body (Modyo's `body`).
-fn content_of(template: &Value) -> &str {
-    template
-        .get("body")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-}
-
-/// A string key of a template, when it is one.
-fn text(template: &Value, key: &str) -> Option<String> {
-    template.get(key).and_then(Value::as_str).map(str::to_owned)
+/// A template's body (Modyo's `body`), empty when it has none.
+fn content_of(template: &TemplateKeys) -> &str {
+    template.body.as_deref().unwrap_or_default()
 }
 
 /// Reads the templates `ids` whole (name, type and body), a few at a time.
@@ -129,14 +122,14 @@ async fn read_all(
 }
 
 /// Whether `template` is of `category` (any template when none is given).
-fn of_category(template: &Value, category: Option<Category>) -> bool {
-    category.is_none_or(|c| template.get("type").and_then(Value::as_str) == Some(c.as_str()))
+fn of_category(template: &TemplateKeys, category: Option<Category>) -> bool {
+    category.is_none_or(|c| template.kind.as_deref() == Some(c.as_str()))
 }
 
 /// The ids of the rows of the site-wide list whose body holds `needle`.
 fn holding(rows: &[Value], needle: &str, ignore_case: bool) -> Result<Vec<u64>, ToolError> {
     rows.iter()
-        .filter(|row| !matching_lines(content_of(row), needle, ignore_case).is_empty())
+        .filter(|row| !matching_lines(content_of(&view(row)), needle, ignore_case).is_empty())
         .map(|row| id_of(row, "template"))
         .collect()
 }
@@ -149,7 +142,11 @@ async fn search(call: Call, args: SearchArgs) -> Answer<Vec<Hit>> {
     // there, and only the templates that match are read for their name and type.
     let (rows, mut evidence) = all_templates(client, &templates).await?;
     let ids = holding(&rows, &args.query, args.ignore_case)?;
-    let matched = read_all(client, &templates, ids).await?;
+    let matched: Vec<TemplateKeys> = read_all(client, &templates, ids)
+        .await?
+        .iter()
+        .map(view)
+        .collect();
     let mut hits = Vec::new();
     let mut lines = 0;
     for template in matched.iter().filter(|t| of_category(t, args.category)) {
@@ -166,12 +163,12 @@ async fn search(call: Call, args: SearchArgs) -> Answer<Vec<Hit>> {
             evidence = Evidence::Capped;
         }
         lines += found.len();
-        let id = template.get("id").filter(|v| v.is_u64() || v.is_string());
+        let id = template.id.clone().filter(|v| v.is_u64() || v.is_string());
         hits.push(Hit {
-            id: Id(id.cloned().unwrap_or(Value::Null)),
-            uuid: Nullable(text(template, "uuid")),
-            name: Nullable(text(template, "name")),
-            category: Nullable(text(template, "type")),
+            id: Id(id.unwrap_or(Value::Null)),
+            uuid: Nullable(template.uuid.clone()),
+            name: Nullable(template.name.clone()),
+            category: Nullable(template.kind.clone()),
             matches: found
                 .into_iter()
                 .map(|(line, text)| Line { line, text })
@@ -182,7 +179,11 @@ async fn search(call: Call, args: SearchArgs) -> Answer<Vec<Hit>> {
     let query = args.query.clone();
     let old = Legacy::custom(move |hits| {
         let total = hits.as_array().map_or(0, Vec::len);
-        json!({"query": query, "results": hits, "total": total})
+        body(OldSearch {
+            query,
+            results: hits,
+            total,
+        })
     });
     Ok(Reply::new(hits)
         .resource(site.resource())
@@ -322,8 +323,8 @@ async fn replace_in(
     category: Option<Category>,
     args: &ReplaceArgs,
 ) -> Result<Option<(Changed, Value)>, (Failed, ToolError)> {
-    let template = match templates.fetch(client, id).await {
-        Ok(template) => template,
+    let template: TemplateKeys = match templates.fetch(client, id).await {
+        Ok(template) => view(&template),
         Err(e) => return Err((Failed::new(id, None, &e), e)),
     };
     if !of_category(&template, category) {
@@ -337,17 +338,34 @@ async fn replace_in(
     let after = before.replace(args.find.as_str(), &args.replace);
     match save_body(client, templates, id, &after).await {
         Ok(object) => {
+            let saved: TemplateKeys = view(&object);
             let changed = Changed {
                 id: Id(Value::from(id)),
-                uuid: Nullable(text(&object, "uuid")),
-                name: Nullable(text(&object, "name")),
-                category: Nullable(text(&object, "type")),
+                uuid: Nullable(saved.uuid),
+                name: Nullable(saved.name),
+                category: Nullable(saved.kind),
                 replacements,
             };
             Ok(Some((changed, object)))
         }
-        Err(e) => Err((Failed::new(id, text(&template, "name"), &e), e)),
+        Err(e) => Err((Failed::new(id, template.name, &e), e)),
     }
+}
+
+/// The old payload of `channels-templates-search`.
+#[derive(Serialize)]
+struct OldSearch {
+    query: String,
+    results: Value,
+    total: usize,
+}
+
+/// The old payload of `channels-templates-replace`.
+#[derive(Serialize)]
+struct OldReplace {
+    message: String,
+    action: &'static str,
+    results: Value,
 }
 
 async fn replace(call: Call, args: ReplaceArgs) -> Answer<Replaced> {
@@ -389,10 +407,10 @@ async fn replace(call: Call, args: ReplaceArgs) -> Answer<Replaced> {
     };
     let affected = done.changed.len();
     let old = Legacy::custom(move |results| {
-        json!({
-            "message": format!("Replaced in {affected} template(s)"),
-            "action": status,
-            "results": results,
+        body(OldReplace {
+            message: format!("Replaced in {affected} template(s)"),
+            action: status,
+            results,
         })
     });
     let reply = Reply::new(done)

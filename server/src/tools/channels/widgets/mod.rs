@@ -9,7 +9,7 @@
 use reqwest::Method;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::{Site, in_site};
 use crate::config::Module;
@@ -21,8 +21,8 @@ use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::collection::{id_of, parse_id};
 use crate::tools::engine::{
-    Action, Answer, Collection, Ctx, Found, Given, Managed, Member, Need, Rules, Scope, Verb,
-    command, echoed, manage, persist, reply, standard,
+    Action, Answer, Collection, Ctx, Found, Given, Managed, Member, Need, Rules, Scope, Verb, body,
+    command, echoed, lenient, manage, persist, reply, standard, view,
 };
 use crate::tools::{Call, CallError, ToolDef};
 
@@ -233,12 +233,48 @@ async fn resolve(
     })
 }
 
+/// The CLI's publish body: `{"widget": {"publish_at": "", "unpublish_at": ""}}`.
+#[derive(Serialize)]
+struct PublishBody {
+    widget: Schedule,
+}
+
+/// When a publish takes effect: both empty, as the CLI sends them.
+#[derive(Serialize)]
+struct Schedule {
+    publish_at: &'static str,
+    unpublish_at: &'static str,
+}
+
+/// The keys of a publish answer that say it failed, each as sent (`null` included).
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct Rejection {
+    #[serde(deserialize_with = "lenient")]
+    errors: Option<Value>,
+    #[serde(deserialize_with = "lenient")]
+    error: Option<Value>,
+}
+
+/// The version a widget says is live, as sent.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct Live {
+    #[serde(deserialize_with = "lenient")]
+    version: Option<Value>,
+}
+
 async fn publish(ctx: Ctx<ManageArgs, Widget, WidgetCommand>) -> Answer<Managed<Widget>> {
     let client = ctx.client()?;
     let found = ctx.found(Need::Id).await?;
     let path = ctx.coll.item(found.id);
     // The CLI's body; an `errors`/`error` key in a 2xx answer is a failure, as for the CLI.
-    let sent = json!({"widget": {"publish_at": "", "unpublish_at": ""}});
+    let sent = body(PublishBody {
+        widget: Schedule {
+            publish_at: "",
+            unpublish_at: "",
+        },
+    });
     let response = client
         .send(
             Method::POST,
@@ -247,7 +283,8 @@ async fn publish(ctx: Ctx<ManageArgs, Widget, WidgetCommand>) -> Answer<Managed<
             Some(&sent),
         )
         .await?;
-    if let Some(errors) = response.get("errors").or_else(|| response.get("error")) {
+    let rejection: Rejection = view(&response);
+    if let Some(errors) = rejection.errors.or(rejection.error) {
         return Err(ToolError::new(
             ErrorCode::Rejected,
             format!("POST {path}/publish answered with errors: {errors}"),
@@ -258,11 +295,11 @@ async fn publish(ctx: Ctx<ManageArgs, Widget, WidgetCommand>) -> Answer<Managed<
     let object = ctx.coll.fetch(client, found.id).await?;
     let resource = ctx.coll.resource(&object, None);
     let mut post = reply::post::<Widget>("published", &object);
-    if let Some(version) = object
-        .get("version")
+    if let Some(version) = view::<Live>(&object)
+        .version
         .filter(|v| v.is_string() || v.is_u64())
     {
-        post = post.live_version(version.clone());
+        post = post.live_version(version);
     }
     let message = "Widget published successfully";
     Ok(reply::saved_as::<Widget, _>(object, resource, post, "published", message).into())

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{
-    ASSETS, AssetObject, FileSpec, Filters, Metadata, asset_path, resolve, resolve_id,
+    ASSETS, AssetObject, FileSpec, Filters, Metadata, asset_id, asset_path, resolve, resolve_id,
     update_and_read, upload,
 };
 use crate::config::Module;
@@ -19,7 +19,7 @@ use crate::contract::Legacy;
 use crate::modyo::Query;
 use crate::modyo::resolve::is_id;
 use crate::tools::args::{Ident, Paging};
-use crate::tools::content::{Confirm, id_key};
+use crate::tools::content::Confirm;
 use crate::tools::engine::collection::id_of;
 use crate::tools::engine::{
     self, Action, Answer, Ctx, Found, Given, Managed, Scope, Verb, at, command, manage, reply,
@@ -157,7 +157,7 @@ async fn update(ctx: Assets) -> Answer<Managed<AssetObject>> {
 /// `DELETE` the asset; the old payload named its id as the text it was in the path.
 async fn delete(ctx: Assets) -> Answer<Managed<AssetObject>> {
     let object = resolve(ctx.client()?, &ctx.target()?).await?;
-    let id = id_key(object.get("id").unwrap_or(&Value::Null));
+    let id = asset_id(&object);
     ctx.client()?
         .send(Method::DELETE, &asset_path(&id), &Query::new(), None)
         .await?;

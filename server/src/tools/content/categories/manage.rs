@@ -11,11 +11,11 @@ use std::collections::BTreeSet;
 use reqwest::Method;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::{
-    Category, CategoryObject, all, categories_path, descendants_of, parent_id, pick_in, resolve,
-    resolve_id, with_path,
+    Category, CategoryObject, Place, all, categories_path, descendants_of, parent_id, pick_in,
+    resolve, resolve_id, with_path,
 };
 use crate::config::Module;
 use crate::contract::schema::RareState;
@@ -25,7 +25,8 @@ use crate::tools::ToolDef;
 use crate::tools::args::{Ident, Paging};
 use crate::tools::content::{Space, id_of, in_space, numeric_id};
 use crate::tools::engine::{
-    Action, Answer, Ctx, Managed, Verb, command, manage, persist, reply, standard,
+    Action, Answer, Ctx, Managed, Verb, body, command, lenient, manage, persist, reply, standard,
+    view,
 };
 
 /// Arguments of `content-categories-manage`.
@@ -127,13 +128,13 @@ async fn create(ctx: Categories) -> Answered {
         Some(parent) => parent_target(client, &space, parent).await?,
         None => None,
     };
-    let mut body = ctx.body();
+    let mut sent = ctx.body();
     if let Some(parent) = parent {
-        persist::extend(&mut body, json!({"parent_id": parent}));
+        persist::extend(&mut sent, body(Parent { parent_id: parent }));
     }
     let path = categories_path(&space);
     let response = client
-        .send(Method::POST, &path, &Query::new(), Some(&body))
+        .send(Method::POST, &path, &Query::new(), Some(&sent))
         .await?;
     let id = id_of(&response);
     let object = persist::read_back(client, response, &format!("{path}/{id}")).await?;
@@ -148,6 +149,28 @@ async fn update(ctx: Categories) -> Answered {
     written(with_path(client, &space, object).await?, "updated")
 }
 
+/// The parent a category create adds to the given keys.
+#[derive(Serialize)]
+struct Parent {
+    parent_id: u64,
+}
+
+/// The body of a move: the new parent (`null`: the top level), and the position when given.
+#[derive(Serialize)]
+struct Move {
+    parent_id: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    position: Option<u32>,
+}
+
+/// The parent a category reports, as sent (`null` included: it reports one).
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct Reported {
+    #[serde(deserialize_with = "lenient")]
+    parent_id: Option<Value>,
+}
+
 async fn move_to(ctx: Categories) -> Answered {
     let (client, space) = (ctx.client()?, Space::of(&ctx)?);
     let id = resolve_id(client, &space, &ctx.target()?).await?;
@@ -156,14 +179,14 @@ async fn move_to(ctx: Categories) -> Answered {
     if target == Some(id) {
         return Err(ToolError::invalid_parameters("a category cannot be its own parent").into());
     }
-    let mut body = json!({"parent_id": target});
-    if let Some(position) = ctx.args.position {
-        persist::extend(&mut body, json!({"position": position}));
-    }
+    let sent = body(Move {
+        parent_id: target,
+        position: ctx.args.position,
+    });
     let path = format!("{}/{id}", categories_path(&space));
-    let object = persist::write(client, Method::PUT, &path, Some(&body), &path).await?;
+    let object = persist::write(client, Method::PUT, &path, Some(&sent), &path).await?;
     // C7: where the category ended is what the API says, and it must be where it was sent.
-    if object.get("parent_id").is_some() && parent_id(&object) != target {
+    if view::<Reported>(&object).parent_id.is_some() && parent_id(&object) != target {
         let at = |p: Option<u64>| p.map_or("root".to_owned(), |t| t.to_string());
         return Err(ToolError::new(
             ErrorCode::PersistedMismatch,
@@ -192,7 +215,7 @@ async fn delete(ctx: Categories) -> Answered {
     let after: BTreeSet<u64> = all(client, &space)
         .await?
         .iter()
-        .filter_map(|c| c.get("id").and_then(Value::as_u64))
+        .filter_map(|c| view::<Place>(c).id)
         .collect();
     if after.contains(&id) {
         return Err(ToolError::new(
@@ -202,14 +225,29 @@ async fn delete(ctx: Categories) -> Answered {
         .into());
     }
     let removed = descendants.iter().filter(|d| !after.contains(d)).count();
-    let old = Legacy::custom(
-        move |_| json!({"message": "Category permanently deleted", "action": "deleted", "categoryId": id, "childrenDeleted": removed}),
-    );
+    let old = Legacy::custom(move |_| {
+        body(Deleted {
+            message: "Category permanently deleted",
+            action: "deleted",
+            category_id: id,
+            children_deleted: removed,
+        })
+    });
     Ok(Reply::new(Managed::Gone)
         .resource(category.resource())
         .state(PostCondition::status("deleted").affected(removed))
         .old(old)
         .into())
+}
+
+/// The old payload of a delete.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Deleted {
+    message: &'static str,
+    action: &'static str,
+    category_id: u64,
+    children_deleted: usize,
 }
 
 /// A write's answer: the category as persisted, its slug path as `resource.path`.

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use reqwest::Method;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::super::jobs::{ItemErrors, JobRecord, item_errors};
 use super::super::types::fetch_type;
@@ -24,7 +24,7 @@ use crate::contract::{Control, ErrorCode, Legacy, PostCondition, Reply, ToolClas
 use crate::modyo::resolve::{is_id, is_uuid};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::Ident;
-use crate::tools::engine::{Answer, Data, lenient, view};
+use crate::tools::engine::{Answer, Data, body, lenient, view};
 use crate::tools::{Call, CallError, ToolDef, tool};
 
 /// The most items one bulk request takes.
@@ -130,7 +130,7 @@ async fn bulk(call: Call, args: BulkArgs) -> Answer<Bulk> {
         return Ok(Control::cancelled_unconfirmed("content-entries-bulk", "delete").into());
     }
     let client = call.client()?;
-    let (body, items) = match args.action {
+    let (response, items) = match args.action {
         Action::Create => {
             let entries = args.entries.as_deref().unwrap_or_default();
             if entries.is_empty() || args.ids.is_some() {
@@ -139,10 +139,11 @@ async fn bulk(call: Call, args: BulkArgs) -> Answer<Bulk> {
                 ));
             }
             let space = resolve_space(client, &args.space, Need::Id).await?;
-            let body = create_body(client, &space, entries, args.target_locale.as_deref()).await?;
+            let sent = create_body(client, &space, entries, args.target_locale.as_deref()).await?;
+            let items = entries.len();
             (
-                send(&call, &space, Action::Create, body).await?,
-                entries.len(),
+                send(&call, &space, Action::Create, sent, items).await?,
+                items,
             )
         }
         action => {
@@ -158,11 +159,14 @@ async fn bulk(call: Call, args: BulkArgs) -> Answer<Bulk> {
                 .map(|id| entry_ref(id))
                 .collect::<Result<Vec<_>, _>>()?;
             let space = resolve_space(client, &args.space, Need::Id).await?;
-            let body = json!({"entry_ids": entry_ids});
-            (send(&call, &space, action, body).await?, ids.len())
+            let sent = body(IdsBody { entry_ids });
+            (
+                send(&call, &space, action, sent, ids.len()).await?,
+                ids.len(),
+            )
         }
     };
-    Ok(answer(args.action, body, items).into())
+    Ok(answer(args.action, response, items).into())
 }
 
 /// An entry id as the bulk body sends it: a number for an id, a string for a uuid.
@@ -240,12 +244,24 @@ async fn create_body(
         }
         items.push(Value::Object(item));
     }
-    let mut body = Map::new();
-    if let Some(locale) = target_locale {
-        body.insert("target_locale".into(), Value::from(locale));
-    }
-    body.insert("entries".into(), Value::Array(items));
-    Ok(Value::Object(body))
+    Ok(body(CreateBody {
+        target_locale,
+        entries: items,
+    }))
+}
+
+/// The body of a bulk create.
+#[derive(Serialize)]
+struct CreateBody<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    target_locale: Option<&'a str>,
+    entries: Vec<Value>,
+}
+
+/// The body of a bulk action on existing entries: their ids (numbers) or uuids (strings).
+#[derive(Serialize)]
+struct IdsBody {
+    entry_ids: Vec<Value>,
 }
 
 /// The keys of a bulk answer: a queued job's id, or the result a 200 reported directly.
@@ -264,14 +280,16 @@ struct Answered {
     entries: Option<Value>,
 }
 
-/// Posts the bulk request; a job it starts is recorded in the server's registry.
-async fn send(call: &Call, space: &Space, action: Action, body: Value) -> Result<Value, CallError> {
+/// Posts the bulk request (`body`, on `items` entries); a job it starts is recorded in the
+/// server's registry.
+async fn send(
+    call: &Call,
+    space: &Space,
+    action: Action,
+    body: Value,
+    items: usize,
+) -> Result<Value, CallError> {
     let client = call.client()?;
-    let items = body
-        .get("entries")
-        .or_else(|| body.get("entry_ids"))
-        .and_then(Value::as_array)
-        .map_or(0, Vec::len);
     let query = Query::new().push("bulk_action", action.as_str());
     let response = client
         .send(
@@ -311,10 +329,10 @@ fn answer(action: Action, response: Value, items: usize) -> Reply<Bulk> {
         })
         .state(PostCondition::status("queued").pending(true))
         .old(Legacy::custom(move |_| {
-            json!({
-                "message": format!("Bulk {} of {items} entries queued", action.as_str()),
-                "action": "queued",
-                "jobId": legacy_id,
+            body(Queued {
+                message: format!("Bulk {} of {items} entries queued", action.as_str()),
+                action: "queued",
+                job_id: legacy_id,
             })
         }));
     }
@@ -347,17 +365,35 @@ fn answer(action: Action, response: Value, items: usize) -> Reply<Bulk> {
     })
     .state(post)
     .old(Legacy::custom(move |_| {
-        json!({
-            "message": format!("Bulk {} of {items} entries done", action.as_str()),
-            "action": action.as_str(),
-            "result": response,
+        body(Done {
+            message: format!("Bulk {} of {items} entries done", action.as_str()),
+            action: action.as_str(),
+            result: response,
         })
     }))
+}
+
+/// The old payload of a queued bulk call.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Queued {
+    message: String,
+    action: &'static str,
+    job_id: String,
+}
+
+/// The old payload of a bulk call the API answered with its result.
+#[derive(Serialize)]
+struct Done {
+    message: String,
+    action: &'static str,
+    result: Value,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn bulk_refs_are_ids_or_uuids() {

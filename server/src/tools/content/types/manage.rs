@@ -10,11 +10,11 @@
 use reqwest::Method;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::{
-    Cardinality, FieldKeys, FieldSpec, TypeObject, create_reply, fetch_type, fields_of, find_field,
-    has_field, no_description, put_type, type_resource, write_reply,
+    Cardinality, FieldKeys, FieldSpec, FieldsBody, TypeObject, create_reply, fetch_type, fields_of,
+    find_field, has_field, no_description, put_type, type_resource, write_reply,
 };
 use crate::config::Module;
 use crate::contract::{ErrorCode, ToolError};
@@ -22,7 +22,7 @@ use crate::modyo::Query;
 use crate::tools::args::{Ident, Paging};
 use crate::tools::content::{Space, numeric_id, space_scope};
 use crate::tools::engine::{
-    Action, Answer, Ctx, Given, Managed, Verb, command, manage, reply, scoped, standard, view,
+    Action, Answer, Ctx, Given, Managed, Verb, body, command, manage, reply, scoped, standard, view,
 };
 use crate::tools::{Call, CallError, ToolDef};
 
@@ -177,7 +177,10 @@ async fn add_field(ctx: Types) -> Answered {
         ))
         .into());
     }
-    let object = put_type(ctx.client()?, &space, id, json!({"fields": [field]})).await?;
+    let sent = body(FieldsBody {
+        fields: vec![field],
+    });
+    let object = put_type(ctx.client()?, &space, id, sent).await?;
     if !has_field(&object, &name) {
         return Err(ToolError::new(
             ErrorCode::PersistedMismatch,
@@ -214,7 +217,10 @@ async fn update_field(ctx: Types) -> Answered {
     let (existing, field_id) = named_field(&ctx, &current)?;
     let mut field = definition.body(Some(existing))?;
     field.insert("id".into(), field_id.clone());
-    let object = put_type(ctx.client()?, &space, id, json!({"fields": [field]})).await?;
+    let sent = body(FieldsBody {
+        fields: vec![field],
+    });
+    let object = put_type(ctx.client()?, &space, id, sent).await?;
     if !lists(&object, &field_id) {
         return Err(ToolError::new(
             ErrorCode::PersistedMismatch,
@@ -225,11 +231,25 @@ async fn update_field(ctx: Types) -> Answered {
     Ok(write_reply(object, "updated", "Field updated successfully").into())
 }
 
+/// A field removed by a `PUT` of its type.
+#[derive(Serialize)]
+struct Destroy<'a> {
+    id: &'a Value,
+    #[serde(rename = "_destroy")]
+    destroy: bool,
+}
+
 async fn remove_field(ctx: Types) -> Answered {
     let (space, current, id) = current(&ctx).await?;
     let (_, field_id) = named_field(&ctx, &current)?;
-    let body = json!({"fields": [{"id": field_id, "_destroy": true}]});
-    let object = put_type(ctx.client()?, &space, id, body).await?;
+    let destroy = Destroy {
+        id: &field_id,
+        destroy: true,
+    };
+    let sent = body(FieldsBody {
+        fields: vec![destroy],
+    });
+    let object = put_type(ctx.client()?, &space, id, sent).await?;
     if lists(&object, &field_id) {
         return Err(ToolError::new(
             ErrorCode::PersistedMismatch,

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 
 use reqwest::Method;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::super::forms::Form;
 use super::super::resolve_realm;
@@ -18,8 +18,8 @@ use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::Ident;
 use crate::tools::engine::copy::{copy_name, without_owned};
 use crate::tools::engine::{
-    Action, Answer, Collection, Echo, Echoed, Member, Need, Rules, Verb, command, echoed, persist,
-    reply,
+    Action, Answer, Collection, Echo, Echoed, Member, Need, Rules, Verb, body, command, echoed,
+    persist, reply,
 };
 use crate::tools::{Call, CallError, ToolDef, tool};
 
@@ -148,6 +148,12 @@ async fn steps_edit(call: Call, args: StepsEditArgs) -> Answer<Edited> {
     }
 }
 
+/// The body that moves a step: its new position.
+#[derive(Serialize)]
+struct PositionBody {
+    position: usize,
+}
+
 /// Moves every step whose position changes (one `PUT` each, in order), then reports the
 /// steps as the API persisted them: moved ones from their `PUT` answers, the rest as read.
 async fn reorder(
@@ -180,7 +186,7 @@ async fn reorder(
             continue;
         }
         let path = steps_path.item(step);
-        let request = json!({"position": position});
+        let request = body(PositionBody { position });
         let object = persist::write(client, Method::PUT, &path, Some(&request), &path).await?;
         persisted.insert(*step, object);
         moved += 1;
@@ -269,8 +275,13 @@ async fn steps_clone(call: Call, args: StepsCloneArgs) -> Answer<Echo<Step>> {
     let mut request = without_owned(&step);
     if let Some(map) = request.as_object_mut() {
         map.remove("position");
-        let source_name = json!({"name": label(&step)});
-        let name = copy_name(args.name.as_deref(), &source_name, "step", target == source);
+        let source_name = label(&step);
+        let name = copy_name(
+            args.name.as_deref(),
+            Some(&source_name),
+            "step",
+            target == source,
+        );
         map.insert("name".into(), Value::from(name));
     }
     let targets = children::<Step>(&originations, target);

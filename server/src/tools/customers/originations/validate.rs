@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::super::datasets::DataSet;
 use super::super::forms::Form;
@@ -18,7 +18,7 @@ use crate::contract::{Coverage, Evidence, Legacy, Reply, ToolClass, ToolError};
 use crate::modyo::list::walk;
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::Ident;
-use crate::tools::engine::{Answer, Data};
+use crate::tools::engine::{Answer, Data, body, lenient, view};
 use crate::tools::{Call, ToolDef, tool};
 
 /// Arguments of `customers-originations-validate`.
@@ -84,16 +84,37 @@ fn problem(code: &'static str, message: String, ids: &[(&str, Option<u64>)]) -> 
     }
 }
 
-/// Every question of a form (Modyo's key is `question`, a list), nested ones included.
+/// The questions of a form or of a question (Modyo's key is `question`), when a list.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct Asked {
+    #[serde(deserialize_with = "lenient")]
+    question: Option<Vec<Value>>,
+}
+
+/// Whether a step is hidden.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct StepKeys {
+    #[serde(deserialize_with = "lenient")]
+    hidden: Option<bool>,
+}
+
+/// What a rule does (`action`) and on which answer (`condition`, as sent).
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct RuleKeys {
+    #[serde(deserialize_with = "lenient")]
+    action: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    condition: Option<Value>,
+}
+
+/// Every question of a form, nested ones included.
 fn questions(form: &Value, out: &mut Vec<Value>) {
-    for question in form
-        .get("question")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+    for question in view::<Asked>(form).question.unwrap_or_default() {
         out.push(question.clone());
-        questions(question, out);
+        questions(&question, out);
     }
 }
 
@@ -113,7 +134,7 @@ fn faults(origination: &Value, realm: &Realmscape) -> Vec<Problem> {
         .iter()
         .filter(|r| {
             matches!(
-                r.get("action").and_then(Value::as_str),
+                view::<RuleKeys>(r).action.as_deref(),
                 Some("show_step" | "skip_to_step")
             )
         })
@@ -124,7 +145,7 @@ fn faults(origination: &Value, realm: &Realmscape) -> Vec<Problem> {
     for step in &steps {
         let step_id = id(step, "id");
         let name = label(step);
-        if step.get("hidden") == Some(&Value::Bool(true))
+        if view::<StepKeys>(step).hidden == Some(true)
             && !step_id.is_some_and(|s| shown.contains(&s))
         {
             out.push(problem(
@@ -186,7 +207,8 @@ fn faults(origination: &Value, realm: &Realmscape) -> Vec<Problem> {
     for rule in &rules {
         let rule_id = id(rule, "id");
         let name = label(rule);
-        let question = rule.get("condition").and_then(|c| id(c, "question_id"));
+        let keys: RuleKeys = view(rule);
+        let question = keys.condition.as_ref().and_then(|c| id(c, "question_id"));
         match question {
             Some(q) if known_questions.contains(&q) => {}
             Some(q) => out.push(problem(
@@ -202,7 +224,7 @@ fn faults(origination: &Value, realm: &Realmscape) -> Vec<Problem> {
                 &[("rule_id", rule_id)],
             )),
         }
-        let action = rule.get("action").and_then(Value::as_str).unwrap_or("");
+        let action = keys.action.as_deref().unwrap_or("");
         let target = id(rule, "target_step_id");
         match target {
             Some(t) if !step_ids.contains(&t) => out.push(problem(
@@ -243,7 +265,7 @@ async fn realmscape(
         .collect();
     for form_id in wanted {
         let known = forms.get(&form_id);
-        let complete = known.is_some_and(|f| f.get("question").is_some_and(Value::is_array));
+        let complete = known.is_some_and(|f| view::<Asked>(f).question.is_some());
         if complete || (known.is_none() && forms_seen == Evidence::Exhausted) {
             continue;
         }
@@ -279,6 +301,17 @@ async fn realmscape(
     Ok(Realmscape { forms, data_sets })
 }
 
+/// The old payload of `customers-originations-validate`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct OldValidation {
+    valid: bool,
+    message: String,
+    issues: Value,
+    steps_checked: usize,
+    rules_checked: usize,
+}
+
 async fn validate(call: Call, args: ValidateArgs) -> Answer<Vec<Problem>> {
     let client = call.client()?;
     let realm = resolve_realm(client, &args.realm).await?;
@@ -292,16 +325,16 @@ async fn validate(call: Call, args: ValidateArgs) -> Answer<Vec<Problem>> {
         Coverage::with_evidence(problems.len(), Evidence::WholeCorpus).searched(steps + rules);
     let old = Legacy::custom(move |issues| {
         let count = issues.as_array().map_or(0, Vec::len);
-        json!({
-            "valid": count == 0,
-            "message": if count == 0 {
+        body(OldValidation {
+            valid: count == 0,
+            message: if count == 0 {
                 "Origination structure is valid".to_owned()
             } else {
                 format!("Found {count} structural issue(s)")
             },
-            "issues": issues,
-            "stepsChecked": steps,
-            "rulesChecked": rules,
+            issues,
+            steps_checked: steps,
+            rules_checked: rules,
         })
     });
     Ok(Reply::new(problems)
@@ -314,6 +347,7 @@ async fn validate(call: Call, args: ValidateArgs) -> Answer<Vec<Problem>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn scape() -> Realmscape {
         let mut forms = BTreeMap::new();

@@ -18,7 +18,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::super::{EntryObject, Status, find_entry, list_filters, minimal, presented};
+use super::super::{EntryObject, EntryState, Status, find_entry, list_filters, minimal, presented};
 use super::{EntryFields, clone_body, entry_body, persisted_entry, send_checked, write_reply};
 use crate::config::Module;
 use crate::contract::schema::RareState;
@@ -27,7 +27,9 @@ use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
 use crate::tools::content::types::fetch_type;
 use crate::tools::content::{Confirm, Space, id_key, in_space, numeric_id};
-use crate::tools::engine::{Action, Answer, Ctx, Echo, Managed, Verb, command, manage, reply};
+use crate::tools::engine::{
+    Action, Answer, Ctx, Echo, Managed, Verb, command, manage, reply, view,
+};
 use crate::tools::{CallError, ToolDef};
 
 /// Arguments of `content-entries-manage`.
@@ -208,7 +210,8 @@ async fn type_of(
     current: &Value,
     id: &str,
 ) -> Result<Value, ToolError> {
-    let type_id = current.get("content_type_id").map(id_key).ok_or_else(|| {
+    let state: EntryState = view(current);
+    let type_id = state.content_type_id.as_ref().map(id_key).ok_or_else(|| {
         ToolError::new(
             ErrorCode::InvalidUpstreamResponse,
             format!("entry {id} has no content_type_id; its fields cannot be named"),
@@ -272,11 +275,9 @@ async fn transition(ctx: Entries, change: Transition) -> Answered {
         .send(method, &to, &Query::new(), body.as_ref())
         .await?;
     let detail = persisted_entry(client, &space, response, &id).await?;
-    let status = detail
-        .get("status")
-        .and_then(Value::as_str)
-        .unwrap_or(fallback)
-        .to_owned();
+    let status = view::<EntryState>(&detail)
+        .status
+        .unwrap_or_else(|| fallback.to_owned());
     let message = format!("Entry {fallback} successfully");
     let answer = write_reply(client, &space, detail, None, (&status, &message));
     Ok(answer.await?.into())
