@@ -20,8 +20,8 @@ use crate::modyo::list::walk;
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging, check_date};
 use crate::tools::engine::{
-    Answer, Collection, Echo, Found, Member, Need, Rules, body, bulk, echoed, lenient, persist,
-    reply, required, view,
+    Action, Answer, Collection, Command, Echo, Found, Member, Need, Rules, Verb, body, bulk,
+    command, echoed, lenient, persist, reply, required, view,
 };
 use crate::tools::{Call, CallError, ToolDef, tool};
 
@@ -128,24 +128,17 @@ async fn list(call: Call, args: ListArgs) -> Answer<Vec<Echo<Submission>>> {
     Ok(reply::rows(page, Some(resource)).into())
 }
 
-/// Actions of `customers-submissions-bulk`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-enum BulkAction {
-    SetStatus,
-    Assign,
-    ExtendDue,
-}
-
-impl BulkAction {
-    fn as_str(self) -> &'static str {
-        match self {
-            BulkAction::SetStatus => "set_status",
-            BulkAction::Assign => "assign",
-            BulkAction::ExtendDue => "extend_due",
-        }
+command! {
+    /// What `customers-submissions-bulk` can be asked (an assign's `origination` is checked
+    /// after its assignee, so it is not a field here).
+    enum SubmissionsBulkCommand for BulkArgs {
+        SetStatus { status as "status (completed or canceled)": Status } => Verb::write("set_status"),
+        Assign => Verb::write("assign"),
+        ExtendDue { due_extension_days: u32 } => Verb::write("extend_due"),
     }
 }
+
+const SUBMISSIONS_BULK: &str = "customers-submissions-bulk";
 
 /// Final statuses an admin can set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
@@ -161,7 +154,7 @@ pub(crate) struct BulkArgs {
     /// Realm slug or name.
     realm: Ident,
     /// set_status, assign or extend_due.
-    action: BulkAction,
+    action: Action,
     /// Submission ids, 1 to 100.
     #[schemars(length(min = 1, max = 100))]
     submissions: Vec<u64>,
@@ -191,6 +184,7 @@ Unverified: PUT /customers/{realm}/submissions/{id}; public paths nest submissio
         )
         .state()
         .handle(bulk)
+        .offers::<SubmissionsBulkCommand>()
 }
 
 /// The assignee of an `assign`, in the three kinds documented since 10.2.
@@ -309,10 +303,9 @@ struct Change {
 }
 
 /// The change every item gets, checked locally before any request is sent.
-fn change(args: &BulkArgs) -> Result<Change, CallError> {
-    match args.action {
-        BulkAction::SetStatus => {
-            let status = required(args.status, "set_status", "status (completed or canceled)")?;
+fn change(args: &BulkArgs, command: &SubmissionsBulkCommand) -> Result<Change, CallError> {
+    match *command {
+        SubmissionsBulkCommand::SetStatus { status } => {
             let word = match status {
                 Status::Completed => "completed",
                 Status::Canceled => "canceled",
@@ -340,7 +333,7 @@ fn change(args: &BulkArgs) -> Result<Change, CallError> {
                 assignee: None,
             })
         }
-        BulkAction::Assign => {
+        SubmissionsBulkCommand::Assign => {
             let assignee = match (args.assignee_user_id, args.assignee_group_id) {
                 (Some(user), Some(group)) => Assignee::UserInGroup { user, group },
                 (Some(user), None) => Assignee::User(user),
@@ -365,16 +358,15 @@ fn change(args: &BulkArgs) -> Result<Change, CallError> {
                 assignee: Some((assignee, origination.to_owned())),
             })
         }
-        BulkAction::ExtendDue => {
-            let days = required(args.due_extension_days, "extend_due", "due_extension_days")?;
-            Ok(Change {
-                request: body(ExtendDueBody {
-                    due_extension_days: days,
-                }),
-                check: None,
-                assignee: None,
-            })
-        }
+        SubmissionsBulkCommand::ExtendDue {
+            due_extension_days: days,
+        } => Ok(Change {
+            request: body(ExtendDueBody {
+                due_extension_days: days,
+            }),
+            check: None,
+            assignee: None,
+        }),
     }
 }
 
@@ -412,7 +404,9 @@ async fn check_assignee(
 }
 
 async fn bulk(call: Call, args: BulkArgs) -> Answer<bulk::Bulk> {
-    let change = change(&args)?;
+    let command =
+        command::parse::<SubmissionsBulkCommand>(SUBMISSIONS_BULK, args.action.as_str(), &args)?;
+    let change = change(&args, &command)?;
     let client = call.client()?;
     let realm = resolve_realm(client, &args.realm).await?;
     if let Some((assignee, origination)) = &change.assignee {
@@ -440,7 +434,7 @@ async fn bulk(call: Call, args: BulkArgs) -> Answer<bulk::Bulk> {
         }
     })
     .await;
-    Ok(bulk::answer(args.action.as_str(), out)?.into())
+    Ok(bulk::answer(command.verb().word, out)?.into())
 }
 
 /// The keys of `persisted` that `wanted` has (so extra labels do not count as a mismatch).

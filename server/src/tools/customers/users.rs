@@ -16,12 +16,13 @@ use serde_json::Value;
 use super::{Realm, resolve_realm};
 use crate::config::Module;
 use crate::contract::schema::RareState;
-use crate::contract::{Control, ToolClass, ToolError};
+use crate::contract::{ToolClass, ToolError};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::bulk::FanOut;
 use crate::tools::engine::{
-    Answer, Echo, Echoed, Identity, Member, Names, Rules, body, bulk, echoed, persist, reply, view,
+    Action, Answer, Command, Echo, Echoed, Identity, Member, Names, Rules, Verb, body, bulk,
+    command, echoed, persist, reply, view,
 };
 use crate::tools::{Call, ToolDef, tool};
 
@@ -186,26 +187,17 @@ async fn upsert(call: Call, args: UpsertArgs) -> Answer<Echo<RealmUser>> {
     Ok(reply::saved::<RealmUser, _>(object, resource, status).into())
 }
 
-/// Actions of `customers-users-bulk`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-enum BulkAction {
-    Create,
-    Activate,
-    Deactivate,
-    Delete,
-}
-
-impl BulkAction {
-    fn as_str(self) -> &'static str {
-        match self {
-            BulkAction::Create => "create",
-            BulkAction::Activate => "activate",
-            BulkAction::Deactivate => "deactivate",
-            BulkAction::Delete => "delete",
-        }
+command! {
+    /// What `customers-users-bulk` can be asked.
+    enum UsersBulkCommand for BulkArgs {
+        Create => Verb::write("create"),
+        Activate => Verb::write("activate"),
+        Deactivate => Verb::write("deactivate"),
+        Delete => Verb::write("delete").confirmed(),
     }
 }
+
+const USERS_BULK: &str = "customers-users-bulk";
 
 /// One user of a bulk call: id or email to act on; email and profile to create.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -224,7 +216,7 @@ pub(crate) struct BulkArgs {
     /// Realm slug or name.
     realm: Ident,
     /// create, activate, deactivate or delete.
-    action: BulkAction,
+    action: Action,
     /// The users, 1 to 100.
     #[schemars(length(min = 1, max = 100))]
     users: Vec<BulkUser>,
@@ -234,7 +226,7 @@ pub(crate) struct BulkArgs {
 }
 
 pub(crate) fn bulk_tool() -> ToolDef {
-    tool("customers-users-bulk", Module::Customers, ToolClass::Mutation)
+    tool(USERS_BULK, Module::Customers, ToolClass::Mutation)
         .describe(
             "Create, activate, deactivate or delete many end users of a realm; never stops at a failure. Create and \
 delete send one request per user, 4 at a time; activate and deactivate send one bulk update for every user found \
@@ -245,27 +237,33 @@ error{code, message}}]; state.affected: successes; delete needs confirmDelete: t
         .state()
         .control()
         .handle(bulk)
+        .offers::<UsersBulkCommand>()
 }
 
 async fn bulk(call: Call, args: BulkArgs) -> Answer<bulk::Bulk> {
-    if args.action == BulkAction::Delete && args.confirm_delete != Some(true) {
-        return Ok(Control::cancelled_unconfirmed("customers-users-bulk", "delete").into());
+    let word = args.action.as_str();
+    let command = command::parse::<UsersBulkCommand>(USERS_BULK, word, &args)?;
+    if let Some(control) =
+        command::unconfirmed::<UsersBulkCommand, _>(USERS_BULK, word, args.confirm_delete)
+    {
+        return control;
     }
     let client = call.client()?;
     let realm = resolve_realm(client, &args.realm).await?;
-    let action = args.action;
+    let verb = command.verb();
+    let command = &command;
     let out = bulk::run(args.users, |_, user| {
         let realm = &realm;
-        async move { one(client, realm, action, user).await }
+        async move { one(client, realm, command, user).await }
     })
     .await;
-    let out = match action {
-        BulkAction::Activate | BulkAction::Deactivate => {
-            update_all(client, &realm, action.as_str(), out).await
+    let out = match command {
+        UsersBulkCommand::Activate | UsersBulkCommand::Deactivate => {
+            update_all(client, &realm, verb.word, out).await
         }
-        BulkAction::Create | BulkAction::Delete => out,
+        UsersBulkCommand::Create | UsersBulkCommand::Delete => out,
     };
-    Ok(bulk::answer(action.as_str(), out)?.into())
+    Ok(bulk::answer(verb.word, out)?.into())
 }
 
 /// One item of a bulk call: its id once created or deleted; for activate and deactivate, the
@@ -273,11 +271,11 @@ async fn bulk(call: Call, args: BulkArgs) -> Answer<bulk::Bulk> {
 async fn one(
     client: &ModyoClient,
     realm: &Realm,
-    action: BulkAction,
+    command: &UsersBulkCommand,
     user: BulkUser,
 ) -> Result<Value, ToolError> {
     let users = realm.collection::<RealmUser>();
-    if action == BulkAction::Create {
+    if let UsersBulkCommand::Create = command {
         let email = user
             .email
             .as_deref()
@@ -293,11 +291,11 @@ async fn one(
         (None, None) => {
             return Err(ToolError::invalid_parameters(format!(
                 "{} needs an id or an email for every user",
-                action.as_str()
+                command.verb().word
             )));
         }
     };
-    if action == BulkAction::Delete {
+    if let UsersBulkCommand::Delete = command {
         client
             .send(Method::DELETE, &users.item(id), &Query::new(), None)
             .await?;
