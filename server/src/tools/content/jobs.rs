@@ -2,7 +2,7 @@
 //! process started.
 //!
 //! `content-entries-bulk` answers 202 `{"job_id"}` and records the job in the [`JobRegistry`]
-//! of the server instance (in [`crate::app::App`]: no global state, so two servers in one
+//! of the server instance (its [`crate::app::ToolState`]: no global state, so two servers in one
 //! process never see each other's jobs). `list` answers from that registry alone, the corpus the
 //! server holds whole (C6 case 3); it starts empty after a restart. `get` reads
 //! `GET /api/admin/background_jobs/{uuid}` for any job, registered or not, and with `wait_s`
@@ -378,7 +378,7 @@ async fn manage(call: Call, args: ManageArgs) -> Answer<JobData> {
     let polled = poll(wait, || read_job(client, &job_id)).await?;
     tracing::debug!(job = %job_id, polls = polled.polls, "job read");
     let view = polled.view;
-    call.app.jobs.update(
+    call.app.state.get::<JobRegistry>().update(
         &job_id,
         &view.status(),
         view.ended().then(|| view.affected()).flatten(),
@@ -393,7 +393,7 @@ async fn manage(call: Call, args: ManageArgs) -> Answer<JobData> {
 
 /// `list`: the registry, whole (C6 case 3) unless older jobs were dropped from it.
 fn list(call: &Call) -> Outcome<JobData> {
-    let (jobs, dropped) = call.app.jobs.snapshot();
+    let (jobs, dropped) = call.app.state.get::<JobRegistry>().snapshot();
     let returned = jobs.len();
     let coverage = if dropped == 0 {
         Coverage::with_evidence(returned, Evidence::WholeCorpus)
@@ -433,7 +433,7 @@ async fn cancel(call: &Call, job_id: &str) -> Answer<JobData> {
         read_job(client, job_id).await?
     };
     let view = JobView::parse(&job)?;
-    call.app.jobs.update(
+    call.app.state.get::<JobRegistry>().update(
         job_id,
         &view.status(),
         view.ended().then(|| view.affected()).flatten(),

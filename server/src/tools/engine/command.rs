@@ -15,8 +15,8 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
+use super::tool::CallError;
 use crate::contract::Control;
-use crate::tools::CallError;
 use crate::tools::engine::Answer;
 
 /// One action of a multi-action tool: its word on the wire and what the engine decides

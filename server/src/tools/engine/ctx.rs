@@ -9,9 +9,9 @@ use serde_json::{Map, Value};
 
 use super::collection::{Collection, Found, Member, Need};
 use super::command::Verb;
+use super::tool::{Call, CallError};
 use crate::contract::Resource;
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::{Call, CallError};
 
 pub(super) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 

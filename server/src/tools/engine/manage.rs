@@ -25,10 +25,10 @@ use super::collection::{Found, Member, Need};
 use super::command::{Command, Verb, declare_actions, one_of, words};
 use super::ctx::{BoxFuture, Ctx, Given, ResolveFn, Scope};
 use super::data::{Data, Managed};
+use super::tool::{Call, CallError, ToolDef, tool};
 use crate::config::Module;
 use crate::contract::schema::RareState;
 use crate::contract::{Control, Outcome, ToolClass, ToolError};
-use crate::tools::{Call, CallError, ToolDef, tool};
 
 /// What a typed handler returns.
 pub(crate) type Answer<D> = Result<Outcome<D>, CallError>;

@@ -13,6 +13,8 @@
 //! - [`reply`]: the answers of those actions with their `state` (C5) and old payloads (C21).
 //! - [`persist`]: the read-back of what a write persisted (C7).
 //! - [`bulk`]: fan-out over many items and its answer.
+//! - [`tool`]: the kit a tool is declared with ([`tool::tool`], its builder, [`tool::Call`],
+//!   [`tool::CallError`]); the registry above the modules re-exports it.
 //! - [`view`]: typed reads of the objects the API sent ([`view()`], its keys [`lenient`], the
 //!   keys that name an object [`Identity`]).
 
@@ -26,6 +28,7 @@ pub(crate) mod manage;
 pub(crate) mod persist;
 pub(crate) mod reply;
 pub(crate) mod standard;
+pub(crate) mod tool;
 pub(crate) mod view;
 
 pub(crate) use collection::{Collection, Found, Member, Names, Need, Rules};

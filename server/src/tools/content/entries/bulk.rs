@@ -14,44 +14,34 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::super::jobs::{ItemErrors, JobRecord, item_errors};
+use super::super::jobs::{ItemErrors, JobRecord, JobRegistry, item_errors};
 use super::super::types::fetch_type;
 use super::super::{Need, Space, categories, numeric_id, resolve_space};
 use super::write::encode_fields;
 use crate::config::Module;
 use crate::contract::schema::RareState;
-use crate::contract::{Control, ErrorCode, Legacy, PostCondition, Reply, ToolClass, ToolError};
+use crate::contract::{ErrorCode, Legacy, PostCondition, Reply, ToolClass, ToolError};
 use crate::modyo::resolve::{is_id, is_uuid};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::Ident;
-use crate::tools::engine::{Answer, Data, body, lenient, view};
+use crate::tools::engine::{Action, Answer, Command, Data, Verb, body, command, lenient, view};
 use crate::tools::{Call, CallError, ToolDef, tool};
 
 /// The most items one bulk request takes.
 const MAX_ITEMS: usize = 100;
 
-/// Actions of `content-entries-bulk`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-enum Action {
-    Create,
-    Publish,
-    Unpublish,
-    Archive,
-    Delete,
-}
-
-impl Action {
-    fn as_str(self) -> &'static str {
-        match self {
-            Action::Create => "create",
-            Action::Publish => "publish",
-            Action::Unpublish => "unpublish",
-            Action::Archive => "archive",
-            Action::Delete => "delete",
-        }
+command! {
+    /// What `content-entries-bulk` can be asked (`create` takes entries, the others ids).
+    enum BulkCommand for BulkArgs {
+        Create => Verb::write("create"),
+        Publish => Verb::write("publish"),
+        Unpublish => Verb::write("unpublish"),
+        Archive => Verb::write("archive"),
+        Delete => Verb::write("delete").confirmed(),
     }
 }
+
+const ENTRIES_BULK: &str = "content-entries-bulk";
 
 /// One entry to create.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -123,15 +113,21 @@ get (wait_s). delete needs confirmDelete: true.",
         .state()
         .control()
         .handle(bulk)
+        .offers::<BulkCommand>()
 }
 
 async fn bulk(call: Call, args: BulkArgs) -> Answer<Bulk> {
-    if args.action == Action::Delete && args.confirm_delete != Some(true) {
-        return Ok(Control::cancelled_unconfirmed("content-entries-bulk", "delete").into());
+    let word = args.action.as_str();
+    let command = command::parse::<BulkCommand>(ENTRIES_BULK, word, &args)?;
+    if let Some(control) =
+        command::unconfirmed::<BulkCommand, _>(ENTRIES_BULK, word, args.confirm_delete)
+    {
+        return control;
     }
+    let verb = command.verb();
     let client = call.client()?;
-    let (response, items) = match args.action {
-        Action::Create => {
+    let (response, items) = match command {
+        BulkCommand::Create => {
             let entries = args.entries.as_deref().unwrap_or_default();
             if entries.is_empty() || args.ids.is_some() {
                 return Err(CallError::Arguments(
@@ -141,17 +137,14 @@ async fn bulk(call: Call, args: BulkArgs) -> Answer<Bulk> {
             let space = resolve_space(client, &args.space, Need::Id).await?;
             let sent = create_body(client, &space, entries, args.target_locale.as_deref()).await?;
             let items = entries.len();
-            (
-                send(&call, &space, Action::Create, sent, items).await?,
-                items,
-            )
+            (send(&call, &space, &command, sent, items).await?, items)
         }
-        action => {
+        _ => {
             let ids = args.ids.as_deref().unwrap_or_default();
             if ids.is_empty() || args.entries.is_some() {
                 return Err(CallError::Arguments(format!(
                     "{} takes ids (1 to 100 entry ids or uuids), not entries",
-                    action.as_str()
+                    verb.word
                 )));
             }
             let entry_ids = ids
@@ -161,12 +154,12 @@ async fn bulk(call: Call, args: BulkArgs) -> Answer<Bulk> {
             let space = resolve_space(client, &args.space, Need::Id).await?;
             let sent = body(IdsBody { entry_ids });
             (
-                send(&call, &space, action, sent, ids.len()).await?,
+                send(&call, &space, &command, sent, ids.len()).await?,
                 ids.len(),
             )
         }
     };
-    Ok(answer(args.action, response, items).into())
+    Ok(answer(verb, response, items).into())
 }
 
 /// An entry id as the bulk body sends it: a number for an id, a string for a uuid.
@@ -285,12 +278,13 @@ struct Answered {
 async fn send(
     call: &Call,
     space: &Space,
-    action: Action,
+    command: &BulkCommand,
     body: Value,
     items: usize,
 ) -> Result<Value, CallError> {
     let client = call.client()?;
-    let query = Query::new().push("bulk_action", action.as_str());
+    let word = command.verb().word;
+    let query = Query::new().push("bulk_action", word);
     let response = client
         .send(
             Method::POST,
@@ -300,15 +294,15 @@ async fn send(
         )
         .await?;
     if let Some(job_id) = view::<Answered>(&response).job_id {
-        call.app.jobs.record(JobRecord {
+        call.app.state.get::<JobRegistry>().record(JobRecord {
             job_id,
-            action: action.as_str().to_owned(),
+            action: word.to_owned(),
             space_id: space.id,
             items,
             status: "queued".into(),
             affected: None,
         });
-    } else if action == Action::Create && !response.is_object() {
+    } else if matches!(command, BulkCommand::Create) && !response.is_object() {
         return Err(ToolError::new(
             ErrorCode::InvalidUpstreamResponse,
             "the bulk create answered without a job_id or a result object",
@@ -319,7 +313,7 @@ async fn send(
 }
 
 /// The reply: a queued job, or the result a 200 reported directly.
-fn answer(action: Action, response: Value, items: usize) -> Reply<Bulk> {
+fn answer(verb: &'static Verb, response: Value, items: usize) -> Reply<Bulk> {
     let answered: Answered = view(&response);
     if let Some(job_id) = answered.job_id {
         let legacy_id = job_id.clone();
@@ -330,7 +324,7 @@ fn answer(action: Action, response: Value, items: usize) -> Reply<Bulk> {
         .state(PostCondition::status("queued").pending(true))
         .old(Legacy::custom(move |_| {
             body(Queued {
-                message: format!("Bulk {} of {items} entries queued", action.as_str()),
+                message: format!("Bulk {} of {items} entries queued", verb.word),
                 action: "queued",
                 job_id: legacy_id,
             })
@@ -366,8 +360,8 @@ fn answer(action: Action, response: Value, items: usize) -> Reply<Bulk> {
     .state(post)
     .old(Legacy::custom(move |_| {
         body(Done {
-            message: format!("Bulk {} of {items} entries done", action.as_str()),
-            action: action.as_str(),
+            message: format!("Bulk {} of {items} entries done", verb.word),
+            action: verb.word,
             result: response,
         })
     }))
