@@ -20,14 +20,14 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use super::Site;
 use super::widgets::{Widget, find_widget, widgets_path};
-use super::{Need, resolve_site};
 use crate::config::Module;
 use crate::contract::schema::RareState;
 use crate::contract::{ErrorCode, Legacy, PostCondition, Reply, ToolClass, ToolError};
 use crate::modyo::Query;
 use crate::tools::args::Ident;
-use crate::tools::engine::{Answer, Data};
+use crate::tools::engine::{Answer, Container, Data, Need};
 use crate::tools::{Call, CallError, ToolDef, tool};
 
 /// The most entries an archive may hold.
@@ -87,7 +87,7 @@ async fn download(call: Call, args: DownloadArgs) -> Answer<Downloaded> {
         return Err(CallError::Arguments("targetDir is empty".into()));
     }
     let client = call.client()?;
-    let site = resolve_site(client, &args.site, Need::Id).await?;
+    let site = Site::resolve(client, &args.site, Need::Id).await?;
     let found = find_widget(client, &site.collection::<Widget>(), &args.widget).await?;
     let path = format!("{}/{}/download", widgets_path(&site), found.id);
     let zip = client.get_bytes(&path, &Query::new()).await.map_err(|e| {

@@ -14,14 +14,14 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::in_realm;
+use super::Realm;
 use crate::config::Module;
 use crate::contract::{ErrorCode, ToolClass, ToolError};
 use crate::modyo::Query;
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::{
     Action, Answer, Ctx, Echo, Managed, Member, Need, Rules, Verb, command, echoed, manage,
-    persist, reply, standard,
+    persist, reply, standard, within,
 };
 use crate::tools::{Call, CallError, ToolDef, tool};
 
@@ -79,7 +79,7 @@ command! {
 }
 
 pub(crate) fn manage_tool() -> ToolDef {
-    manage::<ManageArgs, Form, FormCommand>("customers-forms-manage", Module::Customers, in_realm())
+    manage::<ManageArgs, Form, FormCommand>("customers-forms-manage", Module::Customers, within::<Realm, _>())
         .describe(
             "List, get, update, delete, enable or disable a realm's forms. form: id or name. list: data.forms + \
 coverage, resource = the realm; other actions: data is the form as persisted (questions under `question`); delete \

@@ -10,9 +10,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use super::Realm;
 use super::originations::Origination;
 use super::users::RealmUser;
-use super::{Realm, resolve_realm};
 use crate::config::Module;
 use crate::contract::schema::RareState;
 use crate::contract::{Resource, ToolClass, ToolError};
@@ -20,8 +20,8 @@ use crate::modyo::list::walk;
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging, check_date};
 use crate::tools::engine::{
-    Answer, Collection, Echo, Found, Member, Need, Rules, body, bulk, echoed, lenient, persist,
-    reply, required, view,
+    Answer, Collection, Container, Echo, Found, Member, Need, Rules, body, bulk, echoed, lenient,
+    persist, reply, required, view,
 };
 use crate::tools::{Call, CallError, ToolDef, tool};
 
@@ -101,7 +101,7 @@ async fn list(call: Call, args: ListArgs) -> Answer<Vec<Echo<Submission>>> {
             query = query.push(key, day);
         }
     }
-    let realm = resolve_realm(client, &args.realm).await?;
+    let realm = Realm::resolve(client, &args.realm, Need::Object).await?;
     let (path, resource) = match (&args.origination, &args.user) {
         (Some(origination), None) => {
             owner(client, realm.collection::<Origination>(), origination).await?
@@ -398,7 +398,7 @@ async fn check_assignee(
 async fn bulk(call: Call, args: BulkArgs) -> Answer<bulk::Bulk> {
     let change = change(&args)?;
     let client = call.client()?;
-    let realm = resolve_realm(client, &args.realm).await?;
+    let realm = Realm::resolve(client, &args.realm, Need::Object).await?;
     if let Some((assignee, origination)) = &change.assignee {
         check_assignee(client, &realm, origination, *assignee).await?;
     }

@@ -13,7 +13,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::{Realm, resolve_realm};
+use super::Realm;
 use crate::config::Module;
 use crate::contract::schema::RareState;
 use crate::contract::{Control, ToolClass, ToolError};
@@ -21,7 +21,7 @@ use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::bulk::FanOut;
 use crate::tools::engine::{
-    Answer, Echo, Echoed, Member, Names, Rules, bulk, echoed, persist, reply,
+    Answer, Container, Echo, Echoed, Member, Names, Need, Rules, bulk, echoed, persist, reply,
 };
 use crate::tools::{Call, ToolDef, tool};
 
@@ -98,7 +98,7 @@ async fn list(call: Call, args: ListArgs) -> Answer<Vec<Echo<RealmUser>>> {
         (query, email) => query.or(email),
     };
     let client = call.client()?;
-    let realm = resolve_realm(client, &args.realm).await?;
+    let realm = Realm::resolve(client, &args.realm, Need::Object).await?;
     let query = Query::new()
         .push_opt("query", keywords)
         .push_opt("active", args.status.map(Status::active))
@@ -174,7 +174,7 @@ async fn upsert(call: Call, args: UpsertArgs) -> Answer<Echo<RealmUser>> {
         .into());
     }
     let client = call.client()?;
-    let realm = resolve_realm(client, &args.realm).await?;
+    let realm = Realm::resolve(client, &args.realm, Need::Object).await?;
     let users = realm.collection::<RealmUser>();
     let lookup = users.lookup(client, email).await;
     let (object, status) = users
@@ -252,7 +252,7 @@ async fn bulk(call: Call, args: BulkArgs) -> Answer<bulk::Bulk> {
         return Ok(Control::cancelled_unconfirmed("customers-users-bulk", "delete").into());
     }
     let client = call.client()?;
-    let realm = resolve_realm(client, &args.realm).await?;
+    let realm = Realm::resolve(client, &args.realm, Need::Object).await?;
     let action = args.action;
     let out = bulk::run(args.users, |_, user| {
         let realm = &realm;

@@ -11,14 +11,14 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::super::{Need, resolve_site};
 use super::{Page, put_page, update_body};
 use crate::config::Module;
 use crate::contract::{Control, ErrorCode, ToolClass, ToolError};
 use crate::tools::args::Ident;
+use crate::tools::channels::Site;
 use crate::tools::engine::{
-    Answer, Collection, Echo, Echoed, Member, Rules, echoed, lenient, persist, reply, required,
-    view,
+    Answer, Collection, Container, Echo, Echoed, Member, Need, Rules, echoed, lenient, persist,
+    reply, required, view,
 };
 use crate::tools::{Call, CallError, ToolDef, tool};
 
@@ -266,7 +266,7 @@ async fn page_widget(call: Call, args: WidgetArgs) -> Answer<Option<Echo<PageWid
     }
     let (status, message) = check(&args)?;
     let client = call.client()?;
-    let site = resolve_site(client, &args.site, Need::Id).await?;
+    let site = Site::resolve(client, &args.site, Need::Id).await?;
     let pages = site.collection::<Page>();
     let page = pages.fetch(client, args.page_id).await?;
     let (widgets, change) = edited(&args, &page)?;

@@ -17,7 +17,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::{Need as SiteNeed, in_site, resolve_site, target_site};
+use super::Site;
 use crate::config::Module;
 use crate::contract::schema::RareState;
 use crate::contract::{Coverage, ErrorCode, Evidence, Legacy, Reply, ToolClass, ToolError};
@@ -27,8 +27,8 @@ use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::collection::{id_of, parse_id};
 use crate::tools::engine::{
-    Action, Answer, Collection, Ctx, Echo, Echoed, Found, Given, Managed, Member, Need, Rules,
-    Scope, Verb, command, echoed, manage, persist, reply, standard,
+    Action, Answer, Collection, Container, Ctx, Echo, Echoed, Found, Given, Managed, Member, Need,
+    Rules, Scope, Verb, command, echoed, manage, persist, reply, standard, within,
 };
 use crate::tools::{Call, CallError, ToolDef, tool};
 
@@ -273,7 +273,7 @@ command! {
 }
 
 pub(crate) fn manage_tool() -> ToolDef {
-    manage::<ManageArgs, Template, TemplateCommand>("channels-templates-manage", Module::Channels, in_site())
+    manage::<ManageArgs, Template, TemplateCommand>("channels-templates-manage", Module::Channels, within::<Site, _>())
         .describe(
             "List, get, create, update, delete or unpublish a site's templates (by id, or name + category; category \
 is Modyo's template type; a view only by id). list: data.templates as Modyo lists them (id, path, body; no name or \
@@ -404,7 +404,7 @@ created or updated.",
 
 async fn upsert(call: Call, args: UpsertArgs) -> Answer<Echo<Template>> {
     let client = call.client()?;
-    let site = resolve_site(client, &args.site, SiteNeed::Id).await?;
+    let site = Site::resolve(client, &args.site, Need::Id).await?;
     let templates = site.collection::<Template>();
     let name = args.name.trim();
     let (rows, _) = named_templates(client, &templates, Some(args.category)).await?;
@@ -450,7 +450,7 @@ names). data: the template, or null when none has it; state.searched: templates 
 
 async fn find(call: Call, args: FindArgs) -> Answer<Option<Echo<Template>>> {
     let client = call.client()?;
-    let site = resolve_site(client, &args.site, SiteNeed::Id).await?;
+    let site = Site::resolve(client, &args.site, Need::Id).await?;
     let templates = site.collection::<Template>();
     let (rows, evidence) = named_templates(client, &templates, Some(args.category)).await?;
     let searched = rows.len();
@@ -499,11 +499,11 @@ its body saved, then re-read. data: the copy as persisted.",
 
 async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<Template>> {
     let client = call.client()?;
-    let site = resolve_site(client, &args.site, SiteNeed::Id).await?;
+    let site = Site::resolve(client, &args.site, Need::Id).await?;
     let templates = site.collection::<Template>();
     let id = template_id(client, &templates, &args.template, args.category).await?;
     let source = templates.fetch(client, id).await?;
-    let target = target_site(client, args.target_site.as_deref(), &site).await?;
+    let target = Site::target(client, args.target_site.as_deref(), &site).await?;
     let text = |key: &str| source.get(key).and_then(Value::as_str);
     let (Some(name), Some(kind)) = (args.name.as_deref().or(text("name")), text("type")) else {
         return Err(ToolError::new(

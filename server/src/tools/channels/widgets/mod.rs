@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::{Site, in_site};
+use super::Site;
 use crate::config::Module;
 use crate::contract::schema::RareState;
 use crate::contract::{ErrorCode, Resource, ToolError};
@@ -22,7 +22,7 @@ use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::collection::{id_of, parse_id};
 use crate::tools::engine::{
     Action, Answer, Collection, Ctx, Found, Given, Managed, Member, Need, Rules, Scope, Verb,
-    command, echoed, manage, persist, reply, standard,
+    command, echoed, manage, persist, reply, standard, within,
 };
 use crate::tools::{Call, CallError, ToolDef};
 
@@ -141,7 +141,7 @@ command! {
 }
 
 pub(crate) fn manage_tool() -> ToolDef {
-    manage::<ManageArgs, Widget, WidgetCommand>("channels-widgets-manage", Module::Channels, in_site())
+    manage::<ManageArgs, Widget, WidgetCommand>("channels-widgets-manage", Module::Channels, within::<Site, _>())
         .describe(
             "List, get, create, update, delete, archive or publish a site's custom widgets. list: data.widgets + \
 coverage; others: the widget as persisted (publish: state.published and live_version read back); delete \

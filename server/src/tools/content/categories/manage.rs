@@ -23,9 +23,10 @@ use crate::contract::{ErrorCode, Legacy, PostCondition, Reply, ToolError};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::ToolDef;
 use crate::tools::args::{Ident, Paging};
-use crate::tools::content::{Space, id_of, in_space, numeric_id};
+use crate::tools::content::{Space, id_of, numeric_id};
 use crate::tools::engine::{
-    Action, Answer, Ctx, Managed, Verb, command, manage, persist, reply, standard,
+    Action, Answer, Container, Ctx, Managed, Verb, command, manage, persist, reply, standard,
+    within,
 };
 
 /// Arguments of `content-categories-manage`.
@@ -70,7 +71,7 @@ pub(crate) fn manage_tool() -> ToolDef {
     manage::<ManageArgs, CategoryObject, CategoryCommand>(
         "content-categories-manage",
         Module::Content,
-        in_space(),
+        within::<Space, _>(),
     )
     .describe(
         "List, get, create, update, move or delete a space's categories. list: data.categories + coverage; \

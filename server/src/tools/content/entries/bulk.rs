@@ -16,7 +16,7 @@ use serde_json::{Map, Value, json};
 
 use super::super::jobs::{ItemErrors, JobRecord, item_errors};
 use super::super::types::fetch_type;
-use super::super::{Need, Space, categories, numeric_id, resolve_space};
+use super::super::{Space, categories, numeric_id};
 use super::write::encode_fields;
 use crate::config::Module;
 use crate::contract::schema::RareState;
@@ -24,7 +24,7 @@ use crate::contract::{Control, ErrorCode, Legacy, PostCondition, Reply, ToolClas
 use crate::modyo::resolve::{is_id, is_uuid};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::Ident;
-use crate::tools::engine::{Answer, Data, lenient, view};
+use crate::tools::engine::{Answer, Container, Data, Need, lenient, view};
 use crate::tools::{Call, CallError, ToolDef, tool};
 
 /// The most items one bulk request takes.
@@ -138,7 +138,7 @@ async fn bulk(call: Call, args: BulkArgs) -> Answer<Bulk> {
                     "create takes entries (1 to 100), not ids".into(),
                 ));
             }
-            let space = resolve_space(client, &args.space, Need::Id).await?;
+            let space = Space::resolve(client, &args.space, Need::Id).await?;
             let body = create_body(client, &space, entries, args.target_locale.as_deref()).await?;
             (
                 send(&call, &space, Action::Create, body).await?,
@@ -157,7 +157,7 @@ async fn bulk(call: Call, args: BulkArgs) -> Answer<Bulk> {
                 .iter()
                 .map(|id| entry_ref(id))
                 .collect::<Result<Vec<_>, _>>()?;
-            let space = resolve_space(client, &args.space, Need::Id).await?;
+            let space = Space::resolve(client, &args.space, Need::Id).await?;
             let body = json!({"entry_ids": entry_ids});
             (send(&call, &space, action, body).await?, ids.len())
         }
