@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::Site;
-use super::widgets::{Widget, find_widget, widgets_path};
+use super::widgets::{Widget, find_widget};
 use crate::config::Module;
 use crate::contract::schema::RareState;
 use crate::contract::{ErrorCode, Legacy, PostCondition, Reply, ToolClass, ToolError};
@@ -88,8 +88,9 @@ async fn download(call: Call, args: DownloadArgs) -> Answer<Downloaded> {
     }
     let client = call.client()?;
     let site = Site::resolve(client, &args.site, Need::Id).await?;
-    let found = find_widget(client, &site.collection::<Widget>(), &args.widget).await?;
-    let path = format!("{}/{}/download", widgets_path(&site), found.id);
+    let widgets = site.collection::<Widget>();
+    let found = find_widget(client, &widgets, &args.widget).await?;
+    let path = format!("{}/download", widgets.item(found.id));
     let zip = client.get_bytes(&path, &Query::new()).await.map_err(|e| {
         let missing = e.is_not_found();
         let error = ToolError::from(e);

@@ -14,10 +14,11 @@ use serde_json::Value;
 
 use crate::contract::{ErrorCode, Resource, ToolError};
 use crate::modyo::list::walk;
-use crate::modyo::resolve::{Stage, is_id, pick};
+use crate::modyo::resolve::{Stage, pick};
 use crate::modyo::{ModyoClient, Query};
 
 use super::ToolDef;
+use super::engine::container::by_id;
 use super::engine::{Collection, Container, Found, Member, Need, Rules, echoed};
 
 mod account_templates;
@@ -108,13 +109,6 @@ pub(crate) struct Site {
     pub(crate) object: Option<Value>,
 }
 
-impl Site {
-    /// `/api/admin/sites/{id}/{rest}`.
-    pub(crate) fn at(&self, rest: impl std::fmt::Display) -> String {
-        format!("{SITES}/{}/{rest}", self.id)
-    }
-}
-
 impl Container for Site {
     const PARAM: &'static str = "site";
 
@@ -129,21 +123,9 @@ impl Container for Site {
                 "site is empty: pass a site id, host, uuid or name",
             ));
         }
-        if is_id(input) {
-            let id: u64 = input.parse().map_err(|_| {
-                ToolError::invalid_parameters(format!("site id '{input}' is too large"))
-            })?;
-            if need == Need::Id {
-                return Ok(Site { id, object: None });
-            }
-            let object = client
-                .get(&format!("{SITES}/{id}"), &Query::new())
-                .await
-                .map_err(Collection::<SiteObject>::at(SITES).not_found(id))?;
-            return Ok(Site {
-                id,
-                object: Some(object),
-            });
+        let sites = Collection::<SiteObject>::at(SITES);
+        if let Some(Found { id, object }) = by_id(client, &sites, input, need).await? {
+            return Ok(Site { id, object });
         }
         let (published, _) = walk(client, SITES, "sites", &Query::new()).await?;
         if let Some(site) = first_match(input, &published, Stage::exact("host", "host", input))? {
@@ -188,7 +170,8 @@ impl Container for Site {
 
     /// `/api/admin/sites/{id}/{root}`.
     fn collection<T: Member>(&self) -> Collection<T> {
-        Collection::at(self.at(T::RULES.root)).within(format!("site {}", self.id))
+        Collection::at(format!("{SITES}/{}/{}", self.id, T::RULES.root))
+            .within(format!("site {}", self.id))
     }
 }
 

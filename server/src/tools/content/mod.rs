@@ -12,10 +12,11 @@ use serde_json::Value;
 
 use crate::contract::{ErrorCode, Resource, ToolError};
 use crate::modyo::list::walk;
-use crate::modyo::resolve::{Stage, is_id, pick};
+use crate::modyo::resolve::{Stage, pick};
 use crate::modyo::{ModyoClient, Query};
 
 use super::args::Paging;
+use super::engine::container::by_id;
 use super::engine::{
     Answer, Collection, Container, Echo, Found, Member, Need, Rules, echoed, reply,
 };
@@ -129,21 +130,9 @@ impl Container for Space {
     /// An all-digit value is an id; otherwise exact `uid`, then exact `name`, then `name`
     /// without regard to case, across every page of the spaces list.
     async fn resolve(client: &ModyoClient, input: &str, need: Need) -> Result<Space, ToolError> {
-        let input = input.trim();
-        if is_id(input) {
-            let id: u64 = input.parse().map_err(|_| {
-                ToolError::invalid_parameters(format!("space id '{input}' is too large"))
-            })?;
-            if need == Need::Id {
-                return Ok(Space { id, object: None });
-            }
-            let object = Collection::<SpaceObject>::at(SPACES)
-                .fetch(client, id)
-                .await?;
-            return Ok(Space {
-                id,
-                object: Some(object),
-            });
+        let (input, spaces) = (input.trim(), Collection::<SpaceObject>::at(SPACES));
+        if let Some(Found { id, object }) = by_id(client, &spaces, input, need).await? {
+            return Ok(Space { id, object });
         }
         let (spaces, _) = walk(client, SPACES, "spaces", &Query::new()).await?;
         let stages = [

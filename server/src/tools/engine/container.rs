@@ -9,12 +9,13 @@
 
 use std::sync::Arc;
 
-use super::collection::{Collection, Found, Member, Need};
+use super::collection::{Collection, Found, Member, Need, parse_id};
 use super::command::Verb;
 use super::ctx::{Ctx, Given, Scope};
 use super::manage::{Where, scoped};
 use crate::contract::{ErrorCode, Resource, ToolError};
 use crate::modyo::ModyoClient;
+use crate::modyo::resolve::is_id;
 use crate::tools::{Call, CallError};
 
 /// What a collection lives in: a content space, a site, a realm.
@@ -98,4 +99,23 @@ where
 {
     let input = given.text(C::PARAM).unwrap_or_default();
     Ok(C::resolve(call.client()?, &input, need).await?.into())
+}
+
+/// An all-digit identifier as the member of `members` it names (`None` for any other input):
+/// its id, and the member read unless the id is enough.
+pub(crate) async fn by_id<T: Member>(
+    client: &ModyoClient,
+    members: &Collection<T>,
+    input: &str,
+    need: Need,
+) -> Result<Option<Found>, ToolError> {
+    if !is_id(input) {
+        return Ok(None);
+    }
+    let id = parse_id(input, T::NAME)?;
+    let object = match need {
+        Need::Id => None,
+        Need::Object | Need::Row => Some(members.fetch(client, id).await?),
+    };
+    Ok(Some(Found { id, object }))
 }

@@ -61,11 +61,6 @@ impl WidgetRef {
     }
 }
 
-/// `/api/admin/sites/{site}/widget_definitions`.
-pub(crate) fn widgets_path(site: &Site) -> String {
-    site.at("widget_definitions")
-}
-
 /// Looks a widget up by name through `?query=`: exactly one exact name match resolves, more
 /// are `ambiguous`. With none, an all-digit input is taken as an id; anything else is
 /// `not_found`.
