@@ -15,7 +15,7 @@ pub(crate) mod engine;
 pub(crate) mod widgets;
 
 pub(crate) use engine::bulk as fanout;
-pub(crate) use engine::tool::{Call, CallError, ToolDef, tool};
+pub(crate) use engine::tool::{Call, CallError, ToolDef};
 
 /// Every tool of every module, in catalogue order. Declared once per process: building the
 /// declarations (their schemas derived from the argument types) was most of what starting a

@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::Module;
 use crate::modyo::Query;
-use crate::tools::ToolDef;
 use crate::tools::args::Paging;
+use crate::tools::engine::tool::ToolDef;
 use crate::tools::engine::{
     Action, Answer, Ctx, Managed, Member, Rules, Verb, at, command, echoed, manage, standard,
 };

@@ -20,15 +20,15 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::widgets::{Widget, find_widget, widgets_path};
-use super::{Need, resolve_site};
+use super::Site;
+use super::widgets::{Widget, find_widget};
 use crate::config::Module;
 use crate::contract::schema::RareState;
 use crate::contract::{ErrorCode, Legacy, PostCondition, Reply, ToolClass, ToolError};
 use crate::modyo::Query;
 use crate::tools::args::Ident;
-use crate::tools::engine::{Answer, Data};
-use crate::tools::{Call, CallError, ToolDef, tool};
+use crate::tools::engine::tool::{Call, CallError, ToolDef, tool};
+use crate::tools::engine::{Answer, Container, Data, Need};
 
 /// The most entries an archive may hold.
 pub(crate) const MAX_ENTRIES: usize = 10_000;
@@ -87,9 +87,10 @@ async fn download(call: Call, args: DownloadArgs) -> Answer<Downloaded> {
         return Err(CallError::Arguments("targetDir is empty".into()));
     }
     let client = call.client()?;
-    let site = resolve_site(client, &args.site, Need::Id).await?;
-    let found = find_widget(client, &site.collection::<Widget>(), &args.widget).await?;
-    let path = format!("{}/{}/download", widgets_path(&site), found.id);
+    let site = Site::resolve(client, &args.site, Need::Id).await?;
+    let widgets = site.collection::<Widget>();
+    let found = find_widget(client, &widgets, &args.widget).await?;
+    let path = format!("{}/download", widgets.item(found.id));
     let zip = client.get_bytes(&path, &Query::new()).await.map_err(|e| {
         let missing = e.is_not_found();
         let error = ToolError::from(e);

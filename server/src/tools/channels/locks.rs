@@ -5,15 +5,15 @@ use reqwest::Method;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::in_site;
+use super::Site;
 use crate::config::Module;
 use crate::modyo::Query;
 use crate::tools::args::{Ident, Paging};
+use crate::tools::engine::tool::{CallError, ToolDef};
 use crate::tools::engine::{
     Action, Answer, Ctx, Echoed, Managed, Member, Need, Rules, Verb, body, command, echoed, manage,
-    persist, reply, standard,
+    persist, reply, standard, within,
 };
-use crate::tools::{CallError, ToolDef};
 
 echoed! {
     /// A lock as the API returns it (it has no `name`: the key is declared because a
@@ -76,7 +76,7 @@ command! {
 }
 
 pub(crate) fn manage_tool() -> ToolDef {
-    manage::<ManageArgs, Lock, LockCommand>("channels-locks-manage", Module::Channels, in_site())
+    manage::<ManageArgs, Lock, LockCommand>("channels-locks-manage", Module::Channels, within::<Site, _>())
         .describe(
             "List, get, acquire or release a site's edit locks. list: data.locks + coverage; get/acquire: the lock \
 as persisted; release: data null, state.status released.",

@@ -2,25 +2,24 @@
 //! site assets, account templates, releases (preview and publish, both refused: see
 //! [`releases`]) and widget downloads.
 //!
-//! Site-scoped paths sit under `/api/admin/sites/{site_id}/...`; [`resolve_site`] turns the
-//! `site` argument (an id, a host, a uuid or a name) into one site and the `resource` that
-//! echoes it (C4), and [`in_site`] makes a site's pages, templates or locks the collection of a
-//! `-manage` tool. Almost every path of this module is synthetic (inferred, not documented):
-//! the shapes echoed here are declared key by key from our research notes, so upstream drift
-//! only adds keys. Channels objects say whether they are published, and writes report it
-//! (`state.published`, read back).
+//! Site-scoped paths sit under `/api/admin/sites/{site_id}/...`; a [`Site`] is a [`Container`]:
+//! the `site` argument (an id, a host, a uuid or a name) resolves into one site and the
+//! `resource` that echoes it (C4), and a site's pages, templates or locks are the collection of
+//! a `-manage` tool declared `within::<Site, _>()`. Almost every path of this module is
+//! synthetic (inferred, not documented): the shapes echoed here are declared key by key from
+//! our research notes, so upstream drift only adds keys. Channels objects say whether they are
+//! published, and writes report it (`state.published`, read back).
 
 use serde_json::Value;
 
 use crate::contract::{ErrorCode, Resource, ToolError};
 use crate::modyo::list::walk;
-use crate::modyo::resolve::{Stage, is_id, pick};
+use crate::modyo::resolve::{Stage, pick};
 use crate::modyo::{ModyoClient, Query};
 
-use super::engine::{
-    Collection, Given, Identity, Member, Need, Rules, Scope, Verb, Where, echoed, scoped, view,
-};
-use super::{Call, CallError, ToolDef};
+use super::engine::container::by_id;
+use super::engine::tool::ToolDef;
+use super::engine::{Collection, Container, Found, Identity, Member, Need, Rules, echoed, view};
 
 mod account_templates;
 mod download;
@@ -81,32 +80,6 @@ impl Member for SiteObject {
         .hint("call channels-sites-manage (action list) to see the sites");
 }
 
-/// Where the members of a channels `-manage` tool live: in the site the call names (`site`),
-/// which `list` reads whole to echo it as its container.
-pub(crate) fn in_site<T: Member>() -> Where<T> {
-    scoped(|call: Call, given: Given, verb: &'static Verb| async move {
-        let need = if verb.lists { Need::Object } else { Need::Id };
-        let input = given.text("site").unwrap_or_default();
-        let site = resolve_site(call.client()?, &input, need).await?;
-        Ok::<_, CallError>(Scope {
-            coll: site.collection(),
-            container: Some(site.resource()),
-        })
-    })
-}
-
-/// The site a copy goes to: `target` resolved, or the source's own site when none is given.
-pub(crate) async fn target_site(
-    client: &ModyoClient,
-    target: Option<&str>,
-    source: &Site,
-) -> Result<Site, ToolError> {
-    match target {
-        Some(target) => resolve_site(client, target, Need::Id).await,
-        None => Ok(source.clone()),
-    }
-}
-
 /// The name of a copy: the one given, else the source's; a source without one (`what` names
 /// it, such as `menu 7`) is an upstream answer to report.
 pub(crate) fn copy_name(
@@ -136,87 +109,78 @@ pub(crate) struct Site {
     pub(crate) object: Option<Value>,
 }
 
-impl Site {
-    /// The `resource` echo of the site (the id only when the object was not read).
-    pub(crate) fn resource(&self) -> Resource {
+impl Container for Site {
+    const PARAM: &'static str = "site";
+
+    /// An all-digit value is an id; otherwise the exact `host` (compared with case, as the CLI
+    /// does) among published sites, then among `status=staging` sites, then the `uuid`, then
+    /// the exact `name` across both. The first form with any match decides; more than one
+    /// match is `ambiguous`, none is `not_found` naming the forms tried.
+    async fn resolve(client: &ModyoClient, input: &str, need: Need) -> Result<Site, ToolError> {
+        let input = input.trim();
+        if input.is_empty() {
+            return Err(ToolError::invalid_parameters(
+                "site is empty: pass a site id, host, uuid or name",
+            ));
+        }
+        let sites = Collection::<SiteObject>::at(SITES);
+        if let Some(Found { id, object }) = by_id(client, &sites, input, need).await? {
+            return Ok(Site { id, object });
+        }
+        let (published, _) = walk(client, SITES, "sites", &Query::new()).await?;
+        if let Some(site) = first_match(input, &published, Stage::exact("host", "host", input))? {
+            return site_of(site);
+        }
+        let staging_filter = Query::new().push("status", "staging");
+        let (staging, _) = walk(client, SITES, "sites", &staging_filter).await?;
+        if let Some(site) = first_match(input, &staging, Stage::exact("host", "host", input))? {
+            return site_of(site);
+        }
+        let mut all = published;
+        for site in staging {
+            let id = view::<Identity>(&site).id;
+            if id.is_none() || !all.iter().any(|s| view::<Identity>(s).id == id) {
+                all.push(site);
+            }
+        }
+        let stages = [
+            Stage::exact("uuid", "uuid", input),
+            Stage::exact("name", "name", input),
+        ];
+        match pick("site", input, &all, &stages) {
+            Ok(site) => site_of(site),
+            Err(e) if e.code() == ErrorCode::NotFound => {
+                let tried = ["id", "host (published)", "host (staging)", "uuid", "name"];
+                Err(ToolError::not_found(format!(
+                    "no site matches '{input}' (tried: {}); hosts compare with case. Call channels-sites-manage (action list) to see the sites",
+                    tried.join(", ")
+                )))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The id only when the object was not read.
+    fn resource(&self) -> Resource {
         match &self.object {
             Some(object) => Resource::from_object("site", object, Some("host")).id(self.id),
             None => Resource::new("site").id(self.id),
         }
     }
 
-    /// `/api/admin/sites/{id}/{rest}`.
-    pub(crate) fn at(&self, rest: impl std::fmt::Display) -> String {
-        format!("{SITES}/{}/{rest}", self.id)
-    }
-
-    /// The members of kind `T` in the site: `/api/admin/sites/{id}/{root}`.
-    pub(crate) fn collection<T: Member>(&self) -> Collection<T> {
-        Collection::at(self.at(T::RULES.root)).within(format!("site {}", self.id))
+    /// `/api/admin/sites/{id}/{root}`.
+    fn collection<T: Member>(&self) -> Collection<T> {
+        Collection::at(format!("{SITES}/{}/{}", self.id, T::RULES.root))
+            .within(format!("site {}", self.id))
     }
 }
 
-/// Resolves `site`: an all-digit value is an id; otherwise the exact `host` (compared with
-/// case, as the CLI does) among published sites, then among `status=staging` sites, then the
-/// `uuid`, then the exact `name` across both. The first form with any match decides; more
-/// than one match is `ambiguous`, none is `not_found` naming the forms tried.
-pub(crate) async fn resolve_site(
-    client: &ModyoClient,
-    input: &str,
-    need: Need,
-) -> Result<Site, ToolError> {
-    let input = input.trim();
-    if input.is_empty() {
-        return Err(ToolError::invalid_parameters(
-            "site is empty: pass a site id, host, uuid or name",
-        ));
-    }
-    if is_id(input) {
-        let id: u64 = input.parse().map_err(|_| {
-            ToolError::invalid_parameters(format!("site id '{input}' is too large"))
-        })?;
-        if need == Need::Id {
-            return Ok(Site { id, object: None });
+impl From<Site> for Found {
+    fn from(site: Site) -> Found {
+        Found {
+            id: site.id,
+            object: site.object,
         }
-        let object = client
-            .get(&format!("{SITES}/{id}"), &Query::new())
-            .await
-            .map_err(Collection::<SiteObject>::at(SITES).not_found(id))?;
-        return Ok(Site {
-            id,
-            object: Some(object),
-        });
-    }
-    let (published, _) = walk(client, SITES, "sites", &Query::new()).await?;
-    if let Some(site) = first_match(input, &published, Stage::exact("host", "host", input))? {
-        return site_of(site);
-    }
-    let staging_filter = Query::new().push("status", "staging");
-    let (staging, _) = walk(client, SITES, "sites", &staging_filter).await?;
-    if let Some(site) = first_match(input, &staging, Stage::exact("host", "host", input))? {
-        return site_of(site);
-    }
-    let mut all = published;
-    for site in staging {
-        let id = view::<Identity>(&site).id;
-        if id.is_none() || !all.iter().any(|s| view::<Identity>(s).id == id) {
-            all.push(site);
-        }
-    }
-    let stages = [
-        Stage::exact("uuid", "uuid", input),
-        Stage::exact("name", "name", input),
-    ];
-    match pick("site", input, &all, &stages) {
-        Ok(site) => site_of(site),
-        Err(e) if e.code() == ErrorCode::NotFound => {
-            let tried = ["id", "host (published)", "host (staging)", "uuid", "name"];
-            Err(ToolError::not_found(format!(
-                "no site matches '{input}' (tried: {}); hosts compare with case. Call channels-sites-manage (action list) to see the sites",
-                tried.join(", ")
-            )))
-        }
-        Err(e) => Err(e),
     }
 }
 

@@ -18,8 +18,8 @@ use serde::Deserialize;
 use crate::config::Module;
 use crate::contract::{ErrorCode, ToolClass, ToolError};
 use crate::tools::args::Ident;
+use crate::tools::engine::tool::{Call, ToolDef, tool};
 use crate::tools::engine::{Answer, Nothing};
-use crate::tools::{Call, ToolDef, tool};
 
 /// Why neither tool runs, for the error message.
 const NO_PENDING_SET: &str = "a site's pending changes cannot be read: GET /api/admin/versions lists \

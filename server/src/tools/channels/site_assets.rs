@@ -17,16 +17,16 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::in_site;
+use super::Site;
 use crate::config::Module;
 use crate::contract::{ErrorCode, ToolError};
 use crate::modyo::Query;
 use crate::tools::args::{Ident, Paging};
+use crate::tools::engine::tool::{CallError, ToolDef};
 use crate::tools::engine::{
     Action, Answer, Ctx, Echoed, Managed, Member, Rules, Verb, command, echoed, manage, persist,
-    reply, standard,
+    reply, standard, within,
 };
-use crate::tools::{CallError, ToolDef};
 use crate::uploads::{ReadError, UploadRoots};
 
 /// The largest file `upload` sends.
@@ -86,7 +86,7 @@ command! {
 }
 
 pub(crate) fn manage_tool() -> ToolDef {
-    manage::<ManageArgs, SiteAsset, SiteAssetCommand>("channels-site-assets-manage", Module::Channels, in_site())
+    manage::<ManageArgs, SiteAsset, SiteAssetCommand>("channels-site-assets-manage", Module::Channels, within::<Site, _>())
         .describe(
             "List, get, upload, update or delete a site's assets. list: data.site_assets + coverage; get/upload/\
 update: the asset as persisted; delete (confirmDelete: true): data null.",

@@ -5,18 +5,18 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
-use super::{Need as SiteNeed, SITES, SiteObject, resolve_site};
+use super::{SITES, Site, SiteObject};
 use crate::config::Module;
 use crate::contract::{Evidence, Reply};
 use crate::modyo::list::walk;
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::reply::Object;
+use crate::tools::engine::tool::{CallError, ToolDef};
 use crate::tools::engine::{
-    Action, Answer, Ctx, Data, Echoed, Found, Given, Managed, Need, Nullable, Scope, Verb, at,
-    command, manage_as, persist, reply, standard,
+    Action, Answer, Ctx, Data, Echoed, Managed, Need, Nullable, Verb, at, command, container,
+    manage_as, persist, reply, standard,
 };
-use crate::tools::{Call, CallError, ToolDef};
 
 /// Which sites `list` shows, sent as `status=<value>`. `enabled`, `disabled` and `draft` are
 /// the values the published specification lists for that filter (and the words a site's
@@ -169,7 +169,7 @@ delete (confirmDelete: true): data null, state.status deleted. \
 Unverified delete: a bare DELETE; the product confirms by name and deletes in the background (deleted may precede the end).",
         )
         .target("site", "id, host, uuid or name")
-        .resolve(site)
+        .resolve(container::as_target::<Site, _>)
         .fields(&["name", "host", "description", "language", "time_zone"])
         .run(run)
 }
@@ -190,25 +190,6 @@ async fn run(ctx: Ctx<ManageArgs, SiteObject, SiteCommand>) -> Answer<Sites> {
         SiteCommand::Update { .. } => standard::update(&ctx).await,
         SiteCommand::Delete { .. } => standard::delete(&ctx).await,
     }
-}
-
-/// The `site` argument, resolved as every channels tool resolves a site.
-async fn site(
-    call: Call,
-    given: Given,
-    _: Scope<SiteObject>,
-    need: Need,
-) -> Result<Found, CallError> {
-    let input = given.text("site").unwrap_or_default();
-    let need = match need {
-        Need::Id => SiteNeed::Id,
-        Need::Object | Need::Row => SiteNeed::Object,
-    };
-    let site = resolve_site(call.client()?, &input, need).await?;
-    Ok(Found {
-        id: site.id,
-        object: site.object,
-    })
 }
 
 type SitesCall = Ctx<ManageArgs, SiteObject, SiteCommand>;

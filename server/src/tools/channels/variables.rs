@@ -4,15 +4,15 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Need, resolve_site};
+use super::Site;
 use crate::config::Module;
 use crate::modyo::Query;
 use crate::tools::args::{Ident, Paging};
+use crate::tools::engine::tool::{Call, ToolDef};
 use crate::tools::engine::{
-    Action, Answer, Collection, Ctx, Given, Managed, Member, Rules, Scope, Verb, command, echoed,
+    Action, Answer, Ctx, Given, Managed, Member, Rules, Scope, Verb, command, container, echoed,
     manage, scoped, standard,
 };
-use crate::tools::{Call, CallError, ToolDef};
 
 const ACCOUNT_VARIABLES: &str = "/api/admin/variables";
 
@@ -65,19 +65,12 @@ command! {
 
 pub(crate) fn manage_tool() -> ToolDef {
     let scope = scoped(|call: Call, given: Given, verb: &'static Verb| async move {
-        let Some(site) = given.text("site") else {
-            let coll = Collection::at(ACCOUNT_VARIABLES).within("the account");
-            return Ok(Scope {
-                coll,
-                container: None,
-            });
-        };
-        let need = if verb.lists { Need::Object } else { Need::Id };
-        let site = resolve_site(call.client()?, &site, need).await?;
-        Ok::<_, CallError>(Scope {
-            coll: site.collection(),
-            container: Some(site.resource()),
-        })
+        if given.get("site").is_none() {
+            let mut scope = Scope::at(ACCOUNT_VARIABLES);
+            scope.coll = scope.coll.within("the account");
+            return Ok(scope);
+        }
+        container::scope::<Site, _>(call, given, verb).await
     });
     manage::<ManageArgs, Variable, VariableCommand>("channels-variables-manage", Module::Channels, scope)
         .describe(

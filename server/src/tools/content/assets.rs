@@ -33,10 +33,11 @@ use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, is_id, is_uuid, pick};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
+use crate::tools::engine::tool::{Call, ToolDef, tool};
 use crate::tools::engine::{
     Answer, Collection, Data, Echo, Id, Identity, Member, Rules, body, echoed, reply, view,
 };
-use crate::tools::{Call, ToolDef, fanout, tool};
+use crate::tools::fanout;
 use crate::uploads::{ReadError, UploadRoots};
 
 mod manage;

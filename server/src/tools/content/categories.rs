@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{Need, Space, numeric_id, read_one, resolve_space, space_rows};
+use super::{Space, numeric_id, read_one, space_rows};
 use crate::config::Module;
 use crate::contract::schema::RareState;
 use crate::contract::{Resource, ToolClass, ToolError};
@@ -18,8 +18,10 @@ use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, is_id, pick};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
-use crate::tools::engine::{Answer, Echo, Member, Rules, echoed, lenient, reply, view};
-use crate::tools::{Call, ToolDef, tool};
+use crate::tools::engine::tool::{Call, ToolDef, tool};
+use crate::tools::engine::{
+    Answer, Container, Echo, Member, Need, Rules, echoed, lenient, reply, view,
+};
 
 mod manage;
 
@@ -209,7 +211,7 @@ pub(crate) fn get_tool() -> ToolDef {
 
 async fn get(call: Call, args: GetArgs) -> Answer<Echo<CategoryObject>> {
     let client = call.client()?;
-    let space = resolve_space(client, &args.space, Need::Id).await?;
+    let space = Space::resolve(client, &args.space, Need::Id).await?;
     let category = resolve(client, &space, &args.category).await?;
     let resource = category.resource();
     Ok(reply::one(category.object, resource).into())

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::types::{fetch_type, type_id_of};
-use super::{Need, Space, id_key, id_of, read_one, resolve_space};
+use super::{Space, id_key, id_of, read_one};
 use crate::config::Module;
 use crate::contract::schema;
 use crate::contract::schema::RareState;
@@ -23,10 +23,11 @@ use crate::modyo::list::{MAX_WALK_PAGES, WALK_PER_PAGE, walk};
 use crate::modyo::resolve::{Stage, is_id, is_uuid, pick};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
+use crate::tools::engine::tool::{Call, CallError, ToolDef, tool};
 use crate::tools::engine::{
-    Answer, Echo, Echoed, Identity, Member, Rules, body, echoed, lenient, reply, view,
+    Answer, Container, Echo, Echoed, Identity, Member, Need, Rules, body, echoed, lenient, reply,
+    view,
 };
-use crate::tools::{Call, CallError, ToolDef, tool};
 
 mod bulk;
 mod parts;
@@ -157,7 +158,7 @@ async fn list(call: Call, args: ListArgs) -> Answer<Vec<Echo<EntryObject>>> {
         ));
     }
     let client = call.client()?;
-    let space = resolve_space(client, &args.space, Need::Object).await?;
+    let space = Space::resolve(client, &args.space, Need::Object).await?;
     let mut query = list_filters(client, &space, args.content_type.as_deref(), args.status)
         .await?
         .page(args.paging.page, args.paging.per_page)
@@ -320,7 +321,7 @@ An id costs one read; a uuid pages the entries list until a row carries it; a sl
 
 async fn get(call: Call, args: GetArgs) -> Answer<Echo<EntryObject>> {
     let client = call.client()?;
-    let space = resolve_space(client, &args.space, Need::Id).await?;
+    let space = Space::resolve(client, &args.space, Need::Id).await?;
     let detail = find_entry(client, &space, &args.entry)
         .await?
         .detail(client, &space)

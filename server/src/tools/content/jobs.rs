@@ -25,8 +25,8 @@ use crate::contract::{
 };
 use crate::modyo::resolve::is_uuid;
 use crate::modyo::{ModyoClient, Query};
+use crate::tools::engine::tool::{Call, CallError, ToolDef, tool};
 use crate::tools::engine::{Action, Answer, Data, Verb, command, lenient, view};
-use crate::tools::{Call, CallError, ToolDef, tool};
 
 mod poll;
 mod registry;

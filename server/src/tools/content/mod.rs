@@ -1,10 +1,10 @@
 //! The content module: spaces, types, entries, assets, categories and jobs.
 //!
-//! Everything hangs off a space; [`resolve_space`] turns the `space` argument (an id, a uid or
-//! a name) into one space and the `resource` that echoes it (C4). The helpers below are the
-//! pieces every content tool shares: reading one object with an actionable `not_found`, the
-//! scope of a space's collections for the `-manage` declarations ([`in_space`]), the
-//! unconfirmed-delete `control`, and the id of an API object.
+//! Everything hangs off a [`Space`], a [`Container`]: the `space` argument (an id, a uid or a
+//! name) resolves into one space and the `resource` that echoes it (C4). The helpers below are
+//! the pieces every content tool shares: reading one object with an actionable `not_found`,
+//! one page of a space's collection, the confirmation of a delete, and the id of an API
+//! object.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -12,15 +12,15 @@ use serde_json::Value;
 
 use crate::contract::{ErrorCode, Resource, ToolError};
 use crate::modyo::list::walk;
-use crate::modyo::resolve::{Stage, is_id, pick};
+use crate::modyo::resolve::{Stage, pick};
 use crate::modyo::{ModyoClient, Query};
 
 use super::args::Paging;
+use super::engine::container::by_id;
+use super::engine::tool::{Call, ToolDef};
 use super::engine::{
-    Answer, Collection, Ctx, Echo, Given, Identity, Member, Rules, Scope, Verb, Where, echoed,
-    reply, scoped, view,
+    Answer, Collection, Container, Echo, Found, Identity, Member, Need, Rules, echoed, reply, view,
 };
-use super::{Call, CallError, ToolDef};
 
 mod assets;
 mod categories;
@@ -115,6 +115,7 @@ pub(crate) struct Confirm {
 pub(crate) const SPACES: &str = "/api/admin/content/spaces";
 
 /// A space, resolved.
+#[derive(Debug, Clone)]
 pub(crate) struct Space {
     pub(crate) id: u64,
     /// The space object, when the resolution read it.
@@ -122,68 +123,62 @@ pub(crate) struct Space {
 }
 
 impl Space {
-    /// The `resource` echo of the space (id only when the object was not read).
-    pub(crate) fn resource(&self) -> Resource {
-        let object = self.object.as_ref().unwrap_or(&Value::Null);
-        Collection::<SpaceObject>::at(SPACES).resource(object, Some(self.id))
-    }
-
     /// `/api/admin/content/spaces/{id}`.
     pub(crate) fn path(&self) -> String {
         format!("{SPACES}/{}", self.id)
     }
 }
 
-/// How much of the space a tool needs.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Need {
-    /// Only its id (the space is not the resource of the call).
-    Id,
-    /// The whole object (the space is the resource or the payload).
-    Object,
+impl Container for Space {
+    const PARAM: &'static str = "space";
+
+    /// An all-digit value is an id; otherwise exact `uid`, then exact `name`, then `name`
+    /// without regard to case, across every page of the spaces list.
+    async fn resolve(client: &ModyoClient, input: &str, need: Need) -> Result<Space, ToolError> {
+        let (input, spaces) = (input.trim(), Collection::<SpaceObject>::at(SPACES));
+        if let Some(Found { id, object }) = by_id(client, &spaces, input, need).await? {
+            return Ok(Space { id, object });
+        }
+        let (spaces, _) = walk(client, SPACES, "spaces", &Query::new()).await?;
+        let stages = [
+            Stage::exact("uid", "uid", input),
+            Stage::exact("name", "name", input),
+            Stage::caseless("name without case", "name", input),
+        ];
+        let space = pick("space", input, &spaces, &stages)?;
+        let id = view::<Identity>(space).id.as_ref().and_then(Value::as_u64);
+        let id = id.ok_or_else(|| {
+            ToolError::new(
+                ErrorCode::InvalidUpstreamResponse,
+                format!("space '{input}' has no numeric id"),
+            )
+        })?;
+        Ok(Space {
+            id,
+            object: Some(space.clone()),
+        })
+    }
+
+    /// The id only when the object was not read.
+    fn resource(&self) -> Resource {
+        let object = self.object.as_ref().unwrap_or(&Value::Null);
+        Collection::<SpaceObject>::at(SPACES).resource(object, Some(self.id))
+    }
+
+    /// `/api/admin/content/spaces/{id}/{root}`.
+    fn collection<T: Member>(&self) -> Collection<T> {
+        Collection::at(format!("{}/{}", self.path(), T::RULES.root))
+            .within(format!("space {}", self.id))
+    }
 }
 
-/// Resolves `space`: an all-digit value is an id; otherwise exact `uid`, then exact `name`,
-/// then `name` without regard to case, across every page of the spaces list.
-pub(crate) async fn resolve_space(
-    client: &ModyoClient,
-    input: &str,
-    need: Need,
-) -> Result<Space, ToolError> {
-    let input = input.trim();
-    if is_id(input) {
-        let id: u64 = input.parse().map_err(|_| {
-            ToolError::invalid_parameters(format!("space id '{input}' is too large"))
-        })?;
-        if need == Need::Id {
-            return Ok(Space { id, object: None });
+impl From<Space> for Found {
+    fn from(space: Space) -> Found {
+        Found {
+            id: space.id,
+            object: space.object,
         }
-        let object = Collection::<SpaceObject>::at(SPACES)
-            .fetch(client, id)
-            .await?;
-        return Ok(Space {
-            id,
-            object: Some(object),
-        });
     }
-    let (spaces, _) = walk(client, SPACES, "spaces", &Query::new()).await?;
-    let stages = [
-        Stage::exact("uid", "uid", input),
-        Stage::exact("name", "name", input),
-        Stage::caseless("name without case", "name", input),
-    ];
-    let space = pick("space", input, &spaces, &stages)?;
-    let id = view::<Identity>(space).id.as_ref().and_then(Value::as_u64);
-    let id = id.ok_or_else(|| {
-        ToolError::new(
-            crate::contract::ErrorCode::InvalidUpstreamResponse,
-            format!("space '{input}' has no numeric id"),
-        )
-    })?;
-    Ok(Space {
-        id,
-        object: Some(space.clone()),
-    })
 }
 
 echoed! {
@@ -207,50 +202,8 @@ pub(crate) async fn space_rows<T: Member>(
     paging: &Paging,
 ) -> Answer<Vec<Echo<T>>> {
     let client = call.client()?;
-    let space = resolve_space(client, space, Need::Object).await?;
+    let space = Space::resolve(client, space, Need::Object).await?;
     let query = Query::new().page(paging.page, paging.per_page);
-    let page = Collection::<T>::at(format!("{}/{}", space.path(), T::RULES.root))
-        .page(client, &query)
-        .await?;
+    let page = space.collection::<T>().page(client, &query).await?;
     Ok(reply::rows(page, Some(space.resource())).into())
-}
-
-/// Where the members of a space's collection (`<space>/<root>`: types, categories, entries)
-/// live for one call of its `-manage` tool: [`space_scope`].
-pub(crate) fn in_space<T: Member>() -> Where<T> {
-    scoped(space_scope)
-}
-
-/// The `space` argument resolved (read in full only for `list`, which echoes it as
-/// `resource`), and `T`'s collection in it.
-pub(crate) async fn space_scope<T: Member>(
-    call: Call,
-    given: Given,
-    verb: &'static Verb,
-) -> Result<Scope<T>, CallError> {
-    let input = given.text("space").unwrap_or_default();
-    let need = if verb.lists { Need::Object } else { Need::Id };
-    let space = resolve_space(call.client()?, &input, need).await?;
-    Ok(Scope {
-        coll: Collection::at(format!("{}/{}", space.path(), T::RULES.root))
-            .within(format!("space {}", space.id)),
-        container: Some(space.resource()),
-    })
-}
-
-impl Space {
-    /// The space a call of a space's collection resolved ([`in_space`]).
-    pub(crate) fn of<A, T, C>(ctx: &Ctx<A, T, C>) -> Result<Space, ToolError> {
-        let id = ctx
-            .container
-            .as_ref()
-            .and_then(|c| c.id_value())
-            .and_then(Value::as_u64);
-        id.map(|id| Space { id, object: None }).ok_or_else(|| {
-            ToolError::new(
-                ErrorCode::InvalidUpstreamResponse,
-                "the space has no numeric id",
-            )
-        })
-    }
 }

@@ -4,14 +4,14 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{Need, SPACES, SpaceObject, resolve_space};
+use super::{SPACES, Space, SpaceObject};
 use crate::config::Module;
 use crate::contract::ToolClass;
 use crate::contract::schema::RareState;
 use crate::modyo::Query;
 use crate::tools::args::{Ident, Paging};
-use crate::tools::engine::{Answer, Collection, Echo, reply};
-use crate::tools::{Call, ToolDef, tool};
+use crate::tools::engine::tool::{Call, ToolDef, tool};
+use crate::tools::engine::{Answer, Collection, Container, Echo, Need, reply};
 
 mod copy;
 mod manage;
@@ -57,7 +57,7 @@ pub(crate) fn get_tool() -> ToolDef {
 }
 
 async fn get(call: Call, args: GetArgs) -> Answer<Echo<SpaceObject>> {
-    let space = resolve_space(call.client()?, &args.space, Need::Object).await?;
+    let space = Space::resolve(call.client()?, &args.space, Need::Object).await?;
     let resource = space.resource();
     Ok(reply::one(space.object.unwrap_or_default(), resource).into())
 }

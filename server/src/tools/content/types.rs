@@ -17,7 +17,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{Need, Space, id_key, resolve_space, space_rows};
+use super::{Space, id_key, space_rows};
 use crate::config::Module;
 use crate::contract::schema::RareState;
 use crate::contract::{ErrorCode, PostCondition, Reply, Resource, ToolClass, ToolError};
@@ -25,10 +25,11 @@ use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, is_id, pick};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
+use crate::tools::engine::tool::{Call, CallError, ToolDef, tool};
 use crate::tools::engine::{
-    Answer, Echo, Identity, Member, Object, Rules, body, echoed, lenient, persist, reply, view,
+    Answer, Container, Echo, Identity, Member, Need, Object, Rules, body, echoed, lenient, persist,
+    reply, view,
 };
-use crate::tools::{Call, CallError, ToolDef, tool};
 
 mod manage;
 mod upsert;
@@ -130,7 +131,7 @@ pub(crate) fn get_tool() -> ToolDef {
 
 async fn get(call: Call, args: GetArgs) -> Answer<Echo<TypeObject>> {
     let client = call.client()?;
-    let space = resolve_space(client, &args.space, Need::Id).await?;
+    let space = Space::resolve(client, &args.space, Need::Id).await?;
     let object = fetch_type(client, &space, &args.content_type).await?;
     let resource = type_resource(&object);
     Ok(reply::one(object, resource).into())
@@ -430,14 +431,8 @@ is the copy as persisted; resource is the copy.",
 
 async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<TypeObject>> {
     let client = call.client()?;
-    let source_space = resolve_space(client, &args.space, Need::Id).await?;
-    let target_space = match args.target_space.as_deref() {
-        Some(target) => resolve_space(client, target, Need::Id).await?,
-        None => Space {
-            id: source_space.id,
-            object: None,
-        },
-    };
+    let source_space = Space::resolve(client, &args.space, Need::Id).await?;
+    let target_space = Space::target(client, args.target_space.as_deref(), &source_space).await?;
     let source: TypeView = view(&fetch_type(client, &source_space, &args.content_type).await?);
     let uid = match (&args.uid, &source.uid) {
         (Some(uid), _) => uid.clone(),

@@ -15,11 +15,11 @@ use crate::contract::schema::RareState;
 use crate::contract::{ErrorCode, PostCondition, ToolClass, ToolError};
 use crate::modyo::Query;
 use crate::tools::args::{Ident, Paging};
+use crate::tools::engine::tool::{Call, CallError, ToolDef, tool};
 use crate::tools::engine::{
     Action, Answer, Collection, Ctx, Echo, Identity, Managed, Member, Need, Rules, Verb, at, body,
     command, echoed, lenient, manage, persist, reply, standard, view, views,
 };
-use crate::tools::{Call, CallError, ToolDef, tool};
 
 const GROUPS: &str = "/api/admin/groups";
 

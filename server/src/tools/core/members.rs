@@ -17,11 +17,11 @@ use crate::contract::schema::RareState;
 use crate::contract::{ErrorCode, PostCondition, Resource, ToolError};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
+use crate::tools::engine::tool::{CallError, ToolDef};
 use crate::tools::engine::{
     Action, Answer, Ctx, Echoed, Identity, Managed, Member, Need, Rules, Verb, at, body, command,
     echoed, lenient, manage, persist, reply, view,
 };
-use crate::tools::{CallError, ToolDef};
 
 const TEAM_MEMBERS: &str = "/api/admin/team_members";
 

@@ -9,7 +9,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::ToolDef;
+use super::engine::tool::ToolDef;
 
 mod groups;
 mod members;

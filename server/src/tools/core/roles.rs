@@ -14,11 +14,11 @@ use crate::config::Module;
 use crate::contract::{PostCondition, ToolClass, ToolError};
 use crate::modyo::Query;
 use crate::tools::args::{Ident, Paging};
+use crate::tools::engine::tool::{Call, ToolDef, tool};
 use crate::tools::engine::{
     Action, Answer, Collection, Ctx, Echo, Echoed, Managed, Member, Names, Need, Rules, Verb, at,
     command, echoed, manage, persist, reply, standard,
 };
-use crate::tools::{Call, ToolDef, tool};
 
 const ROLES: &str = "/api/admin/roles";
 

@@ -12,8 +12,8 @@ use super::Lang;
 use crate::config::Module;
 use crate::contract::{Legacy, PostCondition, Reply, Resource, ToolClass};
 use crate::modyo::Query;
+use crate::tools::engine::tool::{Call, CallError, ToolDef, tool};
 use crate::tools::engine::{Action, Answer, Echo, Verb, command, echoed, persist};
-use crate::tools::{Call, CallError, ToolDef, tool};
 
 const ACCOUNT: &str = "/api/admin/account";
 

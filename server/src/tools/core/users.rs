@@ -14,11 +14,11 @@ use crate::config::Module;
 use crate::contract::{ToolClass, ToolError};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
+use crate::tools::engine::tool::{Call, ToolDef, tool};
 use crate::tools::engine::{
     Action, Answer, Collection, Command, Ctx, Echo, Identity, Managed, Member, Names, Need, Rules,
     Verb, at, body, bulk, command, echoed, manage, persist, reply, standard, view,
 };
-use crate::tools::{Call, ToolDef, tool};
 
 const ADMIN_USERS: &str = "/api/admin/admin_users";
 

@@ -10,17 +10,17 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::copy::Realms;
-use super::{Described, in_realm};
+use super::{Described, Realm};
 use crate::config::Module;
 use crate::contract::{PostCondition, ToolClass};
 use crate::modyo::Query;
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::copy::{copy_name, without_owned};
+use crate::tools::engine::tool::{Call, ToolDef, tool};
 use crate::tools::engine::{
-    Action, Answer, Ctx, Echo, Echoed, Identity, Managed, Member, Need, Rules, Verb, command,
-    echoed, lenient, manage, persist, reply, standard, view,
+    Action, Answer, Container, Ctx, Echo, Echoed, Identity, Managed, Member, Need, Rules, Verb,
+    command, echoed, lenient, manage, persist, reply, standard, view, within,
 };
-use crate::tools::{Call, ToolDef, tool};
 
 echoed! {
     /// A data set as the API returns it.
@@ -69,7 +69,7 @@ command! {
 }
 
 pub(crate) fn manage_tool() -> ToolDef {
-    manage::<ManageArgs, DataSet, DataSetCommand>("customers-datasets-manage", Module::Customers, in_realm())
+    manage::<ManageArgs, DataSet, DataSetCommand>("customers-datasets-manage", Module::Customers, within::<Realm, _>())
         .describe(
             "List, get, create, update or delete a realm's data sets (option lists for questions). data_set: id or \
 name. list: data.data_sets + coverage, resource = the realm; other actions: data is the data set as persisted; \

@@ -14,16 +14,16 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::in_realm;
+use super::Realm;
 use crate::config::Module;
 use crate::contract::{ErrorCode, ToolClass, ToolError};
 use crate::modyo::Query;
 use crate::tools::args::{Ident, Paging};
+use crate::tools::engine::tool::{Call, CallError, ToolDef, tool};
 use crate::tools::engine::{
     Action, Answer, Ctx, Echo, Managed, Member, Need, Rules, Verb, command, echoed, lenient,
-    manage, persist, reply, standard, view,
+    manage, persist, reply, standard, view, within,
 };
-use crate::tools::{Call, CallError, ToolDef, tool};
 
 /// Why a form cannot be created (or copied) through the API.
 const NO_CREATE: &str = "Modyo's published API has no endpoint to create a form (forms are listed, read, updated, \
@@ -79,7 +79,7 @@ command! {
 }
 
 pub(crate) fn manage_tool() -> ToolDef {
-    manage::<ManageArgs, Form, FormCommand>("customers-forms-manage", Module::Customers, in_realm())
+    manage::<ManageArgs, Form, FormCommand>("customers-forms-manage", Module::Customers, within::<Realm, _>())
         .describe(
             "List, get, update, delete, enable or disable a realm's forms. form: id or name. list: data.forms + \
 coverage, resource = the realm; other actions: data is the form as persisted (questions under `question`); delete \

@@ -3,25 +3,22 @@
 //!
 //! Admin paths sit under `/api/admin/customers/{realm_uid}/...`, where Modyo's `realm_uid` is
 //! the realm's `slug` (the documented realm is `{id, name, slug, user_count, created_at}`).
-//! Every tool takes `realm` as a slug or a name, resolved by [`resolve_realm`] (exact slug, then
-//! exact name, then name without case; ambiguous names fail); what lives in the realm is a
-//! collection under it ([`in_realm`]). Forms, data sets, originations and segments resolve by id or by name
+//! Every tool takes `realm` as a slug or a name: a [`Realm`] is a [`Container`] (exact slug,
+//! then exact name, then name without case; ambiguous names fail), and what lives in it is a
+//! collection under it. Forms, data sets, originations and segments resolve by id or by name
 //! within the realm, end users by id or email.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::ToolDef;
 use super::engine::collection::{hinted, segment, with_candidates};
-use super::engine::{
-    Collection, Echoed, Given, Member, Names, Rules, Scope, Where, echoed, scoped,
-};
+use super::engine::tool::ToolDef;
+use super::engine::{Collection, Container, Echoed, Member, Names, Need, Rules, echoed};
 use crate::contract::{ErrorCode, Resource, ToolError};
 use crate::modyo::list::walk;
 use crate::modyo::resolve::pick;
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::{Call, CallError};
 
 mod copy;
 mod datasets;
@@ -96,42 +93,33 @@ impl Realm {
     pub(crate) fn path(&self) -> String {
         format!("{REALMS}/{}", segment(&self.slug))
     }
+}
 
-    /// The `resource` echo of the realm (C4).
-    pub(crate) fn resource(&self) -> Resource {
+impl Container for Realm {
+    const PARAM: &'static str = "realm";
+
+    /// Exact `slug`, then exact `name`, then `name` without regard to case, across every page
+    /// of the realms list (whatever the need: paths use the slug). More than one match fails
+    /// with `ambiguous`.
+    async fn resolve(client: &ModyoClient, input: &str, _: Need) -> Result<Realm, ToolError> {
+        let mut realms = resolve_realms(client, &[input]).await?;
+        realms
+            .pop()
+            .ok_or_else(|| ToolError::not_found(format!("no realm matches '{input}'")))
+    }
+
+    fn resource(&self) -> Resource {
         Resource::from_object("realm", &self.object, Some("slug"))
     }
 
-    /// The members of kind `T` in the realm: `/api/admin/customers/{slug}/{root}`.
-    pub(crate) fn collection<T: Member>(&self) -> Collection<T> {
+    /// `/api/admin/customers/{slug}/{root}`.
+    fn collection<T: Member>(&self) -> Collection<T> {
         Collection::at(format!(
             "/api/admin/customers/{}/{}",
             segment(&self.slug),
             T::RULES.root
         ))
     }
-}
-
-/// Where the members of a customers `-manage` tool live: in the realm the call names
-/// (`realm`), which `list` echoes as its container.
-pub(crate) fn in_realm<T: Member>() -> Where<T> {
-    scoped(|call: Call, given: Given, _| async move {
-        let input = given.text("realm").unwrap_or_default();
-        let realm = resolve_realm(call.client()?, &input).await?;
-        Ok::<_, CallError>(Scope {
-            coll: realm.collection(),
-            container: Some(realm.resource()),
-        })
-    })
-}
-
-/// Resolves `realm`: exact `slug`, then exact `name`, then `name` without regard to case,
-/// across every page of the realms list. More than one match fails with `ambiguous`.
-pub(crate) async fn resolve_realm(client: &ModyoClient, input: &str) -> Result<Realm, ToolError> {
-    let mut realms = resolve_realms(client, &[input]).await?;
-    realms
-        .pop()
-        .ok_or_else(|| ToolError::not_found(format!("no realm matches '{input}'")))
 }
 
 /// Resolves several realms (a source and a target) with one walk of the realms list.

@@ -11,15 +11,14 @@ use reqwest::Method;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{REALMS, Realm, RealmObject, resolve_realm};
+use super::{REALMS, Realm, RealmObject};
 use crate::config::Module;
 use crate::contract::Legacy;
 use crate::modyo::Query;
-use crate::tools::CallError;
-use crate::tools::ToolDef;
 use crate::tools::args::{Ident, Paging};
+use crate::tools::engine::tool::{CallError, ToolDef};
 use crate::tools::engine::{
-    Action, Answer, Ctx, Managed, Verb, at, command, manage, reply, standard,
+    Action, Answer, Container, Ctx, Managed, Need, Verb, at, command, manage, reply, standard,
 };
 
 /// Why a realm cannot be changed through the API.
@@ -95,7 +94,7 @@ async fn run(ctx: Ctx<ManageArgs, RealmObject, RealmCommand>) -> Answer<Managed<
 type Realms = Ctx<ManageArgs, RealmObject, RealmCommand>;
 
 async fn realm(ctx: &Realms) -> Result<Realm, CallError> {
-    Ok(resolve_realm(ctx.client()?, &ctx.target()?).await?)
+    Ok(Realm::resolve(ctx.client()?, &ctx.target()?, Need::Object).await?)
 }
 
 async fn get(ctx: Realms) -> Answer<Managed<RealmObject>> {

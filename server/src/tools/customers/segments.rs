@@ -11,13 +11,13 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Described, in_realm};
+use super::{Described, Realm};
 use crate::config::Module;
 use crate::modyo::Query;
-use crate::tools::ToolDef;
 use crate::tools::args::{Ident, Paging};
+use crate::tools::engine::tool::ToolDef;
 use crate::tools::engine::{
-    Action, Answer, Ctx, Managed, Member, Rules, Verb, command, echoed, manage, standard,
+    Action, Answer, Ctx, Managed, Member, Rules, Verb, command, echoed, manage, standard, within,
 };
 
 echoed! {
@@ -67,7 +67,7 @@ command! {
 }
 
 pub(crate) fn manage_tool() -> ToolDef {
-    manage::<ManageArgs, Segment, SegmentCommand>("customers-segments-manage", Module::Customers, in_realm())
+    manage::<ManageArgs, Segment, SegmentCommand>("customers-segments-manage", Module::Customers, within::<Realm, _>())
         .describe(
             "List, get, create, update or delete a realm's user segments (Modyo targets). segment: id or name. \
 list: data.segments (filters_summary, matches_count) + coverage, resource = the realm; other actions: data is the \

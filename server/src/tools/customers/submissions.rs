@@ -10,20 +10,20 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::Realm;
 use super::originations::Origination;
 use super::users::RealmUser;
-use super::{Realm, resolve_realm};
 use crate::config::Module;
 use crate::contract::schema::RareState;
 use crate::contract::{Resource, ToolClass, ToolError};
 use crate::modyo::list::walk;
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging, check_date};
+use crate::tools::engine::tool::{Call, CallError, ToolDef, tool};
 use crate::tools::engine::{
-    Action, Answer, Collection, Command, Echo, Found, Member, Need, Rules, Verb, body, bulk,
-    command, echoed, lenient, persist, reply, required, view,
+    Action, Answer, Collection, Command, Container, Echo, Found, Member, Need, Rules, Verb, body,
+    bulk, command, echoed, lenient, persist, reply, required, view,
 };
-use crate::tools::{Call, CallError, ToolDef, tool};
 
 echoed! {
     /// A submission as the API returns it (keys from the customers API docs).
@@ -101,7 +101,7 @@ async fn list(call: Call, args: ListArgs) -> Answer<Vec<Echo<Submission>>> {
             query = query.push(key, day);
         }
     }
-    let realm = resolve_realm(client, &args.realm).await?;
+    let realm = Realm::resolve(client, &args.realm, Need::Object).await?;
     let (path, resource) = match (&args.origination, &args.user) {
         (Some(origination), None) => {
             owner(client, realm.collection::<Origination>(), origination).await?
@@ -408,7 +408,7 @@ async fn bulk(call: Call, args: BulkArgs) -> Answer<bulk::Bulk> {
         command::parse::<SubmissionsBulkCommand>(SUBMISSIONS_BULK, args.action.as_str(), &args)?;
     let change = change(&args, &command)?;
     let client = call.client()?;
-    let realm = resolve_realm(client, &args.realm).await?;
+    let realm = Realm::resolve(client, &args.realm, Need::Object).await?;
     if let Some((assignee, origination)) = &change.assignee {
         check_assignee(client, &realm, origination, *assignee).await?;
     }

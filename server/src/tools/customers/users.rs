@@ -13,18 +13,18 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Realm, resolve_realm};
+use super::Realm;
 use crate::config::Module;
 use crate::contract::schema::RareState;
 use crate::contract::{ToolClass, ToolError};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::bulk::FanOut;
+use crate::tools::engine::tool::{Call, ToolDef, tool};
 use crate::tools::engine::{
-    Action, Answer, Command, Echo, Echoed, Identity, Member, Names, Rules, Verb, body, bulk,
-    command, echoed, persist, reply, view,
+    Action, Answer, Command, Container, Echo, Echoed, Identity, Member, Names, Need, Rules, Verb,
+    body, bulk, command, echoed, persist, reply, view,
 };
-use crate::tools::{Call, ToolDef, tool};
 
 echoed! {
     /// An end user as the API returns it.
@@ -99,7 +99,7 @@ async fn list(call: Call, args: ListArgs) -> Answer<Vec<Echo<RealmUser>>> {
         (query, email) => query.or(email),
     };
     let client = call.client()?;
-    let realm = resolve_realm(client, &args.realm).await?;
+    let realm = Realm::resolve(client, &args.realm, Need::Object).await?;
     let query = Query::new()
         .push_opt("query", keywords)
         .push_opt("active", args.status.map(Status::active))
@@ -175,7 +175,7 @@ async fn upsert(call: Call, args: UpsertArgs) -> Answer<Echo<RealmUser>> {
         .into());
     }
     let client = call.client()?;
-    let realm = resolve_realm(client, &args.realm).await?;
+    let realm = Realm::resolve(client, &args.realm, Need::Object).await?;
     let users = realm.collection::<RealmUser>();
     let lookup = users.lookup(client, email).await;
     let (object, status) = users
@@ -249,7 +249,7 @@ async fn bulk(call: Call, args: BulkArgs) -> Answer<bulk::Bulk> {
         return control;
     }
     let client = call.client()?;
-    let realm = resolve_realm(client, &args.realm).await?;
+    let realm = Realm::resolve(client, &args.realm, Need::Object).await?;
     let verb = command.verb();
     let command = &command;
     let out = bulk::run(args.users, |_, user| {

@@ -1,6 +1,7 @@
 //! One call of a `-manage` tool as its actions see it: the arguments as given, what the call
 //! acts on, and the member its target resolves into.
 
+use std::any::Any;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -14,6 +15,9 @@ use crate::contract::Resource;
 use crate::modyo::{ModyoClient, Query};
 
 pub(super) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+
+/// A resolved container, as the actions get it back (`Container::of`).
+pub(super) type Held = Option<Arc<dyn Any + Send + Sync>>;
 
 pub(super) type ResolveFn<T> =
     Arc<dyn Fn(Call, Given, Scope<T>, Need) -> BoxFuture<Result<Found, CallError>> + Send + Sync>;
@@ -44,6 +48,8 @@ pub(crate) struct Scope<T> {
     pub(crate) coll: Collection<T>,
     /// The realm, site or space the collection lives in, when there is one.
     pub(crate) container: Option<Resource>,
+    /// That container itself.
+    pub(crate) held: Held,
 }
 
 impl<T> Clone for Scope<T> {
@@ -51,6 +57,7 @@ impl<T> Clone for Scope<T> {
         Scope {
             coll: self.coll.clone(),
             container: self.container.clone(),
+            held: self.held.clone(),
         }
     }
 }
@@ -61,6 +68,7 @@ impl<T> Scope<T> {
         Scope {
             coll: Collection::at(path),
             container: None,
+            held: None,
         }
     }
 }
@@ -80,6 +88,7 @@ pub(crate) struct Ctx<A, T, C> {
     pub(crate) coll: Collection<T>,
     /// The container, echoed by `list`.
     pub(crate) container: Option<Resource>,
+    pub(super) held: Held,
     pub(super) target: Option<&'static str>,
     pub(super) fields: &'static [&'static str],
     pub(super) resolve: Option<ResolveFn<T>>,
@@ -110,6 +119,7 @@ impl<A, T: Member, C> Ctx<A, T, C> {
             let scope = Scope {
                 coll: self.coll.clone(),
                 container: self.container.clone(),
+                held: self.held.clone(),
             };
             return resolve(self.call.clone(), self.given.clone(), scope, need).await;
         }

@@ -230,6 +230,7 @@ where
             given,
             coll: scope.coll,
             container: scope.container,
+            held: scope.held,
             target: self.target.map(|(param, _)| param),
             fields: self.fields,
             resolve: self.resolve.clone(),

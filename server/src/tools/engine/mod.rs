@@ -5,6 +5,8 @@
 //!   is derived from the type, and so is the lint's list of echoed roots (C10).
 //! - [`collection`]: a kind of object ([`Member`], its [`Rules`]) at a path, how an identifier
 //!   resolves into a member (`server/CONTRACT.md`, "Name resolution"), its `resource` (C4).
+//! - [`container`]: what a collection lives in (a space, a site, a realm), resolved one way
+//!   ([`Container`]); a `-manage` tool's members live [`within`] one.
 //! - [`command`]: what a multi-action tool can be asked, as a typed enum ([`command!`]): each
 //!   action's [`Verb`] and the parameters it requires.
 //! - [`manage`]: a `-manage` tool as a declaration: its collection, its fields, its command,
@@ -21,6 +23,7 @@
 pub(crate) mod bulk;
 pub(crate) mod collection;
 pub(crate) mod command;
+pub(crate) mod container;
 pub(crate) mod copy;
 mod ctx;
 pub(crate) mod data;
@@ -33,8 +36,9 @@ pub(crate) mod view;
 
 pub(crate) use collection::{Collection, Found, Member, Names, Need, Rules};
 pub(crate) use command::{Action, Command, Verb, command};
+pub(crate) use container::{Container, within};
 pub(crate) use ctx::{Ctx, Given, Scope};
 pub(crate) use data::{Data, Echo, Echoed, Id, Managed, Nothing, Nullable, echoed};
-pub(crate) use manage::{Answer, Where, at, manage, manage_as, required, scoped};
+pub(crate) use manage::{Answer, at, manage, manage_as, required, scoped};
 pub(crate) use reply::Object;
 pub(crate) use view::{Identity, body, lenient, view, views};

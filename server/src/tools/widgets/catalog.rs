@@ -12,8 +12,8 @@ use crate::config::Module;
 use crate::contract::schema::RareState;
 use crate::contract::{Coverage, Evidence, Legacy, Outcome, Reply, Resource, ToolClass, ToolError};
 use crate::tools::args::Ident;
+use crate::tools::engine::tool::{Call, ToolDef, tool};
 use crate::tools::engine::{Answer, Data};
-use crate::tools::{Call, ToolDef, tool};
 use crate::widgets::{Catalogue, ComponentDetail, ComponentSummary, PatternDetail, catalogue};
 
 impl Data for Vec<ComponentSummary<'static>> {}

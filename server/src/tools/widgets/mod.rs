@@ -8,7 +8,7 @@
 //!
 //! The data and the local work live in [`crate::widgets`].
 
-use super::ToolDef;
+use super::engine::tool::ToolDef;
 
 mod catalog;
 mod project;

@@ -15,8 +15,8 @@ use crate::contract::schema::RareState;
 use crate::contract::{
     Coverage, ErrorCode, Evidence, Legacy, PostCondition, Reply, Resource, ToolClass, ToolError,
 };
+use crate::tools::engine::tool::{Call, ToolDef, tool};
 use crate::tools::engine::{Answer, Data};
-use crate::tools::{Call, ToolDef, tool};
 use crate::widgets::scaffold::{self, DEFAULT_PATTERN, FileOnDisk, ScaffoldError};
 use crate::widgets::validate::{self, Finding, ValidateError};
 use crate::widgets::{Pattern, catalogue};

@@ -11,7 +11,6 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use super::super::in_site;
 use super::tree::{ItemKeys, MenuKeys, Node, Place, Tree, item_id};
 use super::{Menu, resolve_menu};
 use crate::config::Module;
@@ -19,13 +18,14 @@ use crate::contract::schema::RareState;
 use crate::contract::{ErrorCode, Legacy, Resource, ToolError};
 use crate::modyo::Query;
 use crate::tools::args::{Ident, Paging};
+use crate::tools::channels::Site;
 use crate::tools::engine::collection::id_of;
 use crate::tools::engine::reply::{self, Object};
+use crate::tools::engine::tool::{Call, CallError, ToolDef};
 use crate::tools::engine::{
     Action, Answer, Ctx, Data, Echo, Found, Given, Managed, Need, Scope, Verb, command, echoed,
-    manage_as, persist, standard, view,
+    manage_as, persist, standard, view, within,
 };
-use crate::tools::{Call, CallError, ToolDef};
 
 echoed! {
     /// A menu with its item tree, or one menu item, as the API returns them: the `data` of
@@ -136,7 +136,7 @@ pub(crate) fn items_manage_tool() -> ToolDef {
     manage_as::<ItemsArgs, Menu, ItemCommand, MenuData>(
         "channels-menu-items-manage",
         Module::Channels,
-        in_site(),
+        within::<Site, _>(),
     )
     .describe(
         "Read a site's menus with their item trees, and write menu items. list: data.menus (each with items) + \

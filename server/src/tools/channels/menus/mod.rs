@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{Need as SiteNeed, copy_name, resolve_site, target_site};
+use super::{Site, copy_name};
 use crate::config::Module;
 use crate::contract::schema::RareState;
 use crate::contract::{ErrorCode, PostCondition, ToolClass, ToolError};
@@ -19,10 +19,11 @@ use crate::modyo::resolve::{Stage, is_id, pick};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::Ident;
 use crate::tools::engine::collection::{id_of, parse_id};
+use crate::tools::engine::tool::{Call, ToolDef, tool};
 use crate::tools::engine::{
-    Answer, Collection, Echo, Echoed, Found, Member, Nothing, Rules, body, echoed, persist, reply,
+    Answer, Collection, Container, Echo, Echoed, Found, Member, Need, Nothing, Rules, body, echoed,
+    persist, reply,
 };
-use crate::tools::{Call, ToolDef, tool};
 
 mod items;
 mod tree;
@@ -112,7 +113,7 @@ state.status created, updated or unchanged. Items: channels-menu-items-manage.",
 
 async fn upsert(call: Call, args: UpsertArgs) -> Answer<Echo<Menu>> {
     let client = call.client()?;
-    let site = resolve_site(client, &args.site, SiteNeed::Id).await?;
+    let site = Site::resolve(client, &args.site, Need::Id).await?;
     let menus = site.collection::<Menu>();
     let name = args.name.trim();
     let (object, status, sent) = match menu_named(client, &menus, name).await? {
@@ -180,11 +181,11 @@ data: the copy as persisted; state.affected: items written.",
 
 async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<Menu>> {
     let client = call.client()?;
-    let site = resolve_site(client, &args.site, SiteNeed::Id).await?;
+    let site = Site::resolve(client, &args.site, Need::Id).await?;
     let menus = site.collection::<Menu>();
     let found = resolve_menu(client, &menus, &args.menu).await?;
     let source = menus.fetch(client, found.id).await?;
-    let target = target_site(client, args.target_site.as_deref(), &site).await?;
+    let target = Site::target(client, args.target_site.as_deref(), &site).await?;
     let name = copy_name(args.name.as_deref(), &source, &format!("menu {}", found.id))?;
     // Refused before anything is created when the source cannot be written back whole.
     let tree = Tree::of(&source, &format!("menu {}", found.id))?.copied();
@@ -247,7 +248,7 @@ async fn delete(call: Call, args: DeleteArgs) -> Answer<Nothing> {
         return Ok(control.into());
     }
     let client = call.client()?;
-    let site = resolve_site(client, &args.site, SiteNeed::Id).await?;
+    let site = Site::resolve(client, &args.site, Need::Id).await?;
     let menus = site.collection::<Menu>();
     let found = resolve_menu(client, &menus, &args.menu).await?;
     let object = match found.object {

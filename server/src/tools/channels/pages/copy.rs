@@ -8,7 +8,6 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::super::{Need, Site, resolve_site, target_site};
 use super::widget::{WidgetKeys, widget_input, widgets_of};
 use super::{Page, put_page, update_body};
 use crate::config::Module;
@@ -16,9 +15,12 @@ use crate::contract::schema::RareState;
 use crate::contract::{ErrorCode, ToolClass, ToolError};
 use crate::modyo::ModyoClient;
 use crate::tools::args::Ident;
+use crate::tools::channels::Site;
 use crate::tools::engine::collection::id_of;
-use crate::tools::engine::{Answer, Collection, Echo, Echoed, persist, reply, view};
-use crate::tools::{Call, ToolDef, tool};
+use crate::tools::engine::tool::{Call, ToolDef, tool};
+use crate::tools::engine::{
+    Answer, Collection, Container, Echo, Echoed, Need, persist, reply, view,
+};
 
 /// Arguments of `channels-pages-copy`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -66,13 +68,13 @@ state.affected: widgets copied.",
 
 async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<Page>> {
     let client = call.client()?;
-    let site = resolve_site(client, &args.site, Need::Id).await?;
+    let site = Site::resolve(client, &args.site, Need::Id).await?;
     let source = site
         .collection::<Page>()
         .fetch(client, args.page_id)
         .await?;
     refuse_custom_widgets(&source, args.page_id)?;
-    let target = target_site(client, args.target_site.as_deref(), &site).await?;
+    let target = Site::target(client, args.target_site.as_deref(), &site).await?;
     let sent = copy_body(&source, &args, target.id == site.id);
     let pages = target.collection::<Page>();
     let created = persist::create(client, &pages.path, &sent, Page::NAME).await?;

@@ -16,18 +16,18 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::{Need, in_site, resolve_site};
+use super::Site;
 use crate::config::Module;
 use crate::contract::schema::RareState;
 use crate::contract::{ToolClass, ToolError};
 use crate::modyo::ModyoClient;
 use crate::modyo::Query;
 use crate::tools::args::{Ident, Paging};
+use crate::tools::engine::tool::{Call, CallError, ToolDef, tool};
 use crate::tools::engine::{
-    Action, Answer, Collection, Ctx, Echo, Echoed, Managed, Member, Rules, Verb, command, echoed,
-    manage, persist, reply, standard,
+    Action, Answer, Collection, Container, Ctx, Echo, Echoed, Managed, Member, Need, Rules, Verb,
+    command, echoed, manage, persist, reply, standard, within,
 };
-use crate::tools::{Call, CallError, ToolDef, tool};
 
 mod copy;
 mod widget;
@@ -117,7 +117,7 @@ command! {
 }
 
 pub(crate) fn manage_tool() -> ToolDef {
-    manage::<ManageArgs, Page, PageCommand>("channels-pages-manage", Module::Channels, in_site())
+    manage::<ManageArgs, Page, PageCommand>("channels-pages-manage", Module::Channels, within::<Site, _>())
         .describe(
             "List, get, update or delete a site's pages (Modyo's layout pages). list: data.pages (each with its \
 children) + coverage, resource the site; get/update: the page as persisted, state.status and published; update sends \
@@ -225,7 +225,7 @@ the page as persisted; state.status created.",
 
 async fn create(call: Call, args: CreateArgs) -> Answer<Echo<Page>> {
     let client = call.client()?;
-    let site = resolve_site(client, &args.site, Need::Id).await?;
+    let site = Site::resolve(client, &args.site, Need::Id).await?;
     let pages = site.collection::<Page>();
     let parent_uuid = match args.page.parent_id {
         Some(parent) => {

@@ -11,16 +11,16 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::super::{Need, resolve_site};
 use super::{Page, put_page, update_body};
 use crate::config::Module;
 use crate::contract::{ErrorCode, ToolClass, ToolError};
 use crate::tools::args::Ident;
+use crate::tools::channels::Site;
+use crate::tools::engine::tool::{Call, CallError, ToolDef, tool};
 use crate::tools::engine::{
-    Action, Answer, Collection, Echo, Echoed, Member, Rules, Verb, command, echoed, lenient,
-    persist, reply, required, view,
+    Action, Answer, Collection, Container, Echo, Echoed, Member, Need, Rules, Verb, command,
+    echoed, lenient, persist, reply, required, view,
 };
-use crate::tools::{Call, CallError, ToolDef, tool};
 
 echoed! {
     /// A widget placed on a page, as the API returns it within the page.
@@ -282,7 +282,7 @@ async fn page_widget(call: Call, args: WidgetArgs) -> Answer<Option<Echo<PageWid
     }
     let (status, message) = check(&args, &command)?;
     let client = call.client()?;
-    let site = resolve_site(client, &args.site, Need::Id).await?;
+    let site = Site::resolve(client, &args.site, Need::Id).await?;
     let pages = site.collection::<Page>();
     let page = pages.fetch(client, args.page_id).await?;
     let (widgets, change) = edited(&args, &command, &page)?;

@@ -17,7 +17,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Need as SiteNeed, in_site, resolve_site, target_site};
+use super::Site;
 use crate::config::Module;
 use crate::contract::schema::RareState;
 use crate::contract::{Coverage, ErrorCode, Evidence, Legacy, Reply, ToolClass, ToolError};
@@ -26,11 +26,12 @@ use crate::modyo::resolve::{Stage, is_id, pick};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::collection::{id_of, parse_id};
+use crate::tools::engine::tool::{Call, CallError, ToolDef, tool};
 use crate::tools::engine::{
-    Action, Answer, Collection, Ctx, Echo, Echoed, Found, Given, Managed, Member, Need, Rules,
-    Scope, Verb, body, command, echoed, lenient, manage, persist, reply, standard, view,
+    Action, Answer, Collection, Container, Ctx, Echo, Echoed, Found, Given, Managed, Member, Need,
+    Rules, Scope, Verb, body, command, echoed, lenient, manage, persist, reply, standard, view,
+    within,
 };
-use crate::tools::{Call, CallError, ToolDef, tool};
 
 mod search;
 
@@ -312,7 +313,7 @@ command! {
 }
 
 pub(crate) fn manage_tool() -> ToolDef {
-    manage::<ManageArgs, Template, TemplateCommand>("channels-templates-manage", Module::Channels, in_site())
+    manage::<ManageArgs, Template, TemplateCommand>("channels-templates-manage", Module::Channels, within::<Site, _>())
         .describe(
             "List, get, create, update, delete or unpublish a site's templates (by id, or name + category; category \
 is Modyo's template type; a view only by id). list: data.templates as Modyo lists them (id, path, body; no name or \
@@ -437,7 +438,7 @@ created or updated.",
 
 async fn upsert(call: Call, args: UpsertArgs) -> Answer<Echo<Template>> {
     let client = call.client()?;
-    let site = resolve_site(client, &args.site, SiteNeed::Id).await?;
+    let site = Site::resolve(client, &args.site, Need::Id).await?;
     let templates = site.collection::<Template>();
     let name = args.name.trim();
     let (rows, _) = named_templates(client, &templates, Some(args.category)).await?;
@@ -483,7 +484,7 @@ names). data: the template, or null when none has it; state.searched: templates 
 
 async fn find(call: Call, args: FindArgs) -> Answer<Option<Echo<Template>>> {
     let client = call.client()?;
-    let site = resolve_site(client, &args.site, SiteNeed::Id).await?;
+    let site = Site::resolve(client, &args.site, Need::Id).await?;
     let templates = site.collection::<Template>();
     let (rows, evidence) = named_templates(client, &templates, Some(args.category)).await?;
     let searched = rows.len();
@@ -536,11 +537,11 @@ its body saved, then re-read. data: the copy as persisted.",
 
 async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<Template>> {
     let client = call.client()?;
-    let site = resolve_site(client, &args.site, SiteNeed::Id).await?;
+    let site = Site::resolve(client, &args.site, Need::Id).await?;
     let templates = site.collection::<Template>();
     let id = template_id(client, &templates, &args.template, args.category).await?;
     let source = templates.fetch(client, id).await?;
-    let target = target_site(client, args.target_site.as_deref(), &site).await?;
+    let target = Site::target(client, args.target_site.as_deref(), &site).await?;
     let source: TemplateKeys = view(&source);
     let name = args.name.as_deref().or(source.name.as_deref());
     let (Some(name), Some(kind)) = (name, source.kind.as_deref()) else {

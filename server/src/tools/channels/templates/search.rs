@@ -8,7 +8,6 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::super::{Need as SiteNeed, resolve_site};
 use super::{
     Category, Template, TemplateKeys, all_templates, named_templates, no_template, pick_named,
     save_body,
@@ -18,9 +17,10 @@ use crate::contract::schema::RareState;
 use crate::contract::{Coverage, Evidence, Legacy, PostCondition, Reply, ToolClass, ToolError};
 use crate::modyo::resolve::is_id;
 use crate::tools::args::Ident;
+use crate::tools::channels::Site;
 use crate::tools::engine::collection::{id_of, parse_id};
-use crate::tools::engine::{Answer, Collection, Data, Id, Nullable, body, view};
-use crate::tools::{Call, CallError, ToolDef, tool};
+use crate::tools::engine::tool::{Call, CallError, ToolDef, tool};
+use crate::tools::engine::{Answer, Collection, Container, Data, Id, Need, Nullable, body, view};
 
 /// How many matching lines a search returns before it stops (`complete: false`).
 pub(crate) const MAX_SEARCH_LINES: usize = 500;
@@ -136,7 +136,7 @@ fn holding(rows: &[Value], needle: &str, ignore_case: bool) -> Result<Vec<u64>, 
 
 async fn search(call: Call, args: SearchArgs) -> Answer<Vec<Hit>> {
     let client = call.client()?;
-    let site = resolve_site(client, &args.site, SiteNeed::Object).await?;
+    let site = Site::resolve(client, &args.site, Need::Object).await?;
     let templates = site.collection::<Template>();
     // The site-wide list carries every body but no name or type: the bodies are searched
     // there, and only the templates that match are read for their name and type.
@@ -373,7 +373,7 @@ async fn replace(call: Call, args: ReplaceArgs) -> Answer<Replaced> {
         return Err(CallError::Arguments("find must not be empty".into()));
     }
     let client = call.client()?;
-    let site = resolve_site(client, &args.site, SiteNeed::Id).await?;
+    let site = Site::resolve(client, &args.site, Need::Id).await?;
     let templates = site.collection::<Template>();
     let mut done = Replaced {
         changed: Vec::new(),

@@ -6,7 +6,6 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::super::{Need, copy_name, resolve_site, target_site};
 use super::{Widget, find_widget};
 use crate::config::Module;
 use crate::contract::schema::RareState;
@@ -15,9 +14,10 @@ use crate::modyo::list::walk;
 use crate::modyo::resolve::{Stage, pick};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::Ident;
+use crate::tools::channels::{Site, copy_name};
 use crate::tools::engine::collection::id_of;
-use crate::tools::engine::{Answer, Collection, Echo, Echoed, persist, reply};
-use crate::tools::{Call, CallError, ToolDef, tool};
+use crate::tools::engine::tool::{Call, CallError, ToolDef, tool};
+use crate::tools::engine::{Answer, Collection, Container, Echo, Echoed, Need, persist, reply};
 
 /// Arguments of `channels-widgets-upsert`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -51,7 +51,7 @@ as persisted; state.status created or updated.",
 
 async fn upsert(call: Call, args: UpsertArgs) -> Answer<Echo<Widget>> {
     let client = call.client()?;
-    let site = resolve_site(client, &args.site, Need::Id).await?;
+    let site = Site::resolve(client, &args.site, Need::Id).await?;
     let widgets = site.collection::<Widget>();
     let name = args.name.trim();
     let query = Query::new().push("query", name);
@@ -123,10 +123,10 @@ persisted.",
 
 async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<Widget>> {
     let client = call.client()?;
-    let site = resolve_site(client, &args.site, Need::Id).await?;
+    let site = Site::resolve(client, &args.site, Need::Id).await?;
     let widgets = site.collection::<Widget>();
     let (id, source) = read_widget(client, &widgets, &args.widget).await?;
-    let target = target_site(client, args.target_site.as_deref(), &site).await?;
+    let target = Site::target(client, args.target_site.as_deref(), &site).await?;
     let text = |key: &str| source.get(key).filter(|v| !v.is_null()).cloned();
     let name = copy_name(args.name.as_deref(), &source, &format!("widget {id}"))?;
     let code = persist::body(vec![
@@ -300,7 +300,7 @@ async fn code_edit(call: Call, args: CodeEditArgs) -> Answer<Echo<Widget>> {
         return Err(CallError::Arguments("give html, css, js or edits".into()));
     }
     let client = call.client()?;
-    let site = resolve_site(client, &args.site, Need::Id).await?;
+    let site = Site::resolve(client, &args.site, Need::Id).await?;
     let widgets = site.collection::<Widget>();
     let (id, current) = read_widget(client, &widgets, &args.widget).await?;
     let files = [

@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Site, in_site};
+use super::Site;
 use crate::config::Module;
 use crate::contract::schema::RareState;
 use crate::contract::{ErrorCode, Resource, ToolError};
@@ -20,11 +20,11 @@ use crate::modyo::resolve::{Stage, is_id, pick};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::collection::{id_of, parse_id};
+use crate::tools::engine::tool::{Call, CallError, ToolDef};
 use crate::tools::engine::{
     Action, Answer, Collection, Ctx, Found, Given, Managed, Member, Need, Rules, Scope, Verb, body,
-    command, echoed, lenient, manage, persist, reply, standard, view,
+    command, echoed, lenient, manage, persist, reply, standard, view, within,
 };
-use crate::tools::{Call, CallError, ToolDef};
 
 mod code;
 
@@ -59,11 +59,6 @@ impl WidgetRef {
             None => Resource::new("widget").id(self.id),
         }
     }
-}
-
-/// `/api/admin/sites/{site}/widget_definitions`.
-pub(crate) fn widgets_path(site: &Site) -> String {
-    site.at("widget_definitions")
 }
 
 /// Looks a widget up by name through `?query=`: exactly one exact name match resolves, more
@@ -141,7 +136,7 @@ command! {
 }
 
 pub(crate) fn manage_tool() -> ToolDef {
-    manage::<ManageArgs, Widget, WidgetCommand>("channels-widgets-manage", Module::Channels, in_site())
+    manage::<ManageArgs, Widget, WidgetCommand>("channels-widgets-manage", Module::Channels, within::<Site, _>())
         .describe(
             "List, get, create, update, delete, archive or publish a site's custom widgets. list: data.widgets + \
 coverage; others: the widget as persisted (publish: state.published and live_version read back); delete \

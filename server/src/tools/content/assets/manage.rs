@@ -21,11 +21,11 @@ use crate::modyo::resolve::is_id;
 use crate::tools::args::{Ident, Paging};
 use crate::tools::content::Confirm;
 use crate::tools::engine::collection::id_of;
+use crate::tools::engine::tool::{Call, CallError, ToolDef};
 use crate::tools::engine::{
     self, Action, Answer, Ctx, Found, Given, Managed, Scope, Verb, at, command, manage, reply,
     standard,
 };
-use crate::tools::{Call, CallError, ToolDef};
 
 /// Arguments of `content-assets-manage`.
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]

@@ -21,12 +21,12 @@ use crate::config::Module;
 use crate::contract::schema::RareState;
 use crate::contract::{ErrorCode, Legacy, PostCondition, Reply, ToolError};
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::ToolDef;
 use crate::tools::args::{Ident, Paging};
-use crate::tools::content::{Space, id_of, in_space, numeric_id};
+use crate::tools::content::{Space, id_of, numeric_id};
+use crate::tools::engine::tool::ToolDef;
 use crate::tools::engine::{
-    Action, Answer, Ctx, Managed, Verb, body, command, lenient, manage, persist, reply, standard,
-    view,
+    Action, Answer, Container, Ctx, Managed, Verb, body, command, lenient, manage, persist, reply,
+    standard, view, within,
 };
 
 /// Arguments of `content-categories-manage`.
@@ -71,7 +71,7 @@ pub(crate) fn manage_tool() -> ToolDef {
     manage::<ManageArgs, CategoryObject, CategoryCommand>(
         "content-categories-manage",
         Module::Content,
-        in_space(),
+        within::<Space, _>(),
     )
     .describe(
         "List, get, create, update, move or delete a space's categories. list: data.categories + coverage; \

@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 
 use super::super::jobs::{ItemErrors, JobRecord, JobRegistry, item_errors};
 use super::super::types::fetch_type;
-use super::super::{Need, Space, categories, numeric_id, resolve_space};
+use super::super::{Space, categories, numeric_id};
 use super::write::encode_fields;
 use crate::config::Module;
 use crate::contract::schema::RareState;
@@ -24,8 +24,10 @@ use crate::contract::{ErrorCode, Legacy, PostCondition, Reply, ToolClass, ToolEr
 use crate::modyo::resolve::{is_id, is_uuid};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::Ident;
-use crate::tools::engine::{Action, Answer, Command, Data, Verb, body, command, lenient, view};
-use crate::tools::{Call, CallError, ToolDef, tool};
+use crate::tools::engine::tool::{Call, CallError, ToolDef, tool};
+use crate::tools::engine::{
+    Action, Answer, Command, Container, Data, Need, Verb, body, command, lenient, view,
+};
 
 /// The most items one bulk request takes.
 const MAX_ITEMS: usize = 100;
@@ -134,7 +136,7 @@ async fn bulk(call: Call, args: BulkArgs) -> Answer<Bulk> {
                     "create takes entries (1 to 100), not ids".into(),
                 ));
             }
-            let space = resolve_space(client, &args.space, Need::Id).await?;
+            let space = Space::resolve(client, &args.space, Need::Id).await?;
             let sent = create_body(client, &space, entries, args.target_locale.as_deref()).await?;
             let items = entries.len();
             (send(&call, &space, &command, sent, items).await?, items)
@@ -151,7 +153,7 @@ async fn bulk(call: Call, args: BulkArgs) -> Answer<Bulk> {
                 .iter()
                 .map(|id| entry_ref(id))
                 .collect::<Result<Vec<_>, _>>()?;
-            let space = resolve_space(client, &args.space, Need::Id).await?;
+            let space = Space::resolve(client, &args.space, Need::Id).await?;
             let sent = body(IdsBody { entry_ids });
             (
                 send(&call, &space, &command, sent, ids.len()).await?,

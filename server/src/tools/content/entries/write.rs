@@ -29,7 +29,7 @@ use super::{is_asset_kind, present, read_entry};
 use crate::contract::{ErrorCode, Legacy, PostCondition, Reply, ToolError, legacy};
 use crate::modyo::resolve::{echoed_names, is_uuid};
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::CallError;
+use crate::tools::engine::tool::CallError;
 use crate::tools::engine::{Object, body, lenient, reply, view, views};
 
 mod manage;

@@ -21,11 +21,10 @@ use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::Ident;
 use crate::tools::content::entries::{copied_field_values, read_entry};
 use crate::tools::content::types::{FieldKeys, TypeView, copied_field, create_type, fetch_type};
-use crate::tools::content::{
-    Need, SPACES, Space, SpaceObject, id_key, id_of, numeric_id, resolve_space,
-};
-use crate::tools::engine::{Answer, Data, Echo, Id, body, persist, view};
-use crate::tools::{Call, CallError, ToolDef, fanout, tool};
+use crate::tools::content::{SPACES, Space, SpaceObject, id_key, id_of, numeric_id};
+use crate::tools::engine::tool::{Call, CallError, ToolDef, tool};
+use crate::tools::engine::{Answer, Container, Data, Echo, Id, Need, body, persist, view};
+use crate::tools::fanout;
 
 mod views;
 
@@ -169,7 +168,7 @@ type TypeMap = BTreeMap<String, (Value, BTreeMap<String, Value>)>;
 
 async fn copy(call: Call, args: CopyArgs) -> Answer<SpaceCopy> {
     let client = call.client()?;
-    let source = resolve_space(client, &args.space, Need::Object).await?;
+    let source = Space::resolve(client, &args.space, Need::Object).await?;
     let read = read_source(client, &source, &args).await?;
     let new_object = create_space(client, &args, &read.object).await?;
     let copy = Space {

@@ -2,9 +2,10 @@
 //! engine ([`crate::tools::engine::manage`]).
 //!
 //! The standard actions read and write `/api/admin/content/spaces` (each write reports the
-//! space as persisted, C7); a space is named by id, uid or name ([`resolve_space`]). The
-//! delete is the space's own: it sends the space's name as Modyo's `validation` and starts
-//! Modyo's background deletion (`state.status` `queued`, `state.pending`).
+//! space as persisted, C7); a space is named by id, uid or name, as every content tool names
+//! it ([`Space`]). The delete is the space's own: it sends the space's name as Modyo's
+//! `validation` and starts Modyo's background deletion (`state.status` `queued`,
+//! `state.pending`).
 
 use reqwest::Method;
 use schemars::JsonSchema;
@@ -16,11 +17,11 @@ use crate::contract::schema::RareState;
 use crate::contract::{ErrorCode, Legacy, PostCondition, Reply, ToolError};
 use crate::modyo::{CmsError, Query};
 use crate::tools::args::{Ident, Paging};
-use crate::tools::content::{Confirm, Need, SPACES, SpaceObject, resolve_space};
+use crate::tools::content::{Confirm, SPACES, Space, SpaceObject};
+use crate::tools::engine::tool::ToolDef;
 use crate::tools::engine::{
-    self, Action, Answer, Ctx, Found, Given, Managed, Scope, Verb, at, command, manage, standard,
+    Action, Answer, Ctx, Managed, Need, Verb, at, command, container, manage, standard,
 };
-use crate::tools::{Call, CallError, ToolDef};
 
 /// Arguments of `content-spaces-manage`.
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
@@ -63,7 +64,7 @@ starts Modyo's background deletion: data null, state.status queued, state.pendin
         )
         .target("space", "id, uid or name")
         .fields(&["name", "uid", "default_locale", "locales"])
-        .resolve(find)
+        .resolve(container::as_target::<Space, _>)
         .run(run)
         .writes_state(RareState::PENDING)
 }
@@ -79,28 +80,9 @@ async fn run(ctx: Ctx<ManageArgs, SpaceObject, SpaceCommand>) -> Answer<Managed<
     }
 }
 
-/// A space by id, uid or name, as every content tool resolves it.
-async fn find(
-    call: Call,
-    given: Given,
-    _: Scope<SpaceObject>,
-    need: engine::Need,
-) -> Result<Found, CallError> {
-    let input = given.text("space").unwrap_or_default();
-    let need = match need {
-        engine::Need::Id => Need::Id,
-        engine::Need::Object | engine::Need::Row => Need::Object,
-    };
-    let space = resolve_space(call.client()?, &input, need).await?;
-    Ok(Found {
-        id: space.id,
-        object: space.object,
-    })
-}
-
 /// `DELETE <space>?validation=<name>`: Modyo starts deleting the space in the background.
 async fn delete(ctx: Ctx<ManageArgs, SpaceObject, SpaceCommand>) -> Answer<Managed<SpaceObject>> {
-    let found = ctx.found(engine::Need::Object).await?;
+    let found = ctx.found(Need::Object).await?;
     let object = found.object();
     let id = found.id;
     let name = object

@@ -20,11 +20,12 @@ use crate::config::Module;
 use crate::contract::{ErrorCode, ToolError};
 use crate::modyo::Query;
 use crate::tools::args::{Ident, Paging};
-use crate::tools::content::{Space, numeric_id, space_scope};
+use crate::tools::content::{Space, numeric_id};
+use crate::tools::engine::tool::{Call, CallError, ToolDef};
 use crate::tools::engine::{
-    Action, Answer, Ctx, Given, Managed, Verb, body, command, manage, reply, scoped, standard, view,
+    Action, Answer, Container, Ctx, Given, Managed, Verb, body, command, container, manage, reply,
+    scoped, standard, view,
 };
-use crate::tools::{Call, CallError, ToolDef};
 
 /// Arguments of `content-types-manage`.
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
@@ -77,7 +78,7 @@ pub(crate) fn manage_tool() -> ToolDef {
     let scope = scoped(|call: Call, given: Given, verb| async move {
         let description = given.text("description");
         no_description(description.as_ref())?;
-        space_scope(call, given, verb).await
+        container::scope::<Space, _>(call, given, verb).await
     });
     manage::<ManageArgs, TypeObject, TypeCommand>("content-types-manage", Module::Content, scope)
         .describe(

@@ -14,9 +14,9 @@ use crate::contract::{ErrorCode, ToolClass, ToolError};
 use crate::modyo::list::walk;
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::Ident;
-use crate::tools::content::{Need, Space, numeric_id, resolve_space};
-use crate::tools::engine::{Answer, Echo, body, lenient, view};
-use crate::tools::{Call, CallError, ToolDef, tool};
+use crate::tools::content::{Space, numeric_id};
+use crate::tools::engine::tool::{Call, CallError, ToolDef, tool};
+use crate::tools::engine::{Answer, Container, Echo, Need, body, lenient, view};
 
 /// Arguments of `content-types-upsert`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -54,7 +54,7 @@ async fn upsert(call: Call, args: UpsertArgs) -> Answer<Echo<TypeObject>> {
     no_description(args.description.as_ref())?;
     let uid = args.uid.trim();
     let client = call.client()?;
-    let space = resolve_space(client, &args.space, Need::Id).await?;
+    let space = Space::resolve(client, &args.space, Need::Id).await?;
     let (types, _) = walk(client, &types_path(&space), "types", &Query::new()).await?;
     let found: Vec<&Value> = types
         .iter()

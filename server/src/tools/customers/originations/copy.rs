@@ -7,17 +7,17 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::super::resolve_realm;
 use super::{Origination, Rule, Step, children, id, label, read_origination, rules_of, steps_of};
 use crate::config::Module;
 use crate::contract::schema::RareState;
 use crate::contract::{PostCondition, ToolClass, ToolError};
 use crate::modyo::ModyoClient;
 use crate::tools::args::Ident;
+use crate::tools::customers::Realm;
 use crate::tools::engine::collection::id_of;
 use crate::tools::engine::copy::without_owned;
-use crate::tools::engine::{Answer, Collection, Echo, persist, reply};
-use crate::tools::{Call, ToolDef, tool};
+use crate::tools::engine::tool::{Call, ToolDef, tool};
+use crate::tools::engine::{Answer, Collection, Container, Echo, Need, persist, reply};
 
 /// Arguments of `customers-originations-copy`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -45,7 +45,7 @@ Unverified: paths use the numeric id; a docs PR says the API resolves originatio
 
 async fn copy(call: Call, args: CopyArgs) -> Answer<Echo<Origination>> {
     let client = call.client()?;
-    let realm = resolve_realm(client, &args.realm).await?;
+    let realm = Realm::resolve(client, &args.realm, Need::Object).await?;
     let originations = realm.collection::<Origination>();
     let (source_id, source) = read_origination(client, &originations, &args.origination).await?;
     let name = args

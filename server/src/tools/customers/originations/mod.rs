@@ -16,16 +16,16 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::in_realm;
+use super::Realm;
 use crate::config::Module;
 use crate::contract::{PostCondition, Resource, ToolError};
 use crate::modyo::{ModyoClient, Query};
-use crate::tools::ToolDef;
 use crate::tools::args::{Ident, Paging};
 use crate::tools::engine::reply::Absent;
+use crate::tools::engine::tool::ToolDef;
 use crate::tools::engine::{
     Action, Answer, Collection, Ctx, Managed, Member, Need, Object, Rules, Verb, command, echoed,
-    lenient, manage, persist, reply, standard, view,
+    lenient, manage, persist, reply, standard, view, within,
 };
 
 mod copy;
@@ -137,7 +137,7 @@ command! {
 }
 
 pub(crate) fn manage_tool() -> ToolDef {
-    manage::<ManageArgs, Origination, OriginationCommand>("customers-originations-manage", Module::Customers, in_realm())
+    manage::<ManageArgs, Origination, OriginationCommand>("customers-originations-manage", Module::Customers, within::<Realm, _>())
         .describe(
             "List, get, create, update or delete a realm's originations. origination: id or name. list: \
 data.originations + coverage, resource = the realm; get: the origination with its steps and rules; \

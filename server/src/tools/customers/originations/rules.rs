@@ -4,13 +4,13 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::super::resolve_realm;
 use super::{Origination, Rule, add, children, remove, update};
 use crate::config::Module;
 use crate::contract::ToolClass;
 use crate::tools::args::Ident;
-use crate::tools::engine::{Action, Answer, Echo, Need, Verb, command, persist};
-use crate::tools::{Call, CallError, ToolDef, tool};
+use crate::tools::customers::Realm;
+use crate::tools::engine::tool::{Call, CallError, ToolDef, tool};
+use crate::tools::engine::{Action, Answer, Container, Echo, Need, Verb, command, persist};
 
 command! {
     /// What `customers-originations-rules-edit` can be asked.
@@ -132,7 +132,7 @@ async fn rules_edit(call: Call, args: RulesEditArgs) -> Answer<Option<Echo<Rule>
     }
     let command = command::parse::<RuleCommand>(RULES_EDIT, word, &args)?;
     let client = call.client()?;
-    let realm = resolve_realm(client, &args.realm).await?;
+    let realm = Realm::resolve(client, &args.realm, Need::Object).await?;
     let originations = realm.collection::<Origination>();
     let origination_id = originations
         .find(client, &args.origination, Need::Id)

@@ -9,19 +9,19 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::super::forms::Form;
-use super::super::resolve_realm;
 use super::{Origination, Step, add, children, id, label, remove, steps_of, update};
 use crate::config::Module;
 use crate::contract::schema::RareState;
 use crate::contract::{ErrorCode, PostCondition, Resource, ToolClass, ToolError};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::Ident;
+use crate::tools::customers::Realm;
 use crate::tools::engine::copy::{copy_name, without_owned};
+use crate::tools::engine::tool::{Call, CallError, ToolDef, tool};
 use crate::tools::engine::{
-    Action, Answer, Collection, Echo, Echoed, Member, Need, Rules, Verb, body, command, echoed,
-    persist, reply,
+    Action, Answer, Collection, Container, Echo, Echoed, Member, Need, Rules, Verb, body, command,
+    echoed, persist, reply,
 };
-use crate::tools::{Call, CallError, ToolDef, tool};
 
 echoed! {
     /// What steps-edit answers: a step, or (reorder) the origination with its steps, in one
@@ -106,7 +106,7 @@ async fn steps_edit(call: Call, args: StepsEditArgs) -> Answer<Edited> {
     }
     let command = command::parse::<StepCommand>(STEPS_EDIT, word, &args)?;
     let client = call.client()?;
-    let realm = resolve_realm(client, &args.realm).await?;
+    let realm = Realm::resolve(client, &args.realm, Need::Object).await?;
     let originations = realm.collection::<Origination>();
     let origination_id = originations
         .find(client, &args.origination, Need::Id)
@@ -246,7 +246,7 @@ Unverified: paths use the numeric id; a docs PR says the API resolves originatio
 
 async fn steps_clone(call: Call, args: StepsCloneArgs) -> Answer<Echo<Step>> {
     let client = call.client()?;
-    let realm = resolve_realm(client, &args.realm).await?;
+    let realm = Realm::resolve(client, &args.realm, Need::Object).await?;
     let originations = realm.collection::<Origination>();
     let mut inputs = vec![args.origination.as_str()];
     inputs.extend(args.target_origination.as_deref());

@@ -10,7 +10,6 @@ use serde_json::Value;
 
 use super::super::datasets::DataSet;
 use super::super::forms::Form;
-use super::super::{Realm, resolve_realm};
 use super::{Origination, id, label, read_origination, rules_of, steps_of};
 use crate::config::Module;
 use crate::contract::schema::RareState;
@@ -18,8 +17,9 @@ use crate::contract::{Coverage, Evidence, Legacy, Reply, ToolClass, ToolError};
 use crate::modyo::list::walk;
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::Ident;
-use crate::tools::engine::{Answer, Data, body, lenient, view};
-use crate::tools::{Call, ToolDef, tool};
+use crate::tools::customers::Realm;
+use crate::tools::engine::tool::{Call, ToolDef, tool};
+use crate::tools::engine::{Answer, Container, Data, Need, body, lenient, view};
 
 /// Arguments of `customers-originations-validate`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -314,7 +314,7 @@ struct OldValidation {
 
 async fn validate(call: Call, args: ValidateArgs) -> Answer<Vec<Problem>> {
     let client = call.client()?;
-    let realm = resolve_realm(client, &args.realm).await?;
+    let realm = Realm::resolve(client, &args.realm, Need::Object).await?;
     let originations = realm.collection::<Origination>();
     let (id, origination) = read_origination(client, &originations, &args.origination).await?;
     let scape = realmscape(client, &realm, &origination).await?;

@@ -26,11 +26,11 @@ use crate::contract::{ErrorCode, Legacy, Reply, ToolError, legacy};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::{Ident, Paging};
 use crate::tools::content::types::fetch_type;
-use crate::tools::content::{Confirm, Space, id_key, in_space, numeric_id};
+use crate::tools::content::{Confirm, Space, id_key, numeric_id};
+use crate::tools::engine::tool::{CallError, ToolDef};
 use crate::tools::engine::{
-    Action, Answer, Ctx, Echo, Managed, Verb, command, manage, reply, view,
+    Action, Answer, Container, Ctx, Echo, Managed, Verb, command, manage, reply, view, within,
 };
-use crate::tools::{CallError, ToolDef};
 
 /// Arguments of `content-entries-manage`.
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
@@ -82,7 +82,7 @@ command! {
 }
 
 pub(crate) fn manage_tool() -> ToolDef {
-    manage::<ManageArgs, EntryObject, EntryCommand>("content-entries-manage", Module::Content, in_space())
+    manage::<ManageArgs, EntryObject, EntryCommand>("content-entries-manage", Module::Content, within::<Space, _>())
         .describe(
             "List, get, create, update, delete, publish, unpublish, archive or clone entries. list: data.entries \
 (minimal rows) + coverage; other actions: data is the entry as persisted, field values by name under fields \

@@ -15,9 +15,9 @@ use crate::contract::{ErrorCode, ToolClass, ToolError};
 use crate::modyo::{ModyoClient, Query};
 use crate::tools::args::Ident;
 use crate::tools::content::types::fetch_type;
-use crate::tools::content::{Need, Space, numeric_id, resolve_space};
-use crate::tools::engine::{Answer, Echo, body, lenient, view};
-use crate::tools::{Call, CallError, ToolDef, tool};
+use crate::tools::content::{Space, numeric_id};
+use crate::tools::engine::tool::{Call, CallError, ToolDef, tool};
+use crate::tools::engine::{Answer, Container, Echo, Need, body, lenient, view};
 
 /// Arguments of `content-entries-upsert`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -59,7 +59,7 @@ query (with type_id and target_locale) and confirmed on each candidate's full en
 async fn upsert(call: Call, args: UpsertArgs) -> Answer<Echo<EntryObject>> {
     let _ = args.verify;
     let client = call.client()?;
-    let space = resolve_space(client, &args.space, Need::Id).await?;
+    let space = Space::resolve(client, &args.space, Need::Id).await?;
     let content_type = fetch_type(client, &space, &args.content_type).await?;
     let type_id = numeric_id(&content_type, "a content type")?;
     let slug = args.slug.trim();
