@@ -26,7 +26,7 @@ const RULES_EDIT: &str = "customers-originations-rules-edit";
 /// What a rule does when its condition holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-enum Effect {
+pub(super) enum Effect {
     ShowStep,
     HideStep,
     SkipToStep,
@@ -34,7 +34,7 @@ enum Effect {
 }
 
 impl Effect {
-    fn as_str(self) -> &'static str {
+    pub(super) fn as_str(self) -> &'static str {
         match self {
             Effect::ShowStep => "show_step",
             Effect::HideStep => "hide_step",

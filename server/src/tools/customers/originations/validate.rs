@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::super::datasets::DataSet;
 use super::super::forms::Form;
+use super::rules::Effect;
 use super::{Origination, id, label, read_origination, rules_of, steps_of};
 use crate::config::Module;
 use crate::contract::schema::RareState;
@@ -232,7 +233,8 @@ fn faults(origination: &Value, realm: &Realmscape) -> Vec<Problem> {
                 format!("rule '{name}' targets step {t}, which is not a step of the origination"),
                 &[("rule_id", rule_id), ("step_id", Some(t))],
             )),
-            None if action != "end" => out.push(problem(
+            // `end` is the one effect without a target step.
+            None if action != Effect::End.as_str() => out.push(problem(
                 "missing_step",
                 format!("rule '{name}' ({action}) names no target step"),
                 &[("rule_id", rule_id)],
