@@ -241,3 +241,74 @@ async fn remove<T: Member, D: Absent>(
     let message = format!("{} removed successfully", T::noun());
     Ok(reply::gone::<T, D>(resource, id, "deleted", message).into())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use serde_json::{Value, json};
+
+    use super::{rules_edit_tool, steps_edit_tool};
+    use crate::app::App;
+    use crate::config::Config;
+    use crate::contract::Outcome;
+    use crate::tools::engine::tool::{Call, CallError, ToolDef};
+
+    /// A call whose client points at a closed port: a request sent fails as a tool error,
+    /// never as the argument error the tests expect.
+    fn call() -> Call {
+        let config = Config::from_vars([("MODYO_URL", "http://127.0.0.1:9"), ("MODYO_TOKEN", "t")])
+            .expect("a config");
+        Call {
+            app: Arc::new(App::new(config).expect("an app")),
+        }
+    }
+
+    async fn run(def: ToolDef, args: Value) -> Result<Outcome, CallError> {
+        let Value::Object(args) = args else {
+            panic!("an object")
+        };
+        (def.handler)(call(), args).await
+    }
+
+    #[tokio::test]
+    async fn a_missing_parameter_is_answered_before_any_request() {
+        let at = json!({"realm": "r", "origination": "o"});
+        for (def, action, message) in [
+            (steps_edit_tool(), "update", "update needs step (id)"),
+            (
+                steps_edit_tool(),
+                "reorder",
+                "reorder needs order (every step id)",
+            ),
+            (
+                rules_edit_tool(),
+                "add",
+                "add needs question_id, operator and effect",
+            ),
+            (rules_edit_tool(), "remove", "remove needs rule (id)"),
+            (
+                rules_edit_tool(),
+                "rename",
+                "customers-originations-rules-edit has no action 'rename'",
+            ),
+        ] {
+            let mut args = at.clone();
+            args["action"] = json!(action);
+            args["confirmDelete"] = json!(true);
+            let Err(CallError::Arguments(got)) = run(def, args).await else {
+                panic!("{action}: an argument error, before the realm is looked up")
+            };
+            assert_eq!(got, message);
+        }
+    }
+
+    #[tokio::test]
+    async fn an_unconfirmed_remove_is_cancelled_before_any_request() {
+        let args = json!({"realm": "r", "origination": "o", "action": "remove", "step": 3});
+        let Ok(Outcome::Control(control)) = run(steps_edit_tool(), args).await else {
+            panic!("a remove without confirmDelete is a control")
+        };
+        assert_eq!(control.outcome(), "cancelled");
+    }
+}
