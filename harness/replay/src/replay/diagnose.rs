@@ -271,15 +271,6 @@ mod tests {
         ledger
     }
 
-    fn request(
-        method: &str,
-        path: &str,
-        query: &[(&str, &str)],
-        body: ReceivedBody,
-    ) -> ReceivedRequest {
-        ReceivedRequest::unanswered(method, path, query, body)
-    }
-
     #[test]
     fn the_closest_candidate_comes_first_and_names_each_difference() {
         let ledger = ledger(vec![
@@ -293,7 +284,7 @@ mod tests {
         ]);
         let miss = diagnose(
             &ledger,
-            request(
+            ReceivedRequest::unanswered(
                 "PUT",
                 "/a/b/item",
                 &[("only[]", "id"), ("page", "2"), ("q", "z")],
@@ -324,7 +315,11 @@ mod tests {
     fn an_exhausted_sequence_says_how_often_it_was_played() {
         let mut ledger = ledger(vec![Interaction::get("/job").respond(200, json!({}))]);
         ledger.sequences[0].played = 1;
-        let text = diagnose(&ledger, request("GET", "/job", &[], ReceivedBody::Empty)).to_string();
+        let text = diagnose(
+            &ledger,
+            ReceivedRequest::unanswered("GET", "/job", &[], ReceivedBody::Empty),
+        )
+        .to_string();
         assert!(
             text.ends_with("1. t/c interactions[0] GET /job: already played 1 of 1 recorded times (allow_repeats is off)"),
             "{text}"
@@ -334,7 +329,11 @@ mod tests {
     #[test]
     fn nothing_mounted_is_said_plainly() {
         let ledger = Ledger::new(ReplayOptions::default());
-        let text = diagnose(&ledger, request("GET", "/x", &[], ReceivedBody::Empty)).to_string();
+        let text = diagnose(
+            &ledger,
+            ReceivedRequest::unanswered("GET", "/x", &[], ReceivedBody::Empty),
+        )
+        .to_string();
         assert_eq!(
             text,
             "GET /x (no body) matches no recorded interaction; no interactions are mounted"

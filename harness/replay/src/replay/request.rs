@@ -246,15 +246,6 @@ mod tests {
     use crate::cassette::Interaction;
     use serde_json::json;
 
-    fn received(
-        method: &str,
-        path: &str,
-        query: &[(&str, &str)],
-        body: ReceivedBody,
-    ) -> ReceivedRequest {
-        ReceivedRequest::unanswered(method, path, query, body)
-    }
-
     #[test]
     fn the_query_is_a_multiset_with_ordered_repeats() {
         let key = RequestKey::of(
@@ -264,35 +255,65 @@ mod tests {
                 .query("only[]", "name"),
         );
         let exact = [("only[]", "id"), ("only[]", "name"), ("page", "1")];
-        assert!(key.matches(&received("GET", "/x", &exact, ReceivedBody::Empty)));
+        assert!(key.matches(&ReceivedRequest::unanswered(
+            "GET",
+            "/x",
+            &exact,
+            ReceivedBody::Empty
+        )));
         let swapped = [("only[]", "name"), ("only[]", "id"), ("page", "1")];
-        assert!(!key.matches(&received("GET", "/x", &swapped, ReceivedBody::Empty)));
+        assert!(!key.matches(&ReceivedRequest::unanswered(
+            "GET",
+            "/x",
+            &swapped,
+            ReceivedBody::Empty
+        )));
         let superset = [
             ("only[]", "id"),
             ("only[]", "name"),
             ("page", "1"),
             ("q", ""),
         ];
-        assert!(!key.matches(&received("GET", "/x", &superset, ReceivedBody::Empty)));
+        assert!(!key.matches(&ReceivedRequest::unanswered(
+            "GET",
+            "/x",
+            &superset,
+            ReceivedBody::Empty
+        )));
         let subset = [("only[]", "id"), ("only[]", "name")];
-        assert!(!key.matches(&received("GET", "/x", &subset, ReceivedBody::Empty)));
+        assert!(!key.matches(&ReceivedRequest::unanswered(
+            "GET",
+            "/x",
+            &subset,
+            ReceivedBody::Empty
+        )));
     }
 
     #[test]
     fn bodies_match_as_json_or_both_absent() {
         let key = RequestKey::of(&Interaction::post("/x").body(json!({"a": 1, "b": [true]})));
         let reordered = ReceivedBody::Json(json!({"b": [true], "a": 1}));
-        assert!(key.matches(&received("POST", "/x", &[], reordered)));
-        assert!(!key.matches(&received("POST", "/x", &[], ReceivedBody::Empty)));
-        assert!(!key.matches(&received(
+        assert!(key.matches(&ReceivedRequest::unanswered("POST", "/x", &[], reordered)));
+        assert!(!key.matches(&ReceivedRequest::unanswered(
+            "POST",
+            "/x",
+            &[],
+            ReceivedBody::Empty
+        )));
+        assert!(!key.matches(&ReceivedRequest::unanswered(
             "POST",
             "/x",
             &[],
             ReceivedBody::Json(json!({"a": 1}))
         )));
         let bodiless = RequestKey::of(&Interaction::delete("/x"));
-        assert!(bodiless.matches(&received("DELETE", "/x", &[], ReceivedBody::Empty)));
-        assert!(!bodiless.matches(&received(
+        assert!(bodiless.matches(&ReceivedRequest::unanswered(
+            "DELETE",
+            "/x",
+            &[],
+            ReceivedBody::Empty
+        )));
+        assert!(!bodiless.matches(&ReceivedRequest::unanswered(
             "DELETE",
             "/x",
             &[],
@@ -312,7 +333,7 @@ mod tests {
     fn summaries_name_the_kind_and_sorted_keys() {
         assert_eq!(json_summary(&json!({"b": 1, "a": 2})), "object {a, b}");
         assert_eq!(json_summary(&json!([1, 2])), "array of 2");
-        let r = received(
+        let r = ReceivedRequest::unanswered(
             "GET",
             "/x",
             &[("a", "1"), ("b", "2")],

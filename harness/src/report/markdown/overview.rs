@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use crate::report::budget::{Budget, Usage};
 use crate::report::{Evidence, ModuleReport};
-use crate::tokens::{Counter, Tokens, grouped as num};
+use crate::tokens::{Counter, PerUnit, Tokens, grouped as num};
 
 use super::{calls, cell, delta_k, int, ours, pct, per_k, signed, tok_k};
 
@@ -98,28 +98,19 @@ pub(super) fn summary_section(out: &mut String, r: &ModuleReport) {
                 row.calls
             ),
         };
-        let _ = writeln!(
-            out,
-            "| {what} | {} | {} | {} |",
-            per_k(k, &row.text_before),
-            per_k(k, &row.text_after),
-            pct(
-                row.text_before.map(|p| k.per(&p)),
-                row.text_after.map(|p| k.per(&p))
-            )
-        );
+        per_call_row(out, k, &what, &row.text_before, &row.text_after);
     }
     if s.by_outcome.is_empty() {
-        let _ = writeln!(
+        let what = format!(
+            "mean `content[].text` per call ({} scenarios measured on both sides with outcome success)",
+            s.comparable_calls
+        );
+        per_call_row(
             out,
-            "| mean `content[].text` per call ({} scenarios measured on both sides with outcome success) | {} | {} | {} |",
-            s.comparable_calls,
-            per_k(k, &s.text_per_call_before),
-            per_k(k, &s.text_per_call_after),
-            pct(
-                s.text_per_call_before.map(|p| k.per(&p)),
-                s.text_per_call_after.map(|p| k.per(&p))
-            )
+            k,
+            &what,
+            &s.text_per_call_before,
+            &s.text_per_call_after,
         );
     }
     let _ = writeln!(
@@ -128,15 +119,12 @@ pub(super) fn summary_section(out: &mut String, r: &ModuleReport) {
         s.measured_after,
         per_k(k, &s.text_per_call_measured_after),
     );
-    let _ = writeln!(
+    per_call_row(
         out,
-        "| mean per call, successes, a client forwarding text and structuredContent | {} | {} | {} |",
-        per_k(k, &s.text_per_call_before),
-        per_k(k, &s.both_per_call_after),
-        pct(
-            s.text_per_call_before.map(|p| k.per(&p)),
-            s.both_per_call_after.map(|p| k.per(&p))
-        )
+        k,
+        "mean per call, successes, a client forwarding text and structuredContent",
+        &s.text_per_call_before,
+        &s.both_per_call_after,
     );
     if let Some(p) = &r.projection
         && let Some(all) = p.cases.last()
@@ -180,6 +168,23 @@ pub(super) fn summary_section(out: &mut String, r: &ModuleReport) {
     let _ = writeln!(
         out,
         "\n![{m}: session cost against calls, per profile]({m}-session.svg)\n"
+    );
+}
+
+/// A `| what | before | after | change |` row of two per-call means, by the counter `k`.
+fn per_call_row(
+    out: &mut String,
+    k: Counter,
+    what: &str,
+    before: &Option<PerUnit>,
+    after: &Option<PerUnit>,
+) {
+    let _ = writeln!(
+        out,
+        "| {what} | {} | {} | {} |",
+        per_k(k, before),
+        per_k(k, after),
+        pct(before.map(|p| k.per(&p)), after.map(|p| k.per(&p)))
     );
 }
 

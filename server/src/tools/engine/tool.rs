@@ -169,14 +169,12 @@ impl ToolBuilder {
     }
 
     /// The tool can answer with `control` (a confirmation it did not get).
-    #[allow(dead_code)]
     pub(crate) fn control(mut self) -> ToolBuilder {
         self.slots.control = true;
         self
     }
 
     /// The read and mutating actions of a gated tool.
-    #[allow(dead_code)]
     pub(crate) fn actions(
         mut self,
         read: &'static [&'static str],
