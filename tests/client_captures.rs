@@ -40,6 +40,10 @@ fn the_committed_report_is_a_rebuild_of_the_committed_captures() {
             committed == *text,
             "reports/{name} is not a rebuild of the captures: run `cargo run -p modyo-lab -- clients --report-only` (or make clients)"
         );
+        if name.ends_with(".svg") {
+            let problems = modyo_lab::report::chart_problems(text);
+            assert!(problems.is_empty(), "{name}: {problems:?}");
+        }
     }
     for (file, capture) in captures() {
         let text = std::fs::read_to_string(dir.join(&file)).expect("readable");

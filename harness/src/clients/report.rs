@@ -404,52 +404,35 @@ pub fn client_report(
 
 /// The chart of `clients-billed.svg`: per client, what a session on the whole server bills
 /// against its calls, before and after (every module registered: the once-paid parts of the
-/// five sessions summed, the calls' mean over all of them), panels on shared axes.
+/// five sessions summed, the calls' mean over all of them), panels on shared axes. A client
+/// recommended other settings than the defaults, with a session under them in every module,
+/// has a second panel right after its own: the same legacy session against the migrated one
+/// under those settings.
 pub fn billed_chart(report: &ClientsReport) -> Option<String> {
     let profiles: Vec<Profile> = report
         .clients
         .iter()
         .filter(|c| !c.modules.is_empty())
-        .map(|c| {
+        .flat_map(|c| {
             let sum = |f: &dyn Fn(&ModuleProfile) -> Count| c.modules.iter().map(f).sum::<Count>();
-            let once_before = sum(&|m| m.before.once.count());
-            let once_after = sum(&|m| m.after.once.count());
-            let results_before = sum(&|m| m.before.results.count());
-            let results_after = sum(&|m| m.after.results.count());
-            let calls: usize = c.modules.iter().map(|m| m.calls).sum();
-            Profile {
-                profile: c.label(),
-                behaviour: String::new(),
-                catalogue: CatalogueView::Captured,
-                evidence: Evidence::Measured {
-                    client: c.name.clone(),
-                    version: c.version.clone(),
-                    date: c.date.clone(),
-                    fingerprint: c.fingerprint.clone(),
-                },
-                catalogue_before: once_before.tokens_all(),
-                catalogue_after: once_after.tokens_all(),
-                calls,
-                per_call_before: (calls > 0).then(|| results_before.per(calls as u64)),
-                per_call_after: (calls > 0).then(|| results_after.per(calls as u64)),
-                per_call_percent: Delta::between(results_before, results_after)
-                    .percent
-                    .map(|p| p.primary),
-                break_even_calls: BreakEven::of(
-                    once_before,
-                    once_after,
-                    results_before,
-                    results_after,
-                    calls,
-                ),
-                billed_break_even_calls: BreakEven::billed(
-                    once_before,
-                    once_after,
-                    results_before,
-                    results_after,
-                    calls,
-                ),
-            }
+            let before = (
+                sum(&|m| m.before.once.count()),
+                sum(&|m| m.before.results.count()),
+            );
+            let after = (
+                sum(&|m| m.after.once.count()),
+                sum(&|m| m.after.results.count()),
+            );
+            let both = whole_server(c, c.label(), before, after);
+            let recommended = recommended_sums(c).map(|(settings, under)| {
+                whole_server(
+                    c,
+                    format!("{} (recommended: {settings})", c.label()),
+                    before,
+                    under,
+                )
+            });
+            std::iter::once(both).chain(recommended)
         })
         .collect();
     crate::report::chart::session_panels(
@@ -457,6 +440,69 @@ pub fn billed_chart(report: &ClientsReport) -> Option<String> {
         crate::tokens::Counter::Chars,
         &profiles,
     )
+}
+
+/// The settings recommended for `client` and, summed over its modules, what the migrated
+/// sessions under them paid once and in results; `None` unless every module has its own
+/// session under them (a recommendation of the defaults is the client's own panel already).
+fn recommended_sums(client: &ClientReport) -> Option<(String, (Count, Count))> {
+    let mut settings = None;
+    let (mut once, mut results) = (Count::default(), Count::default());
+    for m in &client.modules {
+        let r = m.recommended.as_ref()?;
+        let f = r.figures.as_ref()?;
+        if r.session != RecommendedSession::Recommended {
+            return None;
+        }
+        settings.get_or_insert_with(|| r.settings.clone());
+        once += f.once_after.count();
+        results += f.results_after.count();
+    }
+    Some((settings?, (once, results)))
+}
+
+/// One panel of the billed chart: the whole server in `client`, the legacy side's and a
+/// migrated side's once-paid parts and results, each summed over the modules.
+fn whole_server(
+    client: &ClientReport,
+    profile: String,
+    (once_before, results_before): (Count, Count),
+    (once_after, results_after): (Count, Count),
+) -> Profile {
+    let calls: usize = client.modules.iter().map(|m| m.calls).sum();
+    Profile {
+        profile,
+        behaviour: String::new(),
+        catalogue: CatalogueView::Captured,
+        evidence: Evidence::Measured {
+            client: client.name.clone(),
+            version: client.version.clone(),
+            date: client.date.clone(),
+            fingerprint: client.fingerprint.clone(),
+        },
+        catalogue_before: once_before.tokens_all(),
+        catalogue_after: once_after.tokens_all(),
+        calls,
+        per_call_before: (calls > 0).then(|| results_before.per(calls as u64)),
+        per_call_after: (calls > 0).then(|| results_after.per(calls as u64)),
+        per_call_percent: Delta::between(results_before, results_after)
+            .percent
+            .map(|p| p.primary),
+        break_even_calls: BreakEven::of(
+            once_before,
+            once_after,
+            results_before,
+            results_after,
+            calls,
+        ),
+        billed_break_even_calls: BreakEven::billed(
+            once_before,
+            once_after,
+            results_before,
+            results_after,
+            calls,
+        ),
+    }
 }
 
 /// The report over every capture given (`(path relative to the reports directory, capture)`),

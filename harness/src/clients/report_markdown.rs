@@ -170,7 +170,8 @@ by billed input (the headline; the once-paid parts counted in every request) and
     if report.clients.iter().any(|c| !c.modules.is_empty()) {
         out.push_str(
             "## Billed input against calls, per client\n\nEach panel is one client with every module registered (the once-paid parts of the five sessions summed, \
-the mean call over all of them): what a session bills of ours as it grows, before and after, on axes all panels share.\n\n![billed input against calls, per client](clients-billed.svg)\n\n",
+the mean call over all of them): what a session bills of ours as it grows, before and after, on axes all panels share. \
+A client recommended other settings than the defaults has a second panel right after its own, \"(recommended: ...)\": the same legacy session against the migrated one under those settings.\n\n![billed input against calls, per client](clients-billed.svg)\n\n",
         );
     }
     for (client, why) in not_run {

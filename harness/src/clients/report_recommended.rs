@@ -73,6 +73,8 @@ pub struct RecommendedFigures {
     pub final_context_after: Tokens,
     /// Paid once under the recommended settings: names, instructions, definitions.
     pub once_after: Tokens,
+    /// Every result under the recommended settings, as forwarded.
+    pub results_after: Tokens,
     /// Mean result per call before.
     pub per_call_before: PerUnit,
     /// Mean result per call under the recommended settings.
@@ -96,6 +98,7 @@ fn figures(before: &Priced, recommended: &Priced, calls: usize) -> RecommendedFi
         final_context_before: b.cost.total,
         final_context_after: r.cost.total,
         once_after: r.cost.once,
+        results_after: r.results.tokens_all(),
         per_call_before: b.results.per(calls as u64),
         per_call_after: r.results.per(calls as u64),
         per_call_percent: Delta::between(b.results, r.results)

@@ -1,6 +1,7 @@
 //! Tests of the pricing under the recommended settings: a captured recommended session is
 //! priced against the legacy one and shown beside the defaults; a capture without one says
-//! "not captured"; a client recommended the defaults shows its `after` session.
+//! "not captured"; a client recommended the defaults shows its `after` session; the billed
+//! chart gives a client under its recommended settings a panel of its own.
 
 use super::*;
 use crate::clients::capture::Header;
@@ -209,4 +210,36 @@ fn a_recommended_session_of_other_calls_is_not_priced() {
         matches!(result, Err(PriceError::DifferentCalls { .. })),
         "{result:?}"
     );
+}
+
+#[test]
+fn the_billed_chart_shows_a_client_under_its_recommended_settings_beside_the_defaults() {
+    let mut sessions = before_and_after();
+    sessions.push(session(Side::Recommended, "ddddd", &["01234", "01234"]));
+    let report = build(capture(sessions), &text_client());
+    let f = report.clients[0].modules[0]
+        .recommended
+        .as_ref()
+        .expect("recommended");
+    assert_eq!(f.figures.as_ref().expect("figures").results_after.chars, 10);
+    let svg = report::billed_chart(&report).expect("a chart");
+    assert!(crate::report::chart_problems(&svg).is_empty(), "{svg}");
+    // Two panels: the defaults, whose larger catalogue pays back at 7 calls, and the
+    // recommended settings, whose smaller one pays back at 2.
+    assert!(svg.contains(">G 1: captured catalogue<"), "{svg}");
+    assert!(
+        svg.contains("G 1 (recommended: MODYO_RESULTS=text)"),
+        "{svg}"
+    );
+    assert!(svg.contains("break-even by billed input: 7 calls"), "{svg}");
+    assert!(svg.contains("break-even by billed input: 2 calls"), "{svg}");
+
+    // A client recommended the defaults has one panel: its own is the recommended one.
+    let defaults = build(
+        capture(before_and_after()),
+        &fingerprint(json!("MARK_STRUCT_OK")),
+    );
+    let svg = report::billed_chart(&defaults).expect("a chart");
+    assert!(!svg.contains("(recommended"), "{svg}");
+    assert!(svg.contains("break-even by billed input: 7 calls"), "{svg}");
 }
