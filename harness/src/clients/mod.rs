@@ -66,7 +66,7 @@ pub use client::Client;
 pub use fingerprint::{Fingerprint, MarkerCapture, MarkerError};
 pub use report::{ClientsReport, ModuleProfile, PriceError};
 
-use crate::report::{CatalogueView, Evidence, Profile};
+use crate::report::{CatalogueView, Profile};
 
 use crate::serve::ServeError;
 use modyo_replay::cassette::CassetteError;
@@ -402,12 +402,7 @@ pub fn measured_profiles(dir: &Path, module: &str) -> Vec<Profile> {
                             c.once, c.per_call, m.calls, m.tools_used
                         ),
                         catalogue: CatalogueView::Captured,
-                        evidence: Evidence::Measured {
-                            client: c.name.clone(),
-                            version: c.version.clone(),
-                            date: c.date.clone(),
-                            fingerprint: c.fingerprint.clone(),
-                        },
+                        evidence: c.evidence(),
                         catalogue_before: m.before.once,
                         catalogue_after: m.after.once,
                         calls: m.calls,

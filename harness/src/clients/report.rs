@@ -75,6 +75,16 @@ impl ClientReport {
     pub fn label(&self) -> String {
         format!("{} {}", self.name, self.version)
     }
+
+    /// The evidence behind a profile priced from this client's capture.
+    pub fn evidence(&self) -> Evidence {
+        Evidence::Measured {
+            client: self.name.clone(),
+            version: self.version.clone(),
+            date: self.date.clone(),
+            fingerprint: self.fingerprint.clone(),
+        }
+    }
 }
 
 /// What one module's session cost in one client, before and after.
@@ -444,21 +454,23 @@ pub fn billed_chart(report: &ClientsReport) -> Option<String> {
 
 /// The settings recommended for `client` and, summed over its modules, what the migrated
 /// sessions under them paid once and in results; `None` unless every module has its own
-/// session under them (a recommendation of the defaults is the client's own panel already).
+/// session under the same settings (a recommendation of the defaults is the client's own
+/// panel already; sessions under different settings do not add up to one).
 fn recommended_sums(client: &ClientReport) -> Option<(String, (Count, Count))> {
-    let mut settings = None;
+    let mut settings: Option<&str> = None;
     let (mut once, mut results) = (Count::default(), Count::default());
     for m in &client.modules {
         let r = m.recommended.as_ref()?;
         let f = r.figures.as_ref()?;
-        if r.session != RecommendedSession::Recommended {
+        if r.session != RecommendedSession::Recommended
+            || *settings.get_or_insert(&r.settings) != r.settings
+        {
             return None;
         }
-        settings.get_or_insert_with(|| r.settings.clone());
         once += f.once_after.count();
         results += f.results_after.count();
     }
-    Some((settings?, (once, results)))
+    Some((settings?.to_owned(), (once, results)))
 }
 
 /// One panel of the billed chart: the whole server in `client`, the legacy side's and a
@@ -466,43 +478,19 @@ fn recommended_sums(client: &ClientReport) -> Option<(String, (Count, Count))> {
 fn whole_server(
     client: &ClientReport,
     profile: String,
-    (once_before, results_before): (Count, Count),
-    (once_after, results_after): (Count, Count),
+    before: (Count, Count),
+    after: (Count, Count),
 ) -> Profile {
     let calls: usize = client.modules.iter().map(|m| m.calls).sum();
-    Profile {
+    Profile::priced(
         profile,
-        behaviour: String::new(),
-        catalogue: CatalogueView::Captured,
-        evidence: Evidence::Measured {
-            client: client.name.clone(),
-            version: client.version.clone(),
-            date: client.date.clone(),
-            fingerprint: client.fingerprint.clone(),
-        },
-        catalogue_before: once_before.tokens_all(),
-        catalogue_after: once_after.tokens_all(),
+        String::new(),
+        CatalogueView::Captured,
+        client.evidence(),
+        before,
+        after,
         calls,
-        per_call_before: (calls > 0).then(|| results_before.per(calls as u64)),
-        per_call_after: (calls > 0).then(|| results_after.per(calls as u64)),
-        per_call_percent: Delta::between(results_before, results_after)
-            .percent
-            .map(|p| p.primary),
-        break_even_calls: BreakEven::of(
-            once_before,
-            once_after,
-            results_before,
-            results_after,
-            calls,
-        ),
-        billed_break_even_calls: BreakEven::billed(
-            once_before,
-            once_after,
-            results_before,
-            results_after,
-            calls,
-        ),
-    }
+    )
 }
 
 /// The report over every capture given (`(path relative to the reports directory, capture)`),

@@ -21,7 +21,7 @@ use crate::report::table::{
     Align::{Left, Right},
     Table,
 };
-use crate::report::{BreakEven, CatalogueView, Evidence, Profile};
+use crate::report::{BreakEven, CatalogueView, Profile};
 use crate::tokens::{Delta, PerUnit, Tokens, grouped as num};
 
 /// Which session a module's recommended figures are of.
@@ -341,12 +341,7 @@ pub(crate) fn measured_profile(client: &ClientReport, m: &ModuleProfile) -> Opti
             r.settings, client.per_call, m.calls, m.tools_used
         ),
         catalogue: CatalogueView::Captured,
-        evidence: Evidence::Measured {
-            client: client.name.clone(),
-            version: client.version.clone(),
-            date: client.date.clone(),
-            fingerprint: client.fingerprint.clone(),
-        },
+        evidence: client.evidence(),
         catalogue_before: m.before.once,
         catalogue_after: f.once_after,
         calls: m.calls,

@@ -234,6 +234,28 @@ fn the_billed_chart_shows_a_client_under_its_recommended_settings_beside_the_def
     assert!(svg.contains("break-even by billed input: 7 calls"), "{svg}");
     assert!(svg.contains("break-even by billed input: 2 calls"), "{svg}");
 
+    // Sessions under different settings in two modules do not add up to one panel.
+    let mut sessions = before_and_after();
+    sessions.push(session(Side::Recommended, "ddddd", &["01234", "01234"]));
+    for s in before_and_after().into_iter().chain([session(
+        Side::Recommended,
+        "ddddd",
+        &["01234", "01234"],
+    )]) {
+        let mut s = Session {
+            module: "core".into(),
+            ..s
+        };
+        if let Some(settings) = s.settings.as_mut() {
+            settings.errors_text = true;
+        }
+        sessions.push(s);
+    }
+    let mixed = build(capture(sessions), &text_client());
+    assert_eq!(mixed.clients[0].modules.len(), 2);
+    let svg = report::billed_chart(&mixed).expect("a chart");
+    assert!(!svg.contains("(recommended"), "{svg}");
+
     // A client recommended the defaults has one panel: its own is the recommended one.
     let defaults = build(
         capture(before_and_after()),

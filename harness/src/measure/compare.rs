@@ -10,9 +10,9 @@ use super::catalogue::{self, Extras, breakdown, context_text, tools_text};
 use crate::probe::PROTOCOL_VERSION;
 use crate::report::slots::Definition;
 use crate::report::{
-    BreakEven, Catalogue, CatalogueView, Compared, Counters, EnvelopeCost, EnvelopeSlot,
-    EnvelopeSummary, Evidence, ExtrasCost, FORMAT, Measured, ModuleReport, OutcomeMean, Profile,
-    ProfileBreakEven, Projection, ScenarioReport, SlotTotals, Summary, ToolReport,
+    Catalogue, CatalogueView, Compared, Counters, EnvelopeCost, EnvelopeSlot, EnvelopeSummary,
+    Evidence, ExtrasCost, FORMAT, Measured, ModuleReport, OutcomeMean, Profile, ProfileBreakEven,
+    Projection, ScenarioReport, SlotTotals, Summary, ToolReport,
 };
 use crate::tokens::{Count, Delta, PerUnit, round1};
 
@@ -266,36 +266,17 @@ pub(super) fn report(input: Input<'_>) -> ModuleReport {
                 .sum();
             let (catalogue_before, catalogue_after) =
                 (view(b.catalogue, false), view(b.catalogue, true));
-            Profile {
-                profile: b.profile.into(),
-                behaviour: b.behaviour.into(),
-                catalogue: b.catalogue,
-                evidence: Evidence::Assumed {
+            Profile::priced(
+                b.profile.into(),
+                b.behaviour.into(),
+                b.catalogue,
+                Evidence::Assumed {
                     modelled_on: b.modelled_on.into(),
                 },
-                catalogue_before: catalogue_before.tokens_all(),
-                catalogue_after: catalogue_after.tokens_all(),
-                calls: n,
-                per_call_before: (n > 0).then(|| sum_before.per(n as u64)),
-                per_call_after: (n > 0).then(|| sum_after.per(n as u64)),
-                per_call_percent: Delta::between(sum_before, sum_after)
-                    .percent
-                    .map(|p| p.primary),
-                break_even_calls: BreakEven::of(
-                    catalogue_before,
-                    catalogue_after,
-                    sum_before,
-                    sum_after,
-                    n,
-                ),
-                billed_break_even_calls: BreakEven::billed(
-                    catalogue_before,
-                    catalogue_after,
-                    sum_before,
-                    sum_after,
-                    n,
-                ),
-            }
+                (catalogue_before, sum_before),
+                (catalogue_after, sum_after),
+                n,
+            )
         })
         .collect();
     let by_outcome = outcome_rows(&both_sides);

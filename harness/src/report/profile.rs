@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::tokens::{Count, PerUnit, Tokens};
+use crate::tokens::{Count, Delta, PerUnit, Tokens};
 
 /// Which catalogue a profile assumes reaches the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -111,6 +111,50 @@ pub struct Profile {
     /// every request re-sends the catalogue and every result so far (see
     /// [`BreakEven::billed`]).
     pub billed_break_even_calls: BreakEven,
+}
+
+impl Profile {
+    /// A profile priced from counts: what each side puts in context once per session and
+    /// what its `calls` results add up to, the per-call means and break-evens derived here.
+    pub fn priced(
+        profile: String,
+        behaviour: String,
+        catalogue: CatalogueView,
+        evidence: Evidence,
+        (once_before, results_before): (Count, Count),
+        (once_after, results_after): (Count, Count),
+        calls: usize,
+    ) -> Profile {
+        let per_call = |results: Count| (calls > 0).then(|| results.per(calls as u64));
+        Profile {
+            profile,
+            behaviour,
+            catalogue,
+            evidence,
+            catalogue_before: once_before.tokens_all(),
+            catalogue_after: once_after.tokens_all(),
+            calls,
+            per_call_before: per_call(results_before),
+            per_call_after: per_call(results_after),
+            per_call_percent: Delta::between(results_before, results_after)
+                .percent
+                .map(|p| p.primary),
+            break_even_calls: BreakEven::of(
+                once_before,
+                once_after,
+                results_before,
+                results_after,
+                calls,
+            ),
+            billed_break_even_calls: BreakEven::billed(
+                once_before,
+                once_after,
+                results_before,
+                results_after,
+                calls,
+            ),
+        }
+    }
 }
 
 /// A break-even call count per counter; `None` means the migrated session never pays back.
