@@ -280,6 +280,18 @@ fn relative(root: &Path, path: &Path) -> String {
         .join("/")
 }
 
+/// What kind of JSON value `value` is, for a message.
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 /// Checks `package.json`; returns the project name it declares.
 fn check_package_json(
     root: &Path,
@@ -289,48 +301,64 @@ fn check_package_json(
     searched: &mut usize,
 ) -> Option<String> {
     let path = root.join("package.json");
-    if !path.is_file() {
-        findings.push(
-            Finding::new(
-                "missing_file",
-                Severity::Error,
-                "no package.json: the widget cannot be installed or built",
-            )
-            .file("package.json")
-            .expected("package.json"),
-        );
-        return None;
-    }
-    let parsed = std::fs::metadata(&path)
-        .ok()
-        .filter(|m| m.len() <= MAX_FILE_BYTES)
-        .and_then(|_| std::fs::read_to_string(&path).ok())
-        .map(|text| serde_json::from_str::<Value>(&text));
-    let manifest = match parsed {
-        Some(Ok(Value::Object(manifest))) => {
-            *searched += 1;
-            manifest
-        }
-        Some(Ok(_)) | Some(Err(_)) => {
-            *searched += 1;
+    let unchecked = |findings: &mut Vec<Finding>, code: &'static str, why: String| {
+        findings.push(Finding::new(code, Severity::Warning, why).file("package.json"));
+    };
+    let meta = match std::fs::metadata(&path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             findings.push(
                 Finding::new(
-                    "invalid_package_json",
+                    "missing_file",
                     Severity::Error,
-                    "package.json is not a JSON object",
+                    "no package.json: the widget cannot be installed or built",
                 )
-                .file("package.json"),
+                .file("package.json")
+                .expected("package.json"),
             );
             return None;
         }
-        None => {
+        Err(e) => {
+            let why = format!("package.json could not be read ({e}) and was not checked");
+            unchecked(findings, "unreadable_file", why);
+            return None;
+        }
+        Ok(meta) => meta,
+    };
+    if !meta.is_file() {
+        let why = "package.json is not a regular file and was not read".to_owned();
+        unchecked(findings, "unreadable_file", why);
+        return None;
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        let why = format!(
+            "package.json is larger than {} KiB and was not checked",
+            MAX_FILE_BYTES / 1024
+        );
+        unchecked(findings, "file_too_large", why);
+        return None;
+    }
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) => {
+            let why = format!("package.json could not be read ({e}) and was not checked");
+            unchecked(findings, "unreadable_file", why);
+            return None;
+        }
+    };
+    *searched += 1;
+    let invalid = match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Object(manifest)) => Ok(manifest),
+        Ok(other) => Err(format!(
+            "package.json is JSON but not an object (it is {}); npm reads an object of name, version and dependencies",
+            kind(&other)
+        )),
+        Err(e) => Err(format!("package.json does not parse as JSON: {e}")),
+    };
+    let manifest = match invalid {
+        Ok(manifest) => manifest,
+        Err(why) => {
             findings.push(
-                Finding::new(
-                    "unreadable_file",
-                    Severity::Warning,
-                    "package.json could not be read and was not checked",
-                )
-                .file("package.json"),
+                Finding::new("invalid_package_json", Severity::Error, why).file("package.json"),
             );
             return None;
         }
@@ -472,6 +500,71 @@ mod tests {
                 ("unknown_component", Some("DFancyTable".into())),
                 ("wrong_prop_type", Some("text".into())),
             ]
+        );
+    }
+
+    /// Writes (or leaves out) a project's `package.json`.
+    type Setup = Box<dyn FnOnce(&Path)>;
+
+    /// What `check_package_json` finds in a project whose `package.json` `setup` writes.
+    fn package_findings(
+        setup: impl FnOnce(&Path),
+    ) -> (Option<String>, Vec<(&'static str, String)>) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        setup(&dir.path().join("package.json"));
+        let (mut findings, mut searched) = (Vec::new(), 0);
+        let name = check_package_json(dir.path(), "p", false, &mut findings, &mut searched);
+        (
+            name,
+            findings.into_iter().map(|f| (f.code, f.message)).collect(),
+        )
+    }
+
+    #[test]
+    fn a_package_json_that_cannot_be_checked_says_why() {
+        let write = |text: String| move |path: &Path| std::fs::write(path, text).expect("written");
+        let deep = format!("{}1{}", "{\"a\":".repeat(200), "}".repeat(200));
+        let large = format!("{}{{}}", " ".repeat(MAX_FILE_BYTES as usize));
+        let cases: Vec<(Setup, &str, &str)> = vec![
+            (Box::new(|_: &Path| {}), "missing_file", "no package.json"),
+            (
+                Box::new(write("{\"name\": \"x\",\n".into())),
+                "invalid_package_json",
+                "package.json does not parse as JSON: EOF while parsing a value at line 2 column 0",
+            ),
+            (
+                Box::new(write(deep)),
+                "invalid_package_json",
+                "package.json does not parse as JSON: recursion limit exceeded",
+            ),
+            (
+                Box::new(write("[]".into())),
+                "invalid_package_json",
+                "package.json is JSON but not an object (it is an array)",
+            ),
+            (
+                Box::new(write(large)),
+                "file_too_large",
+                "package.json is larger than 1024 KiB",
+            ),
+            (
+                Box::new(|path: &Path| std::fs::create_dir(path).expect("a directory")),
+                "unreadable_file",
+                "package.json is not a regular file",
+            ),
+        ];
+        for (setup, code, message) in cases {
+            let (name, found) = package_findings(setup);
+            assert_eq!(name, None, "{code}");
+            assert_eq!(found.len(), 1, "{found:?}");
+            assert_eq!(found[0].0, code, "{found:?}");
+            assert!(found[0].1.starts_with(message), "{found:?}");
+        }
+        let (name, found) = package_findings(write("{\"name\": \"promo\"}".into()));
+        assert_eq!(
+            (name.as_deref(), found.len()),
+            (Some("promo"), 0),
+            "{found:?}"
         );
     }
 
