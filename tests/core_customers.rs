@@ -323,10 +323,7 @@ async fn different_call_level_errors_stay_per_item_and_a_dead_host_is_one_error(
         .respond_with(ResponseTemplate::new(403))
         .mount(&mock)
         .await;
-    let closed = {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
-        listener.local_addr()?.port()
-    };
+    let closed = crate::util::closed_port();
 
     // Act
     let mixed = call_at(
@@ -336,7 +333,7 @@ async fn different_call_level_errors_stay_per_item_and_a_dead_host_is_one_error(
     )
     .await?;
     let dead = call_at(
-        &format!("http://127.0.0.1:{closed}"),
+        &closed.uri,
         "core-users-bulk",
         json!({"action": "deactivate", "users": ["1", "2", "3"]}),
     )

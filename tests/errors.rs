@@ -225,14 +225,9 @@ async fn a_timeout_is_upstream_unavailable() {
 
 #[tokio::test]
 async fn a_refused_connection_is_upstream_unavailable() {
-    // A port that was free a moment ago: bind, read it, release it.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("port")
-        .port();
+    let closed = crate::util::closed_port();
     let replay = ReplayServer::start(ReplayOptions::default()).await;
-    let config =
-        offline_config(&format!("http://127.0.0.1:{port}"), &[], CANARY_TOKEN).expect("config");
+    let config = offline_config(&closed.uri, &[], CANARY_TOKEN).expect("config");
     let session = Session::connect(replay, config).await.expect("session");
     let result = session
         .call("content-spaces-list", json!({}))
@@ -249,7 +244,10 @@ async fn a_refused_connection_is_upstream_unavailable() {
         "{e}"
     );
     assert!(
-        !e["message"].as_str().unwrap().contains(&port.to_string()),
+        !e["message"]
+            .as_str()
+            .unwrap()
+            .contains(&closed.port.to_string()),
         "no host or port in messages: {e}"
     );
     session.close().await;

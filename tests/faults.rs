@@ -2,7 +2,10 @@
 //! malformed and truncated bodies, a missing list root, HTML pages), plus a refused connection,
 //! injected into a successful scenario of every tool class present (read, gated with a read and
 //! with a mutating action, mutation). Each must come back as a C16 error with the kind's code
-//! and `platform`: never a panic, never a protocol error, never a success.
+//! and `platform`: never a panic, never a protocol error, never a success. The one exception is
+//! a fan-out bulk tool (probed with `MODYO_GUARD_ALL_TOOLS=1`), which attempts every item: a
+//! fault at one item's request fails that item alone, with the kind's code, in a `partial` or
+//! `failed` answer.
 //!
 //! Generic: fault kinds are data (each fault cassette's response, its scenario's expected code
 //! and environment; tag `list-only` for faults that only make sense where a list is read), and
@@ -14,7 +17,6 @@
 //! upstream fault can reach them: they are left out.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::net::TcpListener;
 
 use modyo_lab::check::{self, Kind};
 use modyo_lab::serve::offline_config;
@@ -152,18 +154,43 @@ fn injection_points(
     points
 }
 
-/// Everything wrong with `result` as the answer to `fault`.
+/// The error of the item a fault reached in a fan-out bulk answer (`server/CONTRACT.md`, "Bulk
+/// and async"): every item is attempted, so a fault at one item's request fails that item
+/// alone, and the call answers `partial`, or `failed` when nothing succeeded. `None` unless
+/// the answer is one such, with a failed item of the fault's code.
+fn item_error(result: &CallToolResult, code: &str) -> Option<Value> {
+    let answer = result.structured_content.as_ref()?;
+    if !matches!(
+        answer["state"]["status"].as_str(),
+        Some("partial" | "failed")
+    ) {
+        return None;
+    }
+    answer["data"]["failed"]
+        .as_array()?
+        .iter()
+        .map(|item| &item["error"])
+        .find(|error| error["code"] == code)
+        .cloned()
+}
+
+/// Everything wrong with `result` as the answer to `fault`: a C16 error with the fault's
+/// code, or a fan-out bulk answer whose faulted item failed with it.
 fn judge(fault: &Fault, probe: &Probe, result: &CallToolResult) -> Vec<String> {
     let mut problems = check::problems(&probe.tool, result);
-    if check::kind(result) != Kind::Error {
-        problems.push(format!(
-            "not an error ({:?}): {}",
-            check::kind(result),
-            check::text(result).unwrap_or_default()
-        ));
-        return problems;
-    }
-    let error = check::error(result).unwrap_or_default();
+    let (error, item) = match check::kind(result) {
+        Kind::Error => (check::error(result).unwrap_or_default(), false),
+        kind => match item_error(result, &fault.code) {
+            Some(error) => (error, true),
+            None => {
+                problems.push(format!(
+                    "not an error ({kind:?}): {}",
+                    check::text(result).unwrap_or_default()
+                ));
+                return problems;
+            }
+        },
+    };
     let got = error["code"].as_str().unwrap_or_default();
     if got != fault.code {
         problems.push(format!(
@@ -172,10 +199,16 @@ fn judge(fault: &Fault, probe: &Probe, result: &CallToolResult) -> Vec<String> {
         ));
     }
     // `retryable: true` where retrying may help and the code does not say so already
-    // (`rate_limited` does), absent otherwise (never `false`).
-    let retryable = fault.code == "upstream_unavailable";
+    // (`rate_limited` does), absent otherwise (never `false`). An item's error has no code
+    // that says it: `true` there for a 429 too, `false` or absent otherwise.
+    let retryable = fault.code == "upstream_unavailable" || (item && fault.code == "rate_limited");
     let said = error.get("retryable");
-    if said != retryable.then_some(&Value::Bool(true)) {
+    let wrong = if item {
+        said.and_then(Value::as_bool).unwrap_or(false) != retryable
+    } else {
+        said != retryable.then_some(&Value::Bool(true))
+    };
+    if wrong {
         problems.push(format!("retryable should be {retryable}: {error}"));
     }
     if let Some(response) = &fault.response {
@@ -202,14 +235,6 @@ fn judge(fault: &Fault, probe: &Probe, result: &CallToolResult) -> Vec<String> {
     problems
 }
 
-/// A URI on which nothing listens.
-fn closed_port_uri() -> anyhow::Result<String> {
-    let listener = TcpListener::bind("127.0.0.1:0")?;
-    let port = listener.local_addr()?.port();
-    drop(listener);
-    Ok(format!("http://127.0.0.1:{port}"))
-}
-
 #[tokio::test]
 async fn every_fault_is_a_c16_error_with_its_code_for_every_tool_class() -> anyhow::Result<()> {
     let library = crate::util::library();
@@ -229,7 +254,8 @@ async fn every_fault_is_a_c16_error_with_its_code_for_every_tool_class() -> anyh
         for fault in &faults {
             let Some(response) = &fault.response else {
                 // Connection refused: the whole API is unreachable.
-                let config = offline_config(&closed_port_uri()?, &probe.env, CANARY_TOKEN)?;
+                let closed = crate::util::closed_port();
+                let config = offline_config(&closed.uri, &probe.env, CANARY_TOKEN)?;
                 let replay = ReplayServer::start(ReplayOptions::default()).await;
                 let session = Session::connect(replay, config).await?;
                 let result = session

@@ -1,5 +1,5 @@
-//! Shared helpers: in-code cassettes, a started replay server, an HTTP client, the workspace,
-//! its cassettes (loaded once) and its binaries; `http`: the streamable HTTP transport in tests;
+//! Shared helpers: in-code cassettes, a started replay server, an HTTP client, a closed port,
+//! the workspace, its cassettes (loaded once) and its binaries; `http`: the streamable HTTP transport in tests;
 //! [`probes`]: generic views of the tools and scenarios that exist.
 
 use std::path::PathBuf;
@@ -102,4 +102,29 @@ pub(crate) async fn miss_text(response: reqwest::Response) -> String {
         .strip_prefix("replay miss: ")
         .expect("the error starts with 'replay miss: '")
         .to_owned()
+}
+
+/// A loopback port nothing listens on, held for as long as the value lives: a socket bound to
+/// it without `listen`, so a connection is refused and no server started meanwhile (a replay
+/// server on port 0) can be given the same port. Binding, reading the port and releasing it
+/// would leave that race open.
+pub(crate) struct ClosedPort {
+    _held: tokio::net::TcpSocket,
+    /// The port.
+    pub(crate) port: u16,
+    /// `http://127.0.0.1:<port>`.
+    pub(crate) uri: String,
+}
+
+/// A [`ClosedPort`].
+pub(crate) fn closed_port() -> ClosedPort {
+    let held = tokio::net::TcpSocket::new_v4().expect("a socket");
+    held.bind(([127, 0, 0, 1], 0).into())
+        .expect("a free loopback port");
+    let port = held.local_addr().expect("its address").port();
+    ClosedPort {
+        _held: held,
+        port,
+        uri: format!("http://127.0.0.1:{port}"),
+    }
 }

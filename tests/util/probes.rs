@@ -119,7 +119,8 @@ pub(crate) struct Baseline {
 }
 
 impl Baseline {
-    /// The responses of every request of the call except `left_out`, as one cassette: what a
+    /// The responses of every request of the call except `left_out` (the same line and body:
+    /// a bulk tool sends one request per item to the same line), as one cassette: what a
     /// variation of the call mounts (a few mocks instead of the scenario's whole mount set).
     pub(crate) fn without(&self, left_out: &ReceivedRequest) -> Cassette {
         let mut rest = Cassette::new(
@@ -127,7 +128,7 @@ impl Baseline {
             Provenance::synthetic("2026-11-29", "the other responses of a replayed call"),
         );
         for (request, response) in &self.requests {
-            if request.line() == left_out.line() {
+            if request.line() == left_out.line() && request.body == left_out.body {
                 continue;
             }
             if let (Some(key), Some(response)) = (request.to_recorded(), response)
