@@ -1,6 +1,6 @@
 //! Shared helpers: in-code cassettes, a started replay server, an HTTP client, a closed port,
-//! the workspace, its cassettes (loaded once) and its binaries; `http`: the streamable HTTP transport in tests;
-//! [`probes`]: generic views of the tools and scenarios that exist.
+//! the workspace, its cassettes (loaded once) and its binaries; `http`: the streamable HTTP
+//! transport in tests; [`probes`]: generic views of the tools and scenarios that exist.
 
 use std::path::PathBuf;
 use std::sync::OnceLock;

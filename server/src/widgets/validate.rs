@@ -346,7 +346,7 @@ fn check_package_json(
         }
     };
     *searched += 1;
-    let invalid = match serde_json::from_str::<Value>(&text) {
+    let parsed = match serde_json::from_str::<Value>(&text) {
         Ok(Value::Object(manifest)) => Ok(manifest),
         Ok(other) => Err(format!(
             "package.json is JSON but not an object (it is {}); npm reads an object of name, version and dependencies",
@@ -354,7 +354,7 @@ fn check_package_json(
         )),
         Err(e) => Err(format!("package.json does not parse as JSON: {e}")),
     };
-    let manifest = match invalid {
+    let manifest = match parsed {
         Ok(manifest) => manifest,
         Err(why) => {
             findings.push(
