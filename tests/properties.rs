@@ -1247,6 +1247,18 @@ fn walk_is_true(
     Ok(())
 }
 
+/// Whether the call asked for a page of the target's list that this case does not serve. A
+/// walk reads on while `total_entries` promises more rows than it saw (C6, whatever the page
+/// sizes), so a drifted page that promises more sends it to a page that only a whole upstream
+/// serves (`walk_is_true` holds walks over those); the miss is an upstream error, which
+/// additive drift cannot promise against. Only then: a page that promises nothing more must
+/// not send a walk on.
+fn asked_an_unserved_page(session: &Session, target: &Target) -> bool {
+    session.replay().received().iter().any(|r| {
+        !r.replayed && r.path == target.key.path && r.query.iter().any(|(k, _)| k == "page")
+    })
+}
+
 /// A generated case: which of the tool's targets, and the drift for it.
 type Case = (usize, ListDrift, DetailDrift);
 
@@ -1275,7 +1287,8 @@ fn check_case(
         let result = rt.block_on(call(session, target, list.page, body))?;
         keeps_the_contract(target, &result)?;
         coverage_is_true(target, &result, &truth)?;
-        if list.additive() {
+        let promised_more = matches!(list.total, Total::Truth(extra) if extra > 0);
+        if list.additive() && !(promised_more && asked_an_unserved_page(session, target)) {
             prop_assert_eq!(
                 check::kind(&result),
                 Kind::Success,
