@@ -23,7 +23,10 @@ use super::{Evidence, Meta};
 /// earlier full page, or a `meta.per_page`). A short page alone may be a silent cap, so it
 /// proves nothing. [`Evidence::Capped`] (`complete: false`) when rows were surely left out:
 /// the page limit, a repeated page, fewer rows than `total_entries`, or pages `meta` still
-/// promises. [`Evidence::None`] (no `complete`) when the evidence contradicts itself.
+/// promises. [`Evidence::None`] (no `complete`) when the evidence contradicts itself, or when
+/// a page held a row twice or rows of an earlier page beside new ones: rows moved between
+/// pages, or the API repeats itself, and a count of distinct rows that meets the total proves
+/// nothing (two copies of one entity that differ in one key count as two rows).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Walk {
     asked: u64,
@@ -36,6 +39,8 @@ pub struct Walk {
     /// Some page proved the API honours the `per_page` it admits: a full page, or an admitted
     /// `meta.per_page`.
     per_page_proven: bool,
+    /// Some page held fewer new rows than rows, yet some: a row twice, or old rows beside new.
+    partly_repeated: bool,
     end: Option<WalkEnd>,
 }
 
@@ -63,6 +68,7 @@ impl Walk {
             totals_agree: true,
             pages: None,
             per_page_proven: false,
+            partly_repeated: false,
             end: None,
         }
     }
@@ -72,6 +78,7 @@ impl Walk {
     pub fn page(&mut self, rows: usize, fresh: usize, meta: Option<&Meta>) -> bool {
         let (rows, fresh) = (rows as u64, fresh as u64);
         self.seen += fresh;
+        self.partly_repeated |= fresh > 0 && fresh < rows;
         let meta = meta.copied().unwrap_or_default();
         if let Some(total) = meta.total_entries {
             match self.total {
@@ -132,7 +139,7 @@ impl Walk {
         }
         let by_total = self.total.map(|total| self.seen.cmp(&total));
         let by_pages = self.pages.map(|(current, pages)| current >= pages);
-        match (by_total, by_pages) {
+        let verdict = match (by_total, by_pages) {
             // More rows than the API says exist: it contradicts itself.
             (Some(std::cmp::Ordering::Greater), _) => Evidence::None,
             (Some(std::cmp::Ordering::Less), _) => Evidence::Capped,
@@ -144,7 +151,11 @@ impl Walk {
             // known to be honoured.
             (None, None) if end == WalkEnd::Empty || self.per_page_proven => Evidence::Exhausted,
             (None, None) => Evidence::None,
+        };
+        if verdict == Evidence::Exhausted && self.partly_repeated {
+            return Evidence::None;
         }
+        verdict
     }
 }
 
@@ -169,6 +180,29 @@ mod tests {
             }
         }
         None
+    }
+
+    #[test]
+    fn rows_read_twice_beside_new_ones_prove_no_total() {
+        // One page of 4 rows, 3 of them distinct, under total_entries 3: the distinct count
+        // meets the total, but the page holds more rows than the API says exist.
+        let one = Some(meta(Some(3), Some(100), 1, Some(1)));
+        assert_eq!(walked(&[(4, 3, one)]), Some(Evidence::None));
+        // Page 2 repeats one row of page 1 beside new ones: rows moved between the pages.
+        let m = |n| Some(meta(Some(6), Some(3), n, Some(2)));
+        assert_eq!(
+            walked(&[(3, 3, m(1)), (3, 2, m(2)), (1, 1, m(3))]),
+            Some(Evidence::None)
+        );
+        // Every row new: the same pages prove the total.
+        let whole = Some(meta(Some(4), Some(100), 1, Some(1)));
+        assert_eq!(walked(&[(4, 4, whole)]), Some(Evidence::Exhausted));
+        // Fewer rows than the total stays a sure cap, repeats or not.
+        let short = Some(meta(Some(9), Some(4), 1, Some(3)));
+        let mut walk = Walk::new(100);
+        assert!(walk.page(4, 3, short.as_ref()));
+        walk.capped();
+        assert_eq!(walk.evidence(), Evidence::Capped);
     }
 
     #[test]
