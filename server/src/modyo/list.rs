@@ -231,7 +231,8 @@ impl<'de, 'k> Visitor<'de> for Kept<'k> {
     }
 }
 
-fn kind(value: &Value) -> &'static str {
+/// What kind of JSON value `value` is, for a message ("an array").
+pub(crate) fn kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

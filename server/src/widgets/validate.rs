@@ -280,18 +280,6 @@ fn relative(root: &Path, path: &Path) -> String {
         .join("/")
 }
 
-/// What kind of JSON value `value` is, for a message.
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 /// Checks `package.json`; returns the project name it declares.
 fn check_package_json(
     root: &Path,
@@ -350,7 +338,7 @@ fn check_package_json(
         Ok(Value::Object(manifest)) => Ok(manifest),
         Ok(other) => Err(format!(
             "package.json is JSON but not an object (it is {}); npm reads an object of name, version and dependencies",
-            kind(&other)
+            crate::modyo::list::kind(&other)
         )),
         Err(e) => Err(format!("package.json does not parse as JSON: {e}")),
     };
